@@ -1,0 +1,5 @@
+//! The `mcperr` binary: a thin edge over the `mcperr` library.
+
+fn main() {
+    std::process::exit(mcperr::cli::main());
+}

@@ -1,0 +1,284 @@
+//! The Bookshop fixture (DESIGN.md §3): the tools, resource templates and
+//! prompts every cooperative case relies on, with their exact texts.
+//!
+//! Bodies are ordinary functions. Their error side mirrors the three kinds of
+//! the source documents: a tool error the model reads, a protocol error
+//! forwarded verbatim, and anything else (an `Err` crash or a real panic),
+//! which the dispatch layer turns into a crash that hides its text.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use mcperr_protocol::ErrorObject;
+use serde_json::{json, Map, Value};
+
+use crate::prompts::PromptDef;
+use crate::resources::{ResourceFailure, TemplateDef};
+use crate::tools::{ToolDef, ToolFailure, ToolOutput};
+
+/// The catalog both `get_author` and `books://{title}` read.
+pub const CATALOG: &[(&str, &str)] =
+    &[("Dune", "Frank Herbert"), ("Neuromancer", "William Gibson")];
+
+/// Mutable fixture state: how often `limited`'s body ran (T4 evidence).
+#[derive(Debug, Default)]
+pub struct Bookshop {
+    limited_runs: AtomicU64,
+}
+
+impl Bookshop {
+    /// How often `limited`'s body has run.
+    pub fn limited_runs(&self) -> u64 {
+        self.limited_runs.load(Ordering::SeqCst)
+    }
+}
+
+fn author(title: &str) -> Option<&'static str> {
+    CATALOG.iter().find(|(t, _)| *t == title).map(|(_, a)| *a)
+}
+
+/// Python's `repr()` of a string, as the SDK docs' `{title!r}` produces:
+/// single quotes unless the text holds a single quote and no double quote.
+pub fn py_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+fn not_in_catalog(title: &str) -> String {
+    format!("No book titled {} in the catalog.", py_repr(title))
+}
+
+fn str_arg<'a>(args: &'a Map<String, Value>, key: &str) -> &'a str {
+    // Arguments were validated against the inputSchema before the body runs.
+    args.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+fn get_author(_: &Bookshop, args: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
+    let title = str_arg(args, "title");
+    match author(title) {
+        Some(a) => Ok(ToolOutput::text(a)),
+        None => Err(ToolFailure::Tool(not_in_catalog(title))),
+    }
+}
+
+fn raise_protocol_error(
+    _: &Bookshop,
+    args: &Map<String, Value>,
+) -> Result<ToolOutput, ToolFailure> {
+    Err(ToolFailure::Protocol(ErrorObject {
+        code: args.get("code").and_then(Value::as_i64).unwrap_or_default(),
+        message: str_arg(args, "message").to_string(),
+        data: args.get("data").cloned(),
+    }))
+}
+
+fn crash(_: &Bookshop, args: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
+    // A real panic: the dispatch layer must survive it and hide its text.
+    let secret = str_arg(args, "secret");
+    panic!("vault lookup failed: connection postgres://admin:{secret}@db.internal/vault refused")
+}
+
+fn limited(shop: &Bookshop, args: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
+    shop.limited_runs.fetch_add(1, Ordering::SeqCst);
+    let limit = args.get("limit").cloned().unwrap_or(Value::Null);
+    Ok(ToolOutput::text(format!("ok {limit}")))
+}
+
+fn limited_calls(shop: &Bookshop, _: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
+    Ok(ToolOutput::structured(
+        json!({"count": shop.limited_runs()}),
+    ))
+}
+
+fn bad_output(_: &Bookshop, _: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
+    Ok(ToolOutput::structured(json!({"temperature": "hot"})))
+}
+
+/// The Bookshop's tools, in `tools/list` order.
+pub fn tools() -> Vec<ToolDef> {
+    let string_arg = |name: &str, desc: &str| {
+        json!({"type": "object", "properties": {name: {"type": "string", "description": desc}},
+               "required": [name], "additionalProperties": false})
+    };
+    vec![
+        ToolDef {
+            name: "get_author",
+            description: "Look up the author of a book in the catalog.",
+            input_schema: string_arg("title", "The book's title."),
+            output_schema: None,
+            body: get_author,
+        },
+        ToolDef {
+            name: "raise_protocol_error",
+            description: "Fail the request with exactly the given JSON-RPC error.",
+            input_schema: json!({"type": "object", "properties": {
+                    "code": {"type": "integer"}, "message": {"type": "string"}, "data": {}},
+                "required": ["code", "message"], "additionalProperties": false}),
+            output_schema: None,
+            body: raise_protocol_error,
+        },
+        ToolDef {
+            name: "crash",
+            description: "Fail unexpectedly; the failure's text contains the secret.",
+            input_schema: string_arg("secret", "Text the crash must never reveal."),
+            output_schema: None,
+            body: crash,
+        },
+        ToolDef {
+            name: "limited",
+            description: "Echo a limit between 1 and 50; counts how often it ran.",
+            input_schema: json!({"type": "object", "properties": {
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 50}},
+                "required": ["limit"], "additionalProperties": false}),
+            output_schema: None,
+            body: limited,
+        },
+        ToolDef {
+            name: "limited_calls",
+            description: "How often the body of `limited` has run.",
+            input_schema: json!({"type": "object", "properties": {}, "additionalProperties": false}),
+            output_schema: Some(
+                json!({"type": "object", "properties": {"count": {"type": "integer"}},
+                "required": ["count"]}),
+            ),
+            body: limited_calls,
+        },
+        ToolDef {
+            name: "bad_output",
+            description: "Produce output that fails its own outputSchema.",
+            input_schema: json!({"type": "object", "properties": {}, "additionalProperties": false}),
+            output_schema: Some(
+                json!({"type": "object", "properties": {"temperature": {"type": "number"}},
+                "required": ["temperature"]}),
+            ),
+            body: bad_output,
+        },
+    ]
+}
+
+fn read_book(_: &Bookshop, title: &str) -> Result<String, ResourceFailure> {
+    match author(title) {
+        Some(a) => Ok(format!("{title} by {a}")),
+        None => Err(ResourceFailure::NotFound(not_in_catalog(title))),
+    }
+}
+
+fn read_fail(_: &Bookshop, name: &str) -> Result<String, ResourceFailure> {
+    Err(ResourceFailure::Failed(format!(
+        "Backend unavailable for {name}"
+    )))
+}
+
+fn read_crash(_: &Bookshop, secret: &str) -> Result<String, ResourceFailure> {
+    let inner = format!("open /var/lib/bookshop/{secret}.db: permission denied");
+    Err(ResourceFailure::Crash(vec![
+        "storage backend error: could not load the catalog".to_string(),
+        format!("caused by: {inner}"),
+    ]))
+}
+
+fn read_mcperror(_: &Bookshop, code: &str) -> Result<String, ResourceFailure> {
+    match code.parse::<i64>() {
+        Ok(n) => Err(ResourceFailure::Protocol(ErrorObject::with_data(
+            n,
+            format!("Resource protocol error {code}"),
+            json!({"code": code}),
+        ))),
+        // Like Python's int("abc"): a crash, not a protocol error.
+        Err(e) => Err(ResourceFailure::Crash(vec![format!(
+            "invalid integer {code:?}: {e}"
+        )])),
+    }
+}
+
+/// The Bookshop's resource templates, in `resources/templates/list` order.
+pub fn templates() -> Vec<TemplateDef> {
+    vec![
+        TemplateDef {
+            uri_template: "books://{title}",
+            name: "book",
+            description: "The catalog entry for one book.",
+            read: read_book,
+        },
+        TemplateDef {
+            uri_template: "fail://{name}",
+            name: "fail",
+            description: "A backend that is down (ResourceError).",
+            read: read_fail,
+        },
+        TemplateDef {
+            uri_template: "crash://{secret}",
+            name: "crash",
+            description: "A resource that crashes; its text contains the secret.",
+            read: read_crash,
+        },
+        TemplateDef {
+            uri_template: "mcperror://{code}",
+            name: "mcperror",
+            description: "A resource that raises a protocol error with the given code.",
+            read: read_mcperror,
+        },
+    ]
+}
+
+fn greet(args: &Map<String, Value>) -> Result<String, Vec<String>> {
+    Ok(format!("Hello, {}!", str_arg(args, "name")))
+}
+
+fn crash_prompt(args: &Map<String, Value>) -> Result<String, Vec<String>> {
+    let secret = str_arg(args, "secret");
+    panic!("template engine failed on secret {secret}")
+}
+
+/// The Bookshop's prompts, in `prompts/list` order.
+pub fn prompts() -> Vec<PromptDef> {
+    vec![
+        PromptDef {
+            name: "greet",
+            description: "Greet someone by name.",
+            arguments: &[("name", "Who to greet.")],
+            render: greet,
+        },
+        PromptDef {
+            name: "crash_prompt",
+            description: "A prompt that crashes; its text contains the secret.",
+            arguments: &[("secret", "Text the crash must never reveal.")],
+            render: crash_prompt,
+        },
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::py_repr;
+
+    #[test]
+    fn repr_matches_python() {
+        assert_eq!(py_repr("Nothing"), "'Nothing'");
+        assert_eq!(py_repr("O'Brien"), "\"O'Brien\"");
+        assert_eq!(py_repr("a'b\"c"), "'a\\'b\"c'");
+        assert_eq!(py_repr("x\ny\\"), "'x\\ny\\\\'");
+    }
+}

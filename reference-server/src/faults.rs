@@ -1,0 +1,127 @@
+//! Named deviations from the error model, injected one at a time.
+//!
+//! The reference server is the executable specification; a fault makes it
+//! break exactly one rule so that the harness's own tests can prove every rule
+//! is able to fail. Each fault names the rule it breaks.
+
+use std::fmt;
+use std::str::FromStr;
+
+macro_rules! faults {
+    ($( $variant:ident => $name:literal, $rule:literal, $what:literal; )*) => {
+        /// One injected deviation. See [`Fault::ALL`] for the catalogue.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Fault { $( #[doc = $what] $variant, )* }
+
+        impl Fault {
+            /// Every fault, in catalogue order.
+            pub const ALL: &'static [Fault] = &[$(Fault::$variant),*];
+
+            /// The name used on the command line (`--fault NAME`).
+            pub fn name(self) -> &'static str {
+                match self { $(Fault::$variant => $name,)* }
+            }
+
+            /// The rule id this fault breaks (DESIGN.md §1).
+            pub fn rule(self) -> &'static str {
+                match self { $(Fault::$variant => $rule,)* }
+            }
+
+            /// What the server does wrong under this fault.
+            pub fn description(self) -> &'static str {
+                match self { $(Fault::$variant => $what,)* }
+            }
+        }
+    };
+}
+
+faults! {
+    ToolErrorStructured => "tool-error-structured", "T1",
+        "a tool error (get_author with an unknown title) carries structuredContent";
+    ToolErrorAsProtocol => "tool-error-as-protocol", "T1",
+        "a tool error is sent as a JSON-RPC -32602 error instead of an isError result";
+    ProtocolErrorRecoded => "protocol-error-recoded", "T2",
+        "a protocol error raised by a tool is forwarded as -32603 instead of its own code";
+    ProtocolErrorNoData => "protocol-error-no-data", "T2",
+        "a protocol error raised by a tool is forwarded without its data";
+    ProtocolErrorAsResult => "protocol-error-as-result", "T2",
+        "a protocol error raised by a tool is turned into an isError result";
+    CrashLeaksText => "crash-leaks-text", "T3",
+        "a crashing tool's result text includes the exception text";
+    CrashNotError => "crash-not-error", "T3",
+        "a crashing tool's result lacks isError: true";
+    NoInputValidation => "no-input-validation", "T4",
+        "arguments are not validated against inputSchema: the body runs on invalid input";
+    UnknownToolResult => "unknown-tool-result", "T5",
+        "an unknown tool is answered as an isError result instead of -32602";
+    MalformedParamsInternal => "malformed-params-internal", "T6",
+        "malformed tools/call params are answered -32603 instead of -32602";
+    OutputUnchecked => "output-unchecked", "T7",
+        "tool output is not validated: bad_output's invalid structuredContent is sent";
+    SuccessFlaggedError => "success-flagged-error", "T8",
+        "a successful tool call is flagged isError: true";
+    ErrorReturnedAsSuccess => "error-returned-as-success", "T9",
+        "get_author returns its not-found message as a success (isError false)";
+    NotFoundRetiredCode => "not-found-32002", "R1",
+        "resource not found is answered with the retired code -32002";
+    NotFoundEmptyContents => "not-found-empty-contents", "R1",
+        "resource not found is answered as a result with empty contents";
+    NotFoundNoUri => "not-found-no-uri", "R1",
+        "resource not found is answered without data.uri";
+    UnknownResourceInternal => "unknown-resource-internal", "R2",
+        "a URI matching no resource is answered -32603 instead of -32602";
+    ResourceErrorInvalidParams => "resource-error-32602", "R3",
+        "a resource failure that is not 'not found' is answered -32602 instead of -32603";
+    ResourceCrashLeaks => "resource-crash-leaks", "R4",
+        "a crashing resource's error message includes the exception text";
+    ResourceMcpErrorAltered => "resource-mcperror-altered", "R5",
+        "a protocol error raised in a resource handler gets data.uri added";
+    UriMissingInternal => "uri-missing-internal", "R6",
+        "resources/read without a string uri is answered -32603 instead of -32602";
+    UnknownPromptInternal => "unknown-prompt-internal", "P1",
+        "an unknown prompt is answered -32603 instead of -32602";
+    MissingArgumentRenders => "missing-argument-renders", "P2",
+        "a prompt with a missing required argument is rendered anyway";
+    PromptCrashLeaks => "prompt-crash-leaks", "P3",
+        "a crashing prompt's error message includes the exception text";
+    WrongId => "wrong-id", "J1",
+        "responses carry a different id than the request's";
+    IdTypeChanged => "id-type-changed", "J1",
+        "numeric ids are answered as strings and string ids as numbers where they parse";
+    SilentTool => "silent-tool", "J1",
+        "tools/call of get_author is never answered";
+    UnknownMethodResult => "unknown-method-result", "J2",
+        "an unknown method is answered with an empty result instead of -32601";
+    NotificationAnswered => "notification-answered", "J3",
+        "notifications are answered with a response";
+    ExitAfterCrash => "exit-after-crash", "J4",
+        "the process exits after a crashing tool call has been answered";
+    LogOnStdout => "log-on-stdout", "J5",
+        "log lines are written to stdout instead of stderr";
+    GarbageKills => "garbage-kills", "J6",
+        "an unparseable input line makes the server exit";
+    CrashLeaksInMeta => "crash-leaks-in-meta", "J7",
+        "a crashing tool's result carries the exception text in _meta";
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A fault name that is not in the catalogue.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown fault '{0}' (see `mcperr reference --list-faults`)")]
+pub struct UnknownFault(pub String);
+
+impl FromStr for Fault {
+    type Err = UnknownFault;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Fault::ALL
+            .iter()
+            .copied()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| UnknownFault(s.to_string()))
+    }
+}

@@ -1,0 +1,233 @@
+//! The pure handler: one request in an established era → one [`Answer`].
+//!
+//! Era checks (the modern `_meta` envelope, unsupported versions), method
+//! dispatch and pagination live here; the rules of each area live in
+//! [`crate::tools`], [`crate::resources`] and [`crate::prompts`].
+
+use mcperr_protocol::era::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
+use mcperr_protocol::{codes, Era, ErrorObject, Request};
+use serde_json::{json, Value};
+
+use crate::bookshop::{self, Bookshop};
+use crate::faults::Fault;
+use crate::log::LogRecord;
+use crate::prompts::{self, PromptDef};
+use crate::resources::{self, TemplateDef};
+use crate::tools::ToolSet;
+
+/// The server's name in `serverInfo`.
+pub const SERVER_NAME: &str = "mcperr-reference";
+
+/// What the handler decided for one request.
+#[derive(Debug, Default)]
+pub struct Answer {
+    /// `Some(Ok(result))`, `Some(Err(error))`, or `None` for no response at all
+    /// (only under the `silent-tool` fault).
+    pub reply: Option<Result<Value, ErrorObject>>,
+    /// Log records for the server's stderr.
+    pub logs: Vec<LogRecord>,
+    /// Whether the server process should exit after sending the reply
+    /// (only under the `exit-after-crash` fault).
+    pub exit_after: bool,
+}
+
+impl Answer {
+    /// A success.
+    pub fn result(value: Value) -> Self {
+        Answer {
+            reply: Some(Ok(value)),
+            ..Default::default()
+        }
+    }
+
+    /// A JSON-RPC error.
+    pub fn error(error: ErrorObject) -> Self {
+        Answer {
+            reply: Some(Err(error)),
+            ..Default::default()
+        }
+    }
+
+    /// No response.
+    pub fn silent() -> Self {
+        Answer::default()
+    }
+
+    /// Adds a log record.
+    pub fn log(mut self, record: LogRecord) -> Self {
+        self.logs.push(record);
+        self
+    }
+
+    /// Marks the process to exit after this answer.
+    pub fn then_exit(mut self) -> Self {
+        self.exit_after = true;
+        self
+    }
+}
+
+/// The reference server's state and fixture, shared by every connection.
+pub struct Handler {
+    shop: Bookshop,
+    tools: ToolSet,
+    templates: Vec<TemplateDef>,
+    prompts: Vec<PromptDef>,
+    fault: Option<Fault>,
+}
+
+impl Handler {
+    /// A server with the Bookshop fixture and at most one injected fault.
+    pub fn new(fault: Option<Fault>) -> Self {
+        Handler {
+            shop: Bookshop::default(),
+            tools: ToolSet::new(bookshop::tools()),
+            templates: bookshop::templates(),
+            prompts: bookshop::prompts(),
+            fault,
+        }
+    }
+
+    /// The injected fault, if any.
+    pub fn fault(&self) -> Option<Fault> {
+        self.fault
+    }
+
+    /// The Bookshop state (for tests that look behind the wire).
+    pub fn bookshop(&self) -> &Bookshop {
+        &self.shop
+    }
+
+    fn capabilities() -> Value {
+        json!({"tools": {"listChanged": false}, "resources": {"subscribe": false, "listChanged": false},
+               "prompts": {"listChanged": false}})
+    }
+
+    fn server_info() -> Value {
+        json!({"name": SERVER_NAME, "version": env!("CARGO_PKG_VERSION")})
+    }
+
+    /// Checks the modern `_meta` envelope of a request.
+    fn check_envelope(params: Option<&Value>) -> Result<(), ErrorObject> {
+        let meta = params.and_then(|p| p.get("_meta"));
+        let version = meta.and_then(|m| m.get(META_PROTOCOL_VERSION));
+        let Some(version) = version.and_then(Value::as_str) else {
+            return Err(ErrorObject::new(
+                codes::INVALID_PARAMS,
+                format!(
+                    "Invalid params: params._meta[\"{META_PROTOCOL_VERSION}\"] must be a string"
+                ),
+            ));
+        };
+        if !meta
+            .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
+            .is_some_and(Value::is_object)
+        {
+            return Err(ErrorObject::new(
+                codes::INVALID_PARAMS,
+                format!("Invalid params: params._meta[\"{META_CLIENT_CAPABILITIES}\"] must be an object"),
+            ));
+        }
+        if version != Era::Modern.version() {
+            return Err(ErrorObject::with_data(
+                codes::UNSUPPORTED_PROTOCOL_VERSION,
+                format!("Unsupported protocol version: {version}"),
+                json!({"supported": [Era::Modern.version()], "requested": version}),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether `method` is a request method this server answers in `era`.
+    pub fn knows(era: Era, method: &str) -> bool {
+        let common = matches!(
+            method,
+            "ping"
+                | "tools/list"
+                | "tools/call"
+                | "resources/list"
+                | "resources/templates/list"
+                | "resources/read"
+                | "prompts/list"
+                | "prompts/get"
+        );
+        common
+            || match era {
+                Era::Legacy => method == "initialize",
+                Era::Modern => method == "server/discover",
+            }
+    }
+
+    /// Answers one request in `era`. Modern results carry `resultType: "complete"`.
+    pub fn request(&self, era: Era, req: &Request) -> Answer {
+        let mut answer = self.dispatch(era, req);
+        if era == Era::Modern {
+            if let Some(Ok(Value::Object(result))) = &mut answer.reply {
+                result.insert("resultType".into(), "complete".into());
+            }
+        }
+        answer
+    }
+
+    fn dispatch(&self, era: Era, req: &Request) -> Answer {
+        let params = req.params.as_ref();
+        if !Self::knows(era, &req.method) {
+            if self.fault == Some(Fault::UnknownMethodResult) {
+                return Answer::result(json!({}));
+            }
+            return Answer::error(ErrorObject::new(
+                codes::METHOD_NOT_FOUND,
+                format!("Method not found: {}", req.method),
+            ));
+        }
+        if era == Era::Modern {
+            if let Err(e) = Self::check_envelope(params) {
+                return Answer::error(e);
+            }
+        }
+        if matches!(
+            req.method.as_str(),
+            "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list"
+        ) && params
+            .and_then(|p| p.get("cursor"))
+            .is_some_and(|c| !c.is_null())
+        {
+            // This server never hands out cursors, so no cursor can be valid.
+            return Answer::error(ErrorObject::new(
+                codes::INVALID_PARAMS,
+                "Invalid params: unknown cursor",
+            ));
+        }
+        match req.method.as_str() {
+            "initialize" => match params
+                .and_then(|p| p.get("protocolVersion"))
+                .and_then(Value::as_str)
+            {
+                Some(_) => Answer::result(json!({
+                    "protocolVersion": Era::Legacy.version(),
+                    "capabilities": Self::capabilities(),
+                    "serverInfo": Self::server_info(),
+                })),
+                None => Answer::error(ErrorObject::new(
+                    codes::INVALID_PARAMS,
+                    "Invalid params: \"protocolVersion\" must be a string",
+                )),
+            },
+            "server/discover" => Answer::result(json!({
+                "supportedVersions": [Era::Modern.version()],
+                "capabilities": Self::capabilities(),
+                "serverInfo": Self::server_info(),
+            })),
+            "ping" => Answer::result(json!({})),
+            "tools/list" => Answer::result(json!({"tools": self.tools.list()})),
+            "tools/call" => self.tools.call(&self.shop, self.fault, params),
+            "resources/list" => Answer::result(json!({"resources": []})),
+            "resources/templates/list" => Answer::result(
+                json!({"resourceTemplates": resources::list_templates(&self.templates)}),
+            ),
+            "resources/read" => resources::read(&self.templates, &self.shop, self.fault, params),
+            "prompts/list" => Answer::result(json!({"prompts": prompts::list(&self.prompts)})),
+            "prompts/get" => prompts::get(&self.prompts, self.fault, params),
+            _ => unreachable!("`knows` admits only the methods above"),
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! `prompts/list` and `prompts/get`: rules P1–P3.
+
+use mcperr_protocol::{codes, ErrorObject};
+use serde_json::{json, Map, Value};
+
+use crate::faults::Fault;
+use crate::handler::Answer;
+use crate::log::{catch_panic, LogRecord};
+
+/// Renders a prompt's text from its (string) arguments; `Err` is a crash chain.
+pub type PromptRender = fn(&Map<String, Value>) -> Result<String, Vec<String>>;
+
+/// A prompt: its required string arguments and its renderer.
+pub struct PromptDef {
+    /// The prompt's name.
+    pub name: &'static str,
+    /// Its description.
+    pub description: &'static str,
+    /// Required arguments: name and description.
+    pub arguments: &'static [(&'static str, &'static str)],
+    /// The renderer.
+    pub render: PromptRender,
+}
+
+/// The `prompts/list` result's `prompts` array.
+pub fn list(prompts: &[PromptDef]) -> Value {
+    prompts
+        .iter()
+        .map(|p| {
+            let args: Vec<Value> = p
+                .arguments
+                .iter()
+                .map(|(n, d)| json!({"name": n, "description": d, "required": true}))
+                .collect();
+            json!({"name": p.name, "description": p.description, "arguments": args})
+        })
+        .collect()
+}
+
+/// Answers one `prompts/get`.
+pub fn get(prompts: &[PromptDef], fault: Option<Fault>, params: Option<&Value>) -> Answer {
+    let invalid = |m: String| Answer::error(ErrorObject::new(codes::INVALID_PARAMS, m));
+    let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
+        return invalid("Invalid params: \"name\" must be a string".into());
+    };
+    let empty = Map::new();
+    let args = match params.and_then(|p| p.get("arguments")) {
+        None | Some(Value::Null) => &empty,
+        Some(Value::Object(a)) if a.values().all(Value::is_string) => a,
+        Some(_) => {
+            return invalid("Invalid params: \"arguments\" must map names to strings".into())
+        }
+    };
+    let Some(prompt) = prompts.iter().find(|p| p.name == name) else {
+        let code = if fault == Some(Fault::UnknownPromptInternal) {
+            codes::INTERNAL_ERROR
+        } else {
+            codes::INVALID_PARAMS
+        };
+        return Answer::error(ErrorObject::new(code, format!("Unknown prompt: {name}"))).log(
+            LogRecord::info(format!("prompts/get for unknown prompt '{name}'")),
+        );
+    };
+    let missing: Vec<&str> = prompt
+        .arguments
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| !args.contains_key(*n))
+        .collect();
+    if !missing.is_empty() && fault != Some(Fault::MissingArgumentRenders) {
+        return invalid(format!(
+            "Missing required arguments: {}",
+            missing.join(", ")
+        ))
+        .log(LogRecord::info(format!(
+            "Prompt '{name}' missing arguments: {}",
+            missing.join(", ")
+        )));
+    }
+    match catch_panic(|| (prompt.render)(args)).unwrap_or_else(|p| Err(vec![p])) {
+        Ok(text) => Answer::result(json!({
+            "description": prompt.description,
+            "messages": [{"role": "user", "content": {"type": "text", "text": text}}],
+        })),
+        Err(chain) => {
+            let mut message = format!("Error rendering prompt {name}");
+            if fault == Some(Fault::PromptCrashLeaks) {
+                message = format!("{message}: {}", chain.join("; "));
+            }
+            let log = LogRecord::error(
+                format!("Prompt '{name}' raised an unexpected exception"),
+                chain,
+            );
+            Answer::error(ErrorObject::new(codes::INTERNAL_ERROR, message)).log(log)
+        }
+    }
+}

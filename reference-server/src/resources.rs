@@ -1,0 +1,147 @@
+//! `resources/list`, `resources/templates/list` and `resources/read`: rules R1–R6.
+//!
+//! Resources have the protocol path only: a read returns contents or fails
+//! with a JSON-RPC error, never an `isError` half-result.
+
+use mcperr_protocol::{codes, ErrorObject};
+use serde_json::{json, Value};
+
+use crate::bookshop::Bookshop;
+use crate::faults::Fault;
+use crate::handler::Answer;
+use crate::log::{catch_panic, LogRecord};
+
+/// How a resource read fails, as in the source documents.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ResourceFailure {
+    /// The template matched but the item does not exist (`ResourceNotFoundError`): R1.
+    NotFound(String),
+    /// A failure that is not "not found" (`ResourceError`): R3.
+    Failed(String),
+    /// A protocol error, forwarded verbatim (`MCPError`): R5.
+    Protocol(ErrorObject),
+    /// Anything else, with its failure chain for the log only: R4.
+    Crash(Vec<String>),
+}
+
+/// Reads the item a template parameter names.
+pub type ResourceRead = fn(&Bookshop, &str) -> Result<String, ResourceFailure>;
+
+/// A resource template: `scheme://{param}` and the function that reads it.
+pub struct TemplateDef {
+    /// The RFC 6570 template, one trailing `{param}`.
+    pub uri_template: &'static str,
+    /// A short name.
+    pub name: &'static str,
+    /// Its description.
+    pub description: &'static str,
+    /// The reader.
+    pub read: ResourceRead,
+}
+
+impl TemplateDef {
+    /// The template parameter if `uri` matches: the text after the fixed
+    /// prefix, non-empty and without `/` (the SDK's `[^/]+`).
+    fn matches<'u>(&self, uri: &'u str) -> Option<&'u str> {
+        let prefix = &self.uri_template[..self
+            .uri_template
+            .find('{')
+            .unwrap_or(self.uri_template.len())];
+        let rest = uri.strip_prefix(prefix)?;
+        (!rest.is_empty() && !rest.contains('/')).then_some(rest)
+    }
+}
+
+/// The `resources/templates/list` result's `resourceTemplates` array.
+pub fn list_templates(templates: &[TemplateDef]) -> Value {
+    templates
+        .iter()
+        .map(|t| json!({"uriTemplate": t.uri_template, "name": t.name, "description": t.description, "mimeType": "text/plain"}))
+        .collect()
+}
+
+/// Answers one `resources/read`.
+pub fn read(
+    templates: &[TemplateDef],
+    shop: &Bookshop,
+    fault: Option<Fault>,
+    params: Option<&Value>,
+) -> Answer {
+    let Some(uri) = params.and_then(|p| p.get("uri")).and_then(Value::as_str) else {
+        let code = if fault == Some(Fault::UriMissingInternal) {
+            codes::INTERNAL_ERROR
+        } else {
+            codes::INVALID_PARAMS
+        };
+        return Answer::error(ErrorObject::new(
+            code,
+            "Invalid params: \"uri\" must be a string",
+        ));
+    };
+    let with_uri =
+        |code: i64, message: String| ErrorObject::with_data(code, message, json!({"uri": uri}));
+    let Some((template, param)) = templates
+        .iter()
+        .find_map(|t| t.matches(uri).map(|p| (t, p)))
+    else {
+        let code = if fault == Some(Fault::UnknownResourceInternal) {
+            codes::INTERNAL_ERROR
+        } else {
+            codes::INVALID_PARAMS
+        };
+        return Answer::error(with_uri(code, format!("Unknown resource: {uri}"))).log(
+            LogRecord::info(format!("resources/read for unknown resource {uri}")),
+        );
+    };
+    let outcome = catch_panic(|| (template.read)(shop, param))
+        .unwrap_or_else(|panic| Err(ResourceFailure::Crash(vec![panic])));
+    match outcome {
+        Ok(text) => Answer::result(
+            json!({"contents": [{"uri": uri, "mimeType": "text/plain", "text": text}]}),
+        ),
+        Err(ResourceFailure::NotFound(message)) => {
+            let log = LogRecord::info(format!("Resource not found: {uri}: {message}"));
+            match fault {
+                Some(Fault::NotFoundRetiredCode) => {
+                    Answer::error(with_uri(codes::RESOURCE_NOT_FOUND_RETIRED, message))
+                }
+                Some(Fault::NotFoundEmptyContents) => Answer::result(json!({"contents": []})),
+                Some(Fault::NotFoundNoUri) => {
+                    Answer::error(ErrorObject::new(codes::INVALID_PARAMS, message))
+                }
+                _ => Answer::error(with_uri(codes::INVALID_PARAMS, message)),
+            }
+            .log(log)
+        }
+        Err(ResourceFailure::Failed(message)) => {
+            let log = LogRecord::info(format!("Resource error for {uri}: {message}"));
+            let code = if fault == Some(Fault::ResourceErrorInvalidParams) {
+                codes::INVALID_PARAMS
+            } else {
+                codes::INTERNAL_ERROR
+            };
+            Answer::error(with_uri(code, message)).log(log)
+        }
+        Err(ResourceFailure::Protocol(mut e)) => {
+            if fault == Some(Fault::ResourceMcpErrorAltered) {
+                let mut data = e.data.take().unwrap_or_else(|| json!({}));
+                if let Some(obj) = data.as_object_mut() {
+                    obj.insert("uri".into(), uri.into());
+                }
+                e.data = Some(data);
+            }
+            Answer::error(e)
+        }
+        Err(ResourceFailure::Crash(chain)) => {
+            let mut message = format!("Error creating resource from template {uri}");
+            if fault == Some(Fault::ResourceCrashLeaks) {
+                message = format!("{message}: {}", chain.join("; "));
+            }
+            let log = LogRecord::error(
+                format!("Resource '{uri}' raised an unexpected exception"),
+                chain,
+            );
+            Answer::error(with_uri(codes::INTERNAL_ERROR, message)).log(log)
+        }
+    }
+}

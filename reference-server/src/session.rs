@@ -1,0 +1,121 @@
+//! One connection's view: raw bytes in, at most one response out.
+//!
+//! A stdio connection locks its era on its first request, as the MCP Python
+//! SDK does: `initialize` first means 2025-11-25, anything else 2026-07-28.
+//! Response ids are built here, so the id faults live here too.
+
+use mcperr_protocol::jsonrpc::{self, Message, ParseError};
+use mcperr_protocol::{Era, Id};
+use serde_json::{json, Value};
+
+use crate::faults::Fault;
+use crate::handler::Handler;
+use crate::log::LogRecord;
+
+/// What an edge must do after one incoming message.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// The response to send, if any.
+    pub response: Option<Value>,
+    /// Log records to write.
+    pub logs: Vec<LogRecord>,
+    /// The process should exit after sending the response (fault injection).
+    pub exit_after: bool,
+}
+
+/// A connection whose era is fixed by its first request.
+#[derive(Debug, Default)]
+pub struct Session {
+    era: Option<Era>,
+}
+
+impl Session {
+    /// A connection that has not seen a request yet.
+    pub fn new() -> Self {
+        Session::default()
+    }
+
+    /// A connection pinned to an era (HTTP: the era comes from the headers).
+    pub fn pinned(era: Era) -> Self {
+        Session { era: Some(era) }
+    }
+
+    /// The era, once the first request fixed it.
+    pub fn era(&self) -> Option<Era> {
+        self.era
+    }
+
+    /// Handles one message's bytes. Input that is not one JSON-RPC message is
+    /// dropped with a log line (stdio has no way to answer it reliably).
+    pub fn handle_bytes(&mut self, handler: &Handler, bytes: &[u8]) -> Outcome {
+        match Message::parse(bytes) {
+            Ok(message) => self.handle(handler, message),
+            Err(e) => Outcome {
+                logs: vec![LogRecord::warn(format!(
+                    "dropping input that is not one JSON-RPC message: {e}"
+                ))],
+                exit_after: matches!(e, ParseError::NotJson(_))
+                    && handler.fault() == Some(Fault::GarbageKills),
+                ..Outcome::default()
+            },
+        }
+    }
+
+    /// Handles one parsed message.
+    pub fn handle(&mut self, handler: &Handler, message: Message) -> Outcome {
+        let fault = handler.fault();
+        match message {
+            Message::Notification { method, .. } => Outcome {
+                response: (fault == Some(Fault::NotificationAnswered))
+                    .then(|| json!({"jsonrpc": "2.0", "id": null, "result": {}})),
+                logs: if method.starts_with("notifications/") {
+                    vec![]
+                } else {
+                    vec![LogRecord::info(format!(
+                        "ignoring unknown notification {method}"
+                    ))]
+                },
+                exit_after: false,
+            },
+            Message::Response { .. } => Outcome {
+                logs: vec![LogRecord::warn(
+                    "dropping a response: this server sends no requests",
+                )],
+                ..Outcome::default()
+            },
+            Message::Request(req) => {
+                let era = *self.era.get_or_insert(if req.method == "initialize" {
+                    Era::Legacy
+                } else {
+                    Era::Modern
+                });
+                let answer = handler.request(era, &req);
+                let id = respond_id(&req.id, fault);
+                Outcome {
+                    response: answer.reply.map(|reply| match reply {
+                        Ok(result) => jsonrpc::success(&id, result),
+                        Err(error) => jsonrpc::failure(&id, &error),
+                    }),
+                    logs: answer.logs,
+                    exit_after: answer.exit_after,
+                }
+            }
+        }
+    }
+}
+
+/// The id a response carries: the request's own, unless an id fault is on.
+fn respond_id(id: &Id, fault: Option<Fault>) -> Id {
+    match (fault, id) {
+        (Some(Fault::WrongId), Id::Num(n)) => {
+            Id::Num((n.as_i64().unwrap_or(0).wrapping_add(1)).into())
+        }
+        (Some(Fault::WrongId), Id::Str(s)) => Id::Str(format!("{s}-x")),
+        (Some(Fault::IdTypeChanged), Id::Num(n)) => Id::Str(n.to_string()),
+        (Some(Fault::IdTypeChanged), Id::Str(s)) => match s.parse::<i64>() {
+            Ok(n) => Id::Num(n.into()),
+            Err(_) => Id::Num(0.into()),
+        },
+        _ => id.clone(),
+    }
+}

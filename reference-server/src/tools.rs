@@ -1,0 +1,287 @@
+//! `tools/list` and `tools/call`: rules T1–T9.
+//!
+//! A call goes through the same gates as in the MCP Python SDK: params shape
+//! (T6), tool lookup (T5), `inputSchema` validation before the body (T4), the
+//! body itself with panics caught (T1–T3), and `outputSchema` validation of
+//! what it produced (T7, T8).
+
+use mcperr_protocol::{codes, ErrorObject};
+use serde_json::{json, Map, Value};
+
+use crate::bookshop::Bookshop;
+use crate::faults::Fault;
+use crate::handler::Answer;
+use crate::log::{catch_panic, LogRecord};
+
+/// What a tool body produced on success.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolOutput {
+    /// The `content` blocks.
+    pub content: Vec<Value>,
+    /// `structuredContent`, for tools with an `outputSchema`.
+    pub structured: Option<Value>,
+}
+
+impl ToolOutput {
+    /// One text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        ToolOutput {
+            content: vec![json!({"type": "text", "text": text.into()})],
+            structured: None,
+        }
+    }
+
+    /// Structured output, mirrored as JSON text for clients that read only `content`.
+    pub fn structured(value: Value) -> Self {
+        ToolOutput {
+            content: vec![json!({"type": "text", "text": value.to_string()})],
+            structured: Some(value),
+        }
+    }
+}
+
+/// The three ways a tool body fails, as in the source documents.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ToolFailure {
+    /// An execution failure the model can fix (Python `ToolError`): T1.
+    Tool(String),
+    /// A protocol error, forwarded verbatim (Python `MCPError`): T2.
+    Protocol(ErrorObject),
+    /// Anything else, with its failure chain for the log only: T3.
+    Crash(Vec<String>),
+}
+
+/// A tool body: arguments already validated against the `inputSchema`.
+pub type ToolBody = fn(&Bookshop, &Map<String, Value>) -> Result<ToolOutput, ToolFailure>;
+
+/// A tool's definition: what `tools/list` shows and the body to run.
+pub struct ToolDef {
+    /// The tool's name.
+    pub name: &'static str,
+    /// Its description.
+    pub description: &'static str,
+    /// Its `inputSchema` (JSON Schema 2020-12).
+    pub input_schema: Value,
+    /// Its `outputSchema`, if it returns structured content.
+    pub output_schema: Option<Value>,
+    /// The body.
+    pub body: ToolBody,
+}
+
+struct Tool {
+    def: ToolDef,
+    input: jsonschema::Validator,
+    output: Option<jsonschema::Validator>,
+}
+
+/// The tools a server offers, with their schemas compiled once.
+pub struct ToolSet {
+    tools: Vec<Tool>,
+}
+
+fn compile(schema: &Value) -> jsonschema::Validator {
+    jsonschema::validator_for(schema).expect("the Bookshop's schemas are valid JSON Schema")
+}
+
+/// Validation errors as one line naming each failing field.
+fn describe_errors(
+    validator: &jsonschema::Validator,
+    instance: &Value,
+) -> Option<(String, Vec<String>)> {
+    let mut messages = Vec::new();
+    let mut fields = Vec::new();
+    for err in validator.iter_errors(instance) {
+        let path = err
+            .instance_path()
+            .as_str()
+            .trim_start_matches('/')
+            .replace('/', ".");
+        let field = match err.kind() {
+            jsonschema::error::ValidationErrorKind::Required { property } => property
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| property.to_string()),
+            jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
+                unexpected.join(",")
+            }
+            _ => path.clone(),
+        };
+        messages.push(if path.is_empty() {
+            err.to_string()
+        } else {
+            format!("{path}: {err}")
+        });
+        fields.push(if field.is_empty() {
+            "(root)".to_string()
+        } else {
+            field
+        });
+    }
+    (!messages.is_empty()).then(|| (messages.join("; "), fields))
+}
+
+fn tool_error(name: &str, message: &str) -> Value {
+    json!({"content": [{"type": "text", "text": format!("Error executing tool {name}: {message}")}], "isError": true})
+}
+
+impl ToolSet {
+    /// Compiles the schemas of `defs`.
+    pub fn new(defs: Vec<ToolDef>) -> Self {
+        let tools = defs
+            .into_iter()
+            .map(|def| Tool {
+                input: compile(&def.input_schema),
+                output: def.output_schema.as_ref().map(compile),
+                def,
+            })
+            .collect();
+        ToolSet { tools }
+    }
+
+    /// The `tools/list` result's `tools` array.
+    pub fn list(&self) -> Value {
+        self.tools
+            .iter()
+            .map(|t| {
+                let mut v = json!({"name": t.def.name, "description": t.def.description, "inputSchema": t.def.input_schema});
+                if let Some(o) = &t.def.output_schema {
+                    v["outputSchema"] = o.clone();
+                }
+                v
+            })
+            .collect()
+    }
+
+    /// Answers one `tools/call`.
+    pub fn call(&self, shop: &Bookshop, fault: Option<Fault>, params: Option<&Value>) -> Answer {
+        let malformed = |why: &str| {
+            let code = if fault == Some(Fault::MalformedParamsInternal) {
+                codes::INTERNAL_ERROR
+            } else {
+                codes::INVALID_PARAMS
+            };
+            Answer::error(ErrorObject::new(code, format!("Invalid params: {why}")))
+        };
+        let Some(params) = params.and_then(Value::as_object) else {
+            return malformed("tools/call needs params with a tool name");
+        };
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
+            return malformed("\"name\" must be a string");
+        };
+        let empty = Map::new();
+        let args = match params.get("arguments") {
+            None | Some(Value::Null) => &empty,
+            Some(Value::Object(a)) => a,
+            Some(_) => return malformed("\"arguments\" must be an object"),
+        };
+        let Some(tool) = self.tools.iter().find(|t| t.def.name == name) else {
+            let msg = format!("Unknown tool: {name}");
+            let log = LogRecord::info(format!("tools/call for unknown tool '{name}'"));
+            return if fault == Some(Fault::UnknownToolResult) {
+                Answer::result(json!({"content": [{"type": "text", "text": msg}], "isError": true}))
+                    .log(log)
+            } else {
+                Answer::error(ErrorObject::new(codes::INVALID_PARAMS, msg)).log(log)
+            };
+        };
+        if fault == Some(Fault::SilentTool) && name == "get_author" {
+            return Answer::silent();
+        }
+        if fault != Some(Fault::NoInputValidation) {
+            if let Some((message, fields)) =
+                describe_errors(&tool.input, &Value::Object(args.clone()))
+            {
+                let log = LogRecord::info(format!(
+                    "Tool '{name}' rejected invalid arguments: {}",
+                    fields.join(", ")
+                ));
+                return Answer::result(tool_error(name, &format!("Invalid arguments: {message}")))
+                    .log(log);
+            }
+        }
+        let outcome = catch_panic(|| (tool.def.body)(shop, args))
+            .unwrap_or_else(|panic| Err(ToolFailure::Crash(vec![panic])));
+        let outcome = match outcome {
+            Ok(out) => match (&tool.output, &out.structured) {
+                (Some(v), structured) if fault != Some(Fault::OutputUnchecked) => {
+                    let instance = structured.clone().unwrap_or(Value::Null);
+                    match describe_errors(v, &instance) {
+                        Some((msg, _)) => Err(ToolFailure::Crash(vec![format!(
+                            "output validation failed: {msg}"
+                        )])),
+                        None => Ok(out),
+                    }
+                }
+                _ => Ok(out),
+            },
+            failure => failure,
+        };
+        match outcome {
+            Ok(out) => {
+                let mut result = json!({"content": out.content});
+                if let Some(s) = out.structured {
+                    result["structuredContent"] = s;
+                }
+                if fault == Some(Fault::SuccessFlaggedError) {
+                    result["isError"] = true.into();
+                }
+                Answer::result(result)
+            }
+            Err(ToolFailure::Tool(message)) => {
+                let log = LogRecord::info(format!("Tool '{name}' failed: {message}"));
+                match fault {
+                    Some(Fault::ErrorReturnedAsSuccess) => Answer::result(
+                        json!({"content": [{"type": "text", "text": format!("Error: {message}")}]}),
+                    ),
+                    Some(Fault::ToolErrorAsProtocol) => {
+                        Answer::error(ErrorObject::new(codes::INVALID_PARAMS, message))
+                    }
+                    Some(Fault::ToolErrorStructured) => {
+                        let mut r = tool_error(name, &message);
+                        r["structuredContent"] = json!({"error": message});
+                        Answer::result(r)
+                    }
+                    _ => Answer::result(tool_error(name, &message)),
+                }
+                .log(log)
+            }
+            Err(ToolFailure::Protocol(mut e)) => match fault {
+                Some(Fault::ProtocolErrorRecoded) => {
+                    e.code = codes::INTERNAL_ERROR;
+                    Answer::error(e)
+                }
+                Some(Fault::ProtocolErrorNoData) => {
+                    e.data = None;
+                    Answer::error(e)
+                }
+                Some(Fault::ProtocolErrorAsResult) => Answer::result(tool_error(name, &e.message)),
+                _ => Answer::error(e),
+            },
+            Err(ToolFailure::Crash(chain)) => {
+                let mut text = format!("Error executing tool {name}");
+                if fault == Some(Fault::CrashLeaksText) {
+                    text = format!("{text}: {}", chain.join("; "));
+                }
+                let mut result =
+                    json!({"content": [{"type": "text", "text": text}], "isError": true});
+                match fault {
+                    Some(Fault::CrashNotError) => result["isError"] = false.into(),
+                    Some(Fault::CrashLeaksInMeta) => {
+                        result["_meta"] = json!({"exception": chain.join("; ")})
+                    }
+                    _ => {}
+                }
+                let log = LogRecord::error(
+                    format!("Tool '{name}' raised an unexpected exception"),
+                    chain,
+                );
+                let answer = Answer::result(result).log(log);
+                if fault == Some(Fault::ExitAfterCrash) {
+                    answer.then_exit()
+                } else {
+                    answer
+                }
+            }
+        }
+    }
+}
