@@ -1,0 +1,176 @@
+//! A raw JSON-lines client for the real `mcperr reference` binary.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+pub const MCPERR: &str = env!("CARGO_BIN_EXE_mcperr");
+const WAIT: Duration = Duration::from_secs(10);
+
+/// Which era a test session speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Era {
+    Legacy,
+    Modern,
+}
+
+pub const ERAS: [Era; 2] = [Era::Legacy, Era::Modern];
+
+/// The modern `_meta` envelope.
+pub fn envelope() -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+           "io.modelcontextprotocol/clientCapabilities": {}})
+}
+
+/// A running `mcperr reference` speaking one era.
+pub struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    stderr: Arc<Mutex<String>>,
+    pub era: Era,
+    next_id: i64,
+}
+
+impl Server {
+    /// Starts the binary with extra args; no handshake.
+    pub fn spawn(era: Era, args: &[&str]) -> Server {
+        let mut child = Command::new(MCPERR)
+            .arg("reference")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start mcperr reference");
+        let stdout = child.stdout.take().unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let log = Arc::new(Mutex::new(String::new()));
+        let sink = log.clone();
+        thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                let mut s = sink.lock().unwrap();
+                s.push_str(&line);
+                s.push('\n');
+            }
+        });
+        Server { stdin: child.stdin.take(), child, lines, stderr: log, era, next_id: 100 }
+    }
+
+    /// Starts the binary and performs the era's handshake (legacy: initialize).
+    pub fn start(era: Era, args: &[&str]) -> Server {
+        let mut s = Server::spawn(era, args);
+        if era == Era::Legacy {
+            let r = s.request(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                           "clientInfo": {"name": "test", "version": "0"}}}));
+            assert_eq!(r["result"]["protocolVersion"], "2025-11-25", "{r}");
+            s.send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        }
+        s
+    }
+
+    pub fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next stdout line, parsed; panics on timeout or non-JSON.
+    pub fn recv(&mut self) -> Value {
+        let line = self.lines.recv_timeout(WAIT).unwrap_or_else(|e| {
+            panic!("no response line ({e:?}); stderr:\n{}", self.stderr())
+        });
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"))
+    }
+
+    /// The next stdout line if one arrives within `ms`.
+    pub fn try_recv_line(&mut self, ms: u64) -> Option<String> {
+        match self.lines.recv_timeout(Duration::from_millis(ms)) {
+            Ok(l) => Some(l),
+            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    /// Sends a whole message and returns the next response.
+    pub fn request(&mut self, msg: Value) -> Value {
+        self.send_line(&msg.to_string());
+        self.recv()
+    }
+
+    /// Sends `method` with `params` (the era's envelope added) and returns the response.
+    pub fn call(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let msg = json!({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": self.params(params)});
+        let r = self.request(msg);
+        assert_eq!(r["id"], json!(self.next_id), "response id: {r}");
+        r
+    }
+
+    /// `params` with the modern envelope when this session is modern.
+    pub fn params(&self, mut params: Value) -> Value {
+        if self.era == Era::Modern {
+            params["_meta"] = envelope();
+        }
+        params
+    }
+
+    pub fn tool(&mut self, name: &str, arguments: Value) -> Value {
+        self.call("tools/call", json!({"name": name, "arguments": arguments}))
+    }
+
+    /// The server's stderr so far.
+    pub fn stderr(&self) -> String {
+        thread::sleep(Duration::from_millis(50));
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// Closes stdin and waits for the exit code.
+    pub fn finish(mut self) -> Option<i32> {
+        drop(self.stdin.take());
+        for _ in 0..200 {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            thread::sleep(Duration::from_millis(25));
+        }
+        panic!("server did not exit after stdin closed")
+    }
+
+    /// Whether the process has exited.
+    pub fn exited(&mut self) -> bool {
+        thread::sleep(Duration::from_millis(200));
+        self.child.try_wait().unwrap().is_some()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Adds `resultType: "complete"` to an expected result in the modern era.
+pub fn result(era: Era, mut result: Value) -> Value {
+    if era == Era::Modern {
+        result["resultType"] = json!("complete");
+    }
+    result
+}
