@@ -1,18 +1,38 @@
-//! Command-line interface: `mcperr reference`, `mcperr run`, `mcperr list`.
+//! Command-line interface: `mcperr run`, `mcperr list`, `mcperr reference`.
 //!
-//! Exit codes (DESIGN.md §5): 0 all pass, 1 a failure, 2 a usage or setup error.
+//! The only place that prints errors for the user and picks exit codes
+//! (DESIGN.md §5): 0 all pass, 1 a failure or a stale baseline entry, 2 a
+//! usage or setup error, always as one line naming what to fix.
 
-use std::io::{self, BufReader};
+use std::io::{self, BufReader, IsTerminal};
+use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use mcperr_protocol::Era;
 use mcperr_reference::{stdio, Fault, Handler};
+use serde_json::json;
+
+use crate::baseline::Baseline;
+use crate::case::{self, Case};
+use crate::generate;
+use crate::profile::Profile;
+use crate::report::{junit, terminal, RunReport};
+use crate::runner::{self, CaseResult, Discovery, EraChoice, RunSettings};
+use crate::target;
+use crate::transport::StdioTarget;
 
 /// Exit code for usage and setup errors.
 pub const EXIT_USAGE: i32 = 2;
 
 /// mcperr: conformance harness and fuzzer for the error behaviour of MCP servers.
+///
+/// With no subcommand arguments, `mcperr run` checks the embedded reference
+/// server. Point it at your own server with `--stdio "CMD ARGS"` or with
+/// `--config FILE --server NAME` (an MCP host's mcpServers file).
 #[derive(Debug, Parser)]
-#[command(name = "mcperr", version, about, long_about = None)]
+#[command(name = "mcperr", version, about, long_about)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -20,12 +40,94 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run the conformance cases against a server and judge every rule.
+    ///
+    /// Exit codes: 0 all pass (or only baselined failures), 1 a failure, an
+    /// error verdict or a stale baseline entry, 2 a usage or setup error.
+    Run(RunArgs),
+    /// Show what a server offers and which cases apply to it (a dry run).
+    List(ListArgs),
     /// Serve the reference server (the executable error model) over stdio.
     ///
     /// It implements every rule of the MCP error model and the Bookshop fixture
     /// in both protocol eras. `--fault NAME` makes it break exactly one rule, so
     /// that a harness can prove it catches that deviation.
     Reference(ReferenceArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+struct TargetArgs {
+    /// The server as a command line, run as a child over stdio (split like a shell).
+    #[arg(long, value_name = "\"CMD ARGS…\"", conflicts_with = "config")]
+    stdio: Option<String>,
+    /// Working directory for the --stdio server.
+    #[arg(long, value_name = "DIR", requires = "stdio")]
+    cwd: Option<PathBuf>,
+    /// Environment variable for the --stdio server (repeatable).
+    #[arg(long, value_name = "KEY=VALUE", requires = "stdio")]
+    env: Vec<String>,
+    /// An MCP host configuration file with an "mcpServers" map (use with --server).
+    #[arg(long, value_name = "FILE", requires = "server")]
+    config: Option<String>,
+    /// The server's name in the --config file.
+    #[arg(long, value_name = "NAME", requires = "config")]
+    server: Option<String>,
+    /// Protocol era: auto (server/discover, falling back to initialize), 2025-11-25 or 2026-07-28.
+    #[arg(long, value_name = "ERA", default_value = "auto")]
+    era: String,
+    /// Per-request timeout in milliseconds.
+    #[arg(long, value_name = "N", default_value_t = 5000)]
+    timeout_ms: u64,
+    /// Longest stdout line accepted from the server, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = target::DEFAULT_MAX_LINE)]
+    max_line: usize,
+}
+
+#[derive(Debug, Args)]
+struct SelectArgs {
+    /// Profile: spec (default), python-sdk, or the path of a profile TOML file.
+    #[arg(long, value_name = "NAME|FILE", default_value = "spec")]
+    profile: String,
+    /// Only cases whose id matches this glob (repeatable), e.g. 'tools/*'.
+    #[arg(long, value_name = "GLOB")]
+    cases: Vec<String>,
+    /// Only call tools whose name matches this glob (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    tools: Vec<String>,
+    /// Also call tools annotated destructiveHint: true (never called otherwise).
+    #[arg(long)]
+    allow_destructive: bool,
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+    #[command(flatten)]
+    select: SelectArgs,
+    /// Known failures (YAML or TOML: case-id or case-id:rule); they do not fail the run.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<String>,
+    /// Write the JSON report here.
+    #[arg(long, value_name = "PATH")]
+    json: Option<PathBuf>,
+    /// Write a JUnit XML report here.
+    #[arg(long, value_name = "PATH")]
+    junit: Option<PathBuf>,
+    /// Run independent cases on N server processes.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
+    jobs: u64,
+    /// Print only failures and the summary.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Debug, Args)]
+struct ListArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+    #[command(flatten)]
+    select: SelectArgs,
 }
 
 #[derive(Debug, Args)]
@@ -38,11 +140,30 @@ struct ReferenceArgs {
     list_faults: bool,
 }
 
+/// A usage or setup error: printed as one line, exit code 2.
+#[derive(Debug)]
+struct Usage(String);
+
+impl<E: std::fmt::Display> From<E> for Usage {
+    fn from(e: E) -> Self {
+        Usage(e.to_string())
+    }
+}
+
 /// Runs the CLI and returns the process exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
-    match cli.command {
-        Command::Reference(args) => reference(args),
+    let result = match cli.command {
+        Command::Reference(args) => return reference(args),
+        Command::Run(args) => run(args),
+        Command::List(args) => list(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(Usage(message)) => {
+            eprintln!("mcperr: error: {}", message.replace('\n', " "));
+            EXIT_USAGE
+        }
     }
 }
 
@@ -55,12 +176,7 @@ fn reference(args: ReferenceArgs) -> i32 {
     }
     let handler = Handler::new(args.fault);
     let stdin = io::stdin();
-    match stdio::serve(
-        &handler,
-        BufReader::new(stdin.lock()),
-        io::stdout().lock(),
-        io::stderr().lock(),
-    ) {
+    match stdio::serve(&handler, BufReader::new(stdin.lock()), io::stdout().lock(), io::stderr().lock()) {
         Ok(stdio::Stop::Eof) => 0,
         Ok(stdio::Stop::FaultExit) => 1,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
@@ -69,4 +185,178 @@ fn reference(args: ReferenceArgs) -> i32 {
             1
         }
     }
+}
+
+fn era_choice(s: &str) -> Result<EraChoice, Usage> {
+    match s {
+        "auto" => Ok(EraChoice::Auto),
+        other => other.parse::<Era>().map(EraChoice::Pinned).map_err(|e| Usage(format!("--era: {e}, or auto"))),
+    }
+}
+
+fn resolve_target(t: &TargetArgs) -> Result<(StdioTarget, serde_json::Value), Usage> {
+    let (mut target, kind) = match (&t.stdio, &t.config, &t.server) {
+        (Some(cmd), _, _) => (target::from_command_line(cmd, t.cwd.clone(), &t.env)?, "stdio"),
+        (None, Some(config), Some(name)) => (target::from_config(config, name)?, "stdio"),
+        _ => (target::embedded()?, "embedded"),
+    };
+    target.max_line = t.max_line;
+    let desc = if kind == "embedded" {
+        json!({"kind": "embedded", "command": "mcperr reference (embedded reference server)"})
+    } else {
+        json!({"kind": kind, "command": target.display()})
+    };
+    Ok((target, desc))
+}
+
+fn globs(patterns: &[String], flag: &str) -> Result<Option<GlobSet>, Usage> {
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    let mut b = GlobSetBuilder::new();
+    for p in patterns {
+        b.add(Glob::new(p).map_err(|e| Usage(format!("{flag} {p:?}: {e}")))?);
+    }
+    Ok(Some(b.build()?))
+}
+
+fn canary() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    h.write_u32(std::process::id());
+    format!("mcperrcanary{:016x}", h.finish())
+}
+
+/// The cases of a run in order, each with `Ok` (run it) or `Err` (skip, why).
+fn plan(select: &SelectArgs, discovery: &Discovery, era: Era) -> Result<Vec<(Case, Result<(), String>)>, Usage> {
+    let case_filter = globs(&select.cases, "--cases")?;
+    let tool_filter = globs(&select.tools, "--tools")?;
+    let mut cases = case::builtin_cases()?;
+    cases.sort_by(|a, b| a.id.cmp(&b.id));
+    let callable = |tool: &serde_json::Value| {
+        let name = tool.get("name").and_then(|n| n.as_str()).unwrap_or("");
+        let chosen = tool_filter.as_ref().is_none_or(|g| g.is_match(name));
+        chosen && (select.allow_destructive || !generate::is_destructive(tool))
+    };
+    for tool in discovery.tools.iter().filter(|t| callable(t)) {
+        cases.extend(generate::t4_cases(tool));
+    }
+    let excluded: Vec<String> = discovery
+        .tools
+        .iter()
+        .filter(|t| !callable(t))
+        .filter_map(|t| t.get("name").and_then(|n| n.as_str()).map(|n| format!("tool:{n}")))
+        .collect();
+    let mut out = Vec::new();
+    for case in cases {
+        if case_filter.as_ref().is_some_and(|g| !g.is_match(&case.id)) {
+            continue;
+        }
+        let mut verdict = discovery.applies(&case, era);
+        if verdict.is_ok() {
+            if let Some(n) = case.needs.iter().find(|n| excluded.contains(n)) {
+                verdict = Err(format!("{n} is excluded (--tools, or destructiveHint without --allow-destructive)"));
+            }
+        }
+        out.push((case, verdict));
+    }
+    if out.is_empty() {
+        return Err(Usage(format!("--cases {:?} matches no case", select.cases)));
+    }
+    Ok(out)
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, Usage> {
+    Ok(tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?)
+}
+
+fn run(args: RunArgs) -> Result<i32, Usage> {
+    let (target, target_desc) = resolve_target(&args.target)?;
+    let choice = era_choice(&args.target.era)?;
+    let profile = Profile::load(&args.select.profile)?;
+    let baseline = match &args.baseline {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| Usage(format!("--baseline {path}: {e}")))?;
+            Some(Baseline::parse(path, &text).map_err(|e| Usage(format!("--baseline {path}: {e}")))?)
+        }
+        None => None,
+    };
+    let settings = RunSettings {
+        target,
+        timeout: Duration::from_millis(args.target.timeout_ms.max(1)),
+        jobs: args.jobs as usize,
+        canary: canary(),
+    };
+    let rt = runtime()?;
+    let mut report = rt.block_on(async {
+        let (mut client, info) = runner::connect(&settings, choice).await?;
+        let era = client.era;
+        let discovery = runner::discover(&mut client, info).await;
+        let planned = plan(&args.select, &discovery, era)?;
+        let mut to_run = Vec::new();
+        let mut slots: Vec<Option<CaseResult>> = Vec::new();
+        for (case, verdict) in planned {
+            match verdict {
+                Ok(()) => {
+                    to_run.push(case);
+                    slots.push(None);
+                }
+                Err(why) => slots.push(Some(CaseResult::skipped(&case, why))),
+            }
+        }
+        let mut ran = runner::run_cases(&settings, era, client, to_run, &profile).await.into_iter();
+        let cases = slots.into_iter().map(|s| s.unwrap_or_else(|| ran.next().expect("one result per case"))).collect();
+        Ok::<_, Usage>(RunReport { target: target_desc, era: era.to_string(), profile: profile.name.clone(), cases, stale_baseline: vec![] })
+    })?;
+    if let Some(b) = &baseline {
+        report.stale_baseline = b.apply(&mut report.cases);
+    }
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&report.to_json()).expect("reports serialize");
+        std::fs::write(path, text + "\n").map_err(|e| Usage(format!("--json {}: {e}", path.display())))?;
+    }
+    if let Some(path) = &args.junit {
+        std::fs::write(path, junit::render(&report)).map_err(|e| Usage(format!("--junit {}: {e}", path.display())))?;
+    }
+    let colour = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let mut text = terminal::render(&report, colour);
+    if args.quiet {
+        text = text.lines().filter(|l| !l.starts_with("PASS") && !l.contains("PASS ")).collect::<Vec<_>>().join("\n") + "\n";
+    }
+    print!("{text}");
+    Ok(report.exit_code())
+}
+
+fn list(args: ListArgs) -> Result<i32, Usage> {
+    let (target, desc) = resolve_target(&args.target)?;
+    let choice = era_choice(&args.target.era)?;
+    let settings = RunSettings { target, timeout: Duration::from_millis(args.target.timeout_ms.max(1)), jobs: 1, canary: String::new() };
+    let rt = runtime()?;
+    rt.block_on(async {
+        let (mut client, info) = runner::connect(&settings, choice).await?;
+        let era = client.era;
+        let discovery = runner::discover(&mut client, info).await;
+        client.conn.close().await;
+        println!("server: {} · era {era}", desc["command"].as_str().unwrap_or("?"));
+        println!("serverInfo: {}", discovery.server_info);
+        let names = |list: &[serde_json::Value], key: &str| -> String {
+            let v: Vec<&str> = list.iter().filter_map(|x| x.get(key).and_then(|n| n.as_str())).collect();
+            if v.is_empty() { "(none)".to_string() } else { v.join(", ") }
+        };
+        println!("tools:      {}", names(&discovery.tools, "name"));
+        println!("resources:  {}", names(&discovery.resources, "uri"));
+        println!("templates:  {}", names(&discovery.templates, "uriTemplate"));
+        println!("prompts:    {}", names(&discovery.prompts, "name"));
+        let planned = plan(&args.select, &discovery, era)?;
+        let runs = planned.iter().filter(|(_, v)| v.is_ok()).count();
+        println!("\ncases: {runs} would run, {} would be skipped", planned.len() - runs);
+        for (case, verdict) in &planned {
+            match verdict {
+                Ok(()) => println!("  run   {:<4} {}", case.rule, case.id),
+                Err(why) => println!("  skip  {:<4} {}  ({why})", case.rule, case.id),
+            }
+        }
+        Ok(0)
+    })
 }

@@ -1,9 +1,22 @@
 //! mcperr: a conformance harness and fuzzer for the error behaviour of MCP servers.
 //!
-//! Layout:
-//! - [`cli`]: argument parsing and the subcommands; the only place that prints
-//!   errors for the user and picks exit codes.
-//! - `reference` subcommand: serves the embedded reference server (crate
-//!   `mcperr-reference`) over stdio.
+//! Layout (transports, oracle, cases and reports kept apart):
+//! - [`transport`]: reaching a server (a stdio child in its own process group).
+//! - [`client`]: one request at a time, answers matched by id, strays recorded.
+//! - [`case`], [`profile`], [`generate`]: what to send and what to expect.
+//! - [`oracle`]: an exchange in, a [`oracle::Verdict`] with its rule out.
+//! - [`runner`]: connect, detect the era, discover, run, restart the dead.
+//! - [`report`], [`baseline`]: terminal, JSON and JUnit output; known failures.
+//! - [`cli`]: the `mcperr` command line; the only place that picks exit codes.
 
+pub mod baseline;
+pub mod case;
 pub mod cli;
+pub mod client;
+pub mod generate;
+pub mod oracle;
+pub mod profile;
+pub mod report;
+pub mod runner;
+pub mod target;
+pub mod transport;

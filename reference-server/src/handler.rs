@@ -152,7 +152,9 @@ impl Handler {
         );
         common
             || match era {
-                Era::Legacy => method == "initialize",
+                // 2026-07-28 has no `ping` (the Python SDK answers it -32601 there);
+                // `server/discover` is the modern liveness probe.
+                Era::Legacy => method == "initialize" || method == "ping",
                 Era::Modern => method == "server/discover",
             }
     }

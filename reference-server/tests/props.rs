@@ -40,7 +40,7 @@ proptest! {
     #[test]
     fn any_string_id_is_echoed(id in ".*") {
         let handler = Handler::new(None);
-        let r = answer(&handler, json!({"jsonrpc": "2.0", "id": id, "method": "ping", "params": {"_meta": envelope()}}));
+        let r = answer(&handler, json!({"jsonrpc": "2.0", "id": id, "method": "server/discover", "params": {"_meta": envelope()}}));
         prop_assert_eq!(&r["id"], &json!(id));
     }
 
@@ -58,7 +58,7 @@ proptest! {
         let handler = Handler::new(None);
         let mut session = Session::new();
         let _ = session.handle_bytes(&handler, &bytes);
-        let out = session.handle_bytes(&handler, json!({"jsonrpc": "2.0", "id": 1, "method": "ping",
+        let out = session.handle_bytes(&handler, json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
             "params": {"_meta": envelope()}}).to_string().as_bytes());
         // Either era may have been locked by the garbage; ping answers in both.
         prop_assert!(out.response.is_some());

@@ -32,7 +32,7 @@ fn script() -> String {
         (json!(17), "prompts/get", json!({"name": "crash_prompt", "arguments": {"secret": "s3cr3t"}})),
         (json!(18), "bookshop/teleport", json!({})),
         (json!("19"), "tools/call", json!({"name": "crash", "arguments": {"secret": "s3cr3t"}})),
-        (json!(20), "ping", json!({})),
+        (json!(20), "prompts/list", json!({})),
     ];
     let mut out = String::new();
     for (i, (id, method, mut params)) in calls.into_iter().enumerate() {

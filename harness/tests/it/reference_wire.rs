@@ -193,11 +193,11 @@ fn j1_ids_are_echoed_with_their_type() {
     for era in ERAS {
         let mut s = Server::start(era, &[]);
         for id in [json!("7"), json!(7), json!(-1), json!(""), json!("x y"), json!(9007199254740993_u64)] {
-            let msg = json!({"jsonrpc": "2.0", "id": id, "method": "ping", "params": s.params(json!({}))});
+            let msg = json!({"jsonrpc": "2.0", "id": id, "method": "prompts/list", "params": s.params(json!({}))});
             let r = s.request(msg);
             assert_eq!(r["id"], id);
             assert_eq!(r["jsonrpc"], "2.0");
-            assert_eq!(r["result"], result(era, json!({})));
+            assert!(r["result"]["prompts"].is_array(), "{r}");
         }
     }
 }
@@ -208,8 +208,10 @@ fn j2_unknown_method_and_cross_era_methods_are_method_not_found() {
         let mut s = Server::start(era, &[]);
         let r = s.call("bookshop/teleport", json!({}));
         assert_eq!(r["error"], json!({"code": -32601, "message": "Method not found: bookshop/teleport"}));
-        let other = if era == Era::Legacy { "server/discover" } else { "initialize" };
-        assert_eq!(s.call(other, json!({}))["error"]["code"], json!(-32601), "{era:?} {other}");
+        let others: &[&str] = if era == Era::Legacy { &["server/discover"] } else { &["initialize", "ping"] };
+        for other in others {
+            assert_eq!(s.call(other, json!({}))["error"]["code"], json!(-32601), "{era:?} {other}");
+        }
     }
 }
 
@@ -222,8 +224,8 @@ fn j3_notifications_get_no_response_and_j6_garbage_is_dropped() {
         s.send_line("[1,2]");
         s.send_line(r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#);
         s.send_line("\u{1}\u{2}binary");
-        let r = s.call("ping", json!({}));
-        assert_eq!(r["result"], result(era, json!({})), "the first line after them answers the ping");
+        let r = s.call("prompts/list", json!({}));
+        assert!(r["result"]["prompts"].is_array(), "the first line after them answers the request: {r}");
         assert!(s.try_recv_line(200).is_none());
         assert!(s.stderr().contains("WARN mcperr_reference: dropping input"));
     }

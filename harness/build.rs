@@ -1,0 +1,44 @@
+//! Embeds fixtures/cases and fixtures/profiles into the binary, so `mcperr`
+//! works from any directory.
+
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect(&path, out);
+        } else if path.extension().is_some_and(|e| e == "toml") {
+            out.push(path);
+        }
+    }
+}
+
+fn table(name: &str, root: &Path) -> String {
+    println!("cargo:rerun-if-changed={}", root.display());
+    let mut files = Vec::new();
+    collect(root, &mut files);
+    files.sort();
+    let mut s = format!("/// Built-in files: (path relative to fixtures/, contents).\npub static {name}: &[(&str, &str)] = &[\n");
+    for f in files {
+        if let Some(parent) = f.parent() {
+            println!("cargo:rerun-if-changed={}", parent.display());
+        }
+        println!("cargo:rerun-if-changed={}", f.display());
+        let rel = f.strip_prefix(root.parent().unwrap()).unwrap().display().to_string();
+        writeln!(s, "    ({rel:?}, include_str!({:?})),", f.display().to_string()).unwrap();
+    }
+    s.push_str("];\n");
+    s
+}
+
+fn main() {
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let fixtures = manifest.parent().unwrap().join("fixtures");
+    let mut out = table("BUILTIN_CASES", &fixtures.join("cases"));
+    out.push_str(&table("BUILTIN_PROFILES", &fixtures.join("profiles")));
+    let dest = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("fixtures.rs");
+    std::fs::write(dest, out).unwrap();
+}

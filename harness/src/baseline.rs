@@ -1,0 +1,69 @@
+//! Baselines: known failures that do not fail the run, by `case-id` or
+//! `case-id:rule`. A listed case that no longer fails is stale (exit 1), so
+//! a baseline can only shrink as a server improves.
+//!
+//! TOML: `expected = ["id", "id:RULE"]`. YAML: `expected: [...]`, or a bare list.
+
+use serde::Deserialize;
+
+use crate::oracle::Verdict;
+use crate::runner::CaseResult;
+
+/// A loaded baseline.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Baseline {
+    /// Entries as written.
+    pub entries: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Doc {
+    Table {
+        expected: Vec<String>,
+    },
+    List(Vec<String>),
+}
+
+impl Baseline {
+    /// Parses TOML (`.toml`) or YAML (anything else).
+    pub fn parse(path: &str, text: &str) -> Result<Baseline, String> {
+        let doc: Doc = if path.ends_with(".toml") {
+            toml::from_str(text).map_err(|e| e.to_string())?
+        } else {
+            serde_yaml::from_str(text).map_err(|e| e.to_string())?
+        };
+        let entries = match doc {
+            Doc::Table { expected } | Doc::List(expected) => expected,
+        };
+        Ok(Baseline { entries })
+    }
+
+    fn covers(entry: &str, case: &CaseResult) -> bool {
+        match entry.rsplit_once(':') {
+            Some((id, rule)) if id == case.id && rule == case.rule => true,
+            _ => entry == case.id,
+        }
+    }
+
+    /// Marks baselined failures; returns the stale entries (listed, run, not failing).
+    pub fn apply(&self, cases: &mut [CaseResult]) -> Vec<String> {
+        let mut stale = Vec::new();
+        for entry in &self.entries {
+            let id = entry.rsplit_once(':').map_or(entry.as_str(), |(id, _)| id);
+            let mut ran = false;
+            let mut failing = false;
+            for c in cases.iter_mut().filter(|c| c.id == entry.as_str() || c.id == id) {
+                ran |= c.verdict != Verdict::Skip;
+                if matches!(c.verdict, Verdict::Fail | Verdict::Error) && Self::covers(entry, c) {
+                    c.baselined = true;
+                    failing = true;
+                }
+            }
+            if ran && !failing {
+                stale.push(entry.clone());
+            }
+        }
+        stale
+    }
+}

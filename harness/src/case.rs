@@ -1,0 +1,274 @@
+//! Case files: one scripted check of one rule, loaded from TOML.
+//!
+//! The format (fixtures/cases/README.md has the full vocabulary):
+//! `id`, `rule`, `spec`, `title`, `needs`, `eras`, `checks`, optional `[[send]]`
+//! steps before the judged `[request]`, the passing shape `[expect]`,
+//! `[[also_pass]]` and `[[warn]]` alternatives, and `[profile.NAME]` overrides.
+
+use std::collections::BTreeMap;
+use std::str::FromStr;
+
+use mcperr_protocol::Era;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// Something a case needs from the server under test; missing → skip.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Need {
+    /// A tool by name.
+    Tool(String),
+    /// A resource template by its URI template.
+    Template(String),
+    /// A prompt by name.
+    Prompt(String),
+}
+
+impl std::fmt::Display for Need {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Need::Tool(n) => write!(f, "tool:{n}"),
+            Need::Template(n) => write!(f, "template:{n}"),
+            Need::Prompt(n) => write!(f, "prompt:{n}"),
+        }
+    }
+}
+
+/// A named check beyond the shape match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Check {
+    /// The run's canary appears nowhere in the response (request URI echoes discounted).
+    NoCanary,
+    /// `limited_calls` reports the same count before and after the request.
+    BodyNeverRan,
+    /// stderr during the case has no traceback or failure chain.
+    LogNoTraceback,
+    /// stderr during the case has the crash headline followed by a traceback.
+    LogCrashTraceback,
+}
+
+impl FromStr for Check {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(match s {
+            "no-canary" => Check::NoCanary,
+            "body-never-ran" => Check::BodyNeverRan,
+            "log-no-traceback" => Check::LogNoTraceback,
+            "log-crash-traceback" => Check::LogCrashTraceback,
+            other => {
+                return Err(format!(
+                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback)"
+                ))
+            }
+        })
+    }
+}
+
+/// A message sent before the judged request.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum SendStep {
+    /// Bytes sent as one line, verbatim (malformed input for J6).
+    Raw {
+        /// The line.
+        raw: String,
+    },
+    /// A notification (no response expected).
+    Notification {
+        /// The method.
+        notification: String,
+        /// Its params.
+        #[serde(default)]
+        params: Option<Value>,
+    },
+    /// A request whose answer is awaited but not judged.
+    Request {
+        /// The method.
+        method: String,
+        /// Its params.
+        #[serde(default)]
+        params: Option<Value>,
+    },
+}
+
+/// The judged request.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequestSpec {
+    /// The request id to use (string or number); default: a fresh number.
+    #[serde(default)]
+    pub id: Option<Value>,
+    /// The method.
+    pub method: String,
+    /// Its params (the modern envelope is added unless the case says `envelope = false`).
+    #[serde(default)]
+    pub params: Option<Value>,
+}
+
+/// An alternative outcome: a shape and why it is accepted or warned about.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Alternative {
+    /// The shape (same pattern language as `expect`).
+    #[serde(rename = "match")]
+    pub pattern: Value,
+    /// Why this shape is accepted (`also_pass`) or a warning (`warn`).
+    pub reason: String,
+    /// Eras it applies in (default: both).
+    #[serde(default)]
+    pub eras: Vec<String>,
+}
+
+impl Alternative {
+    /// Whether this alternative holds in `era`.
+    pub fn in_era(&self, era: Era) -> bool {
+        self.eras.is_empty() || self.eras.iter().any(|e| e.parse::<Era>() == Ok(era))
+    }
+}
+
+/// Changes a profile makes to a case's expectation.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Override {
+    /// Case ids (globs) this override applies to; profile files only.
+    #[serde(default)]
+    pub cases: Vec<String>,
+    /// Rule ids this override applies to; profile files only.
+    #[serde(default)]
+    pub rules: Vec<String>,
+    /// Deep-merged into `expect`.
+    #[serde(default)]
+    pub expect: Option<Value>,
+    /// Extra passing shapes.
+    #[serde(default)]
+    pub also_pass: Vec<Alternative>,
+    /// Extra warning shapes.
+    #[serde(default)]
+    pub warn: Vec<Alternative>,
+    /// Extra checks.
+    #[serde(default)]
+    pub checks: Vec<String>,
+}
+
+/// A case as written in a file.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Case {
+    /// Stable id (`tools/crash-hides-text`); reports and baselines name it.
+    pub id: String,
+    /// The rule it proves (DESIGN.md §1).
+    pub rule: String,
+    /// The spec section it cites.
+    pub spec: String,
+    /// One line saying what it checks.
+    #[serde(default)]
+    pub title: String,
+    /// Fixtures needed (`tool:NAME`, `template:URI-TEMPLATE`, `prompt:NAME`).
+    #[serde(default)]
+    pub needs: Vec<String>,
+    /// Eras it applies to (default: both).
+    #[serde(default)]
+    pub eras: Vec<String>,
+    /// Named checks (see [`Check`]).
+    #[serde(default)]
+    pub checks: Vec<String>,
+    /// Add the modern `_meta` envelope to requests (default true).
+    #[serde(default = "yes")]
+    pub envelope: bool,
+    /// Steps before the judged request.
+    #[serde(default)]
+    pub send: Vec<SendStep>,
+    /// The judged request.
+    pub request: RequestSpec,
+    /// The passing shape.
+    #[serde(default)]
+    pub expect: Value,
+    /// Other passing shapes.
+    #[serde(default)]
+    pub also_pass: Vec<Alternative>,
+    /// Shapes that are a warning.
+    #[serde(default)]
+    pub warn: Vec<Alternative>,
+    /// Per-profile overrides.
+    #[serde(default)]
+    pub profile: BTreeMap<String, Override>,
+    /// Where it came from (set by the loader).
+    #[serde(skip)]
+    pub source: String,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A case file that could not be used.
+#[derive(Debug, thiserror::Error)]
+#[error("case file {source_name}: {message}")]
+pub struct CaseError {
+    /// The file.
+    pub source_name: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Case {
+    /// Parses and validates one case file's text.
+    pub fn parse(source: &str, text: &str) -> Result<Case, CaseError> {
+        let err = |message: String| CaseError { source_name: source.to_string(), message };
+        let mut case: Case = toml::from_str(text).map_err(|e| err(e.to_string().trim().replace('\n', " ")))?;
+        case.source = source.to_string();
+        if case.expect.is_null() {
+            case.expect = Value::Object(Default::default());
+        }
+        case.needs().map_err(err)?;
+        case.eras().map_err(err)?;
+        for c in case.checks.iter().chain(case.profile.values().flat_map(|o| o.checks.iter())) {
+            Check::from_str(c).map_err(err)?;
+        }
+        let alternatives = case.also_pass.iter().chain(&case.warn);
+        let alternatives = alternatives.chain(case.profile.values().flat_map(|o| o.also_pass.iter().chain(&o.warn)));
+        for a in alternatives {
+            for e in &a.eras {
+                e.parse::<Era>().map_err(|e| err(e.to_string()))?;
+            }
+        }
+        if let Some(id) = &case.request.id {
+            if !(id.is_string() || id.is_number()) {
+                return Err(err("request.id must be a string or a number".into()));
+            }
+        }
+        Ok(case)
+    }
+
+    /// The parsed `needs`.
+    pub fn needs(&self) -> Result<Vec<Need>, String> {
+        self.needs
+            .iter()
+            .map(|n| match n.split_once(':') {
+                Some(("tool", x)) => Ok(Need::Tool(x.into())),
+                Some(("template", x)) => Ok(Need::Template(x.into())),
+                Some(("prompt", x)) => Ok(Need::Prompt(x.into())),
+                _ => Err(format!("bad need '{n}' (expected tool:NAME, template:URI-TEMPLATE or prompt:NAME)")),
+            })
+            .collect()
+    }
+
+    /// The eras it applies to.
+    pub fn eras(&self) -> Result<Vec<Era>, String> {
+        if self.eras.is_empty() {
+            return Ok(Era::ALL.to_vec());
+        }
+        self.eras.iter().map(|e| e.parse::<Era>().map_err(|e| e.to_string())).collect()
+    }
+
+    /// The area: the part of the id before the first `/`.
+    pub fn area(&self) -> &str {
+        self.id.split('/').next().unwrap_or("")
+    }
+}
+
+include!(concat!(env!("OUT_DIR"), "/fixtures.rs"));
+
+/// The case files built into the binary (fixtures/cases), parsed.
+pub fn builtin_cases() -> Result<Vec<Case>, CaseError> {
+    BUILTIN_CASES.iter().map(|(path, text)| Case::parse(path, text)).collect()
+}

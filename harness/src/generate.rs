@@ -1,0 +1,173 @@
+//! Generic cases generated from a server's own tool schemas (rule T4).
+//!
+//! For every tool the run may call: a wrong type, a missing required
+//! property, an out-of-range value where the schema has bounds, and an extra
+//! property where `additionalProperties` is `false`. Each must be rejected
+//! before the body runs, as an `isError` result (SEP-1303, 2025-11-25); a
+//! JSON-RPC −32602 is a warning (an older spec text shows it).
+
+use serde_json::{json, Map, Value};
+
+use crate::case::{Alternative, Case, RequestSpec};
+
+const SPEC: &str = "2025-11-25 server/tools#error-handling (SEP-1303: input validation errors are tool execution errors)";
+
+/// A valid sample value for a property schema (enough to isolate one fault).
+pub fn sample(schema: &Value) -> Value {
+    if let Some(c) = schema.get("const") {
+        return c.clone();
+    }
+    if let Some(e) = schema.get("enum").and_then(Value::as_array).and_then(|e| e.first()) {
+        return e.clone();
+    }
+    if let Some(d) = schema.get("default") {
+        return d.clone();
+    }
+    let ty = match schema.get("type") {
+        Some(Value::String(t)) => t.as_str(),
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).find(|t| *t != "null").unwrap_or("null"),
+        _ => "string",
+    };
+    match ty {
+        "integer" => json!(schema.get("minimum").and_then(Value::as_i64).unwrap_or(1).max(schema.get("exclusiveMinimum").and_then(Value::as_i64).map_or(i64::MIN, |m| m + 1))),
+        "number" => json!(schema.get("minimum").and_then(Value::as_f64).unwrap_or(1.0)),
+        "boolean" => json!(true),
+        "array" => json!([]),
+        "object" => {
+            let mut o = Map::new();
+            for (k, v) in required_props(schema) {
+                o.insert(k, sample(&v));
+            }
+            Value::Object(o)
+        }
+        "null" => Value::Null,
+        _ => json!(schema.get("minLength").and_then(Value::as_u64).map_or("mcperr".to_string(), |n| "m".repeat(n.max(6) as usize))),
+    }
+}
+
+fn required_props(schema: &Value) -> Vec<(String, Value)> {
+    let props = schema.get("properties").and_then(Value::as_object);
+    schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(|k| (k.to_string(), props.and_then(|p| p.get(k)).cloned().unwrap_or(json!({}))))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A value of another JSON type than the schema allows, if one can be named.
+fn wrong_type(schema: &Value) -> Option<Value> {
+    let types: Vec<&str> = match schema.get("type")? {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => return None,
+    };
+    let candidates = [
+        ("object", json!({"mcperr": "wrong type"})),
+        ("array", json!(["mcperr"])),
+        ("string", json!("mcperr-not-a-number")),
+        ("boolean", json!(true)),
+    ];
+    candidates
+        .into_iter()
+        .find(|(t, _)| {
+            let allowed = types.contains(t) || (*t == "string" && types.is_empty());
+            // A string is never valid where only numbers, objects... are allowed;
+            // booleans are tried only against types that cannot coerce them.
+            !allowed && !(*t == "boolean" && types.iter().any(|x| *x == "integer" || *x == "number"))
+        })
+        .map(|(_, v)| v)
+}
+
+fn case(tool: &str, kind: &str, title: String, args: Value) -> Case {
+    Case {
+        id: format!("generated/{tool}/{kind}"),
+        rule: "T4".into(),
+        spec: SPEC.into(),
+        title,
+        needs: vec![format!("tool:{tool}")],
+        eras: vec![],
+        checks: vec![],
+        envelope: true,
+        send: vec![],
+        request: RequestSpec { id: None, method: "tools/call".into(), params: Some(json!({"name": tool, "arguments": args})) },
+        expect: json!({"result": {"isError": true, "content": "$nonempty"}, "error": "$absent"}),
+        also_pass: vec![],
+        warn: vec![Alternative {
+            pattern: json!({"error": {"code": -32602}}),
+            reason: "invalid arguments answered as JSON-RPC -32602; since 2025-11-25 (SEP-1303) they are an isError tool result the model can read".into(),
+            eras: vec![],
+        }],
+        profile: Default::default(),
+        source: "generated from the tool's inputSchema".into(),
+    }
+}
+
+/// Whether a `tools/list` entry is annotated destructive.
+pub fn is_destructive(tool: &Value) -> bool {
+    tool.pointer("/annotations/destructiveHint") == Some(&Value::Bool(true))
+}
+
+/// The T4 cases for one `tools/list` entry.
+pub fn t4_cases(tool: &Value) -> Vec<Case> {
+    let Some(name) = tool.get("name").and_then(Value::as_str) else { return vec![] };
+    let schema = tool.get("inputSchema").cloned().unwrap_or(json!({}));
+    let base = sample(&json!({"type": "object", "properties": schema.get("properties").cloned().unwrap_or(json!({})), "required": schema.get("required").cloned().unwrap_or(json!([]))}));
+    let props = schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+    let mut out = Vec::new();
+    for (prop, pschema) in &props {
+        if let Some(bad) = wrong_type(pschema) {
+            let mut args = base.clone();
+            args[prop] = bad.clone();
+            out.push(case(name, &format!("wrong-type-{prop}"), format!("{name}: {prop} = {bad} (wrong type) is rejected before the body runs"), args));
+            break;
+        }
+    }
+    if let Some((prop, _)) = required_props(&schema).first() {
+        let mut args = base.clone();
+        args.as_object_mut().map(|o| o.remove(prop));
+        out.push(case(name, &format!("missing-{prop}"), format!("{name}: missing required {prop} is rejected"), args));
+    }
+    for (prop, pschema) in &props {
+        let bad = if let Some(max) = pschema.get("maximum").and_then(Value::as_i64) {
+            Some(json!(max + 1))
+        } else if let Some(min) = pschema.get("minimum").and_then(Value::as_i64) {
+            Some(json!(min - 1))
+        } else {
+            pschema.get("maxLength").and_then(Value::as_u64).map(|n| json!("x".repeat(n as usize + 1)))
+        };
+        if let Some(bad) = bad {
+            let mut args = base.clone();
+            args[prop] = bad.clone();
+            out.push(case(name, &format!("out-of-range-{prop}"), format!("{name}: {prop} = {bad} (out of range) is rejected"), args));
+            break;
+        }
+    }
+    if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
+        let mut args = base.clone();
+        args["mcperr_unexpected"] = json!(1);
+        out.push(case(name, "extra-property", format!("{name}: an undeclared property is rejected (additionalProperties: false)"), args));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limited_gets_all_four_kinds() {
+        let tool = json!({"name": "limited", "inputSchema": {"type": "object", "properties": {
+            "limit": {"type": "integer", "minimum": 1, "maximum": 50}}, "required": ["limit"], "additionalProperties": false}});
+        let cases = t4_cases(&tool);
+        let ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["generated/limited/wrong-type-limit", "generated/limited/missing-limit", "generated/limited/out-of-range-limit", "generated/limited/extra-property"]);
+        assert_eq!(cases[0].request.params.as_ref().unwrap()["arguments"], json!({"limit": {"mcperr": "wrong type"}}));
+        assert_eq!(cases[2].request.params.as_ref().unwrap()["arguments"], json!({"limit": 51}));
+        assert_eq!(cases[1].request.params.as_ref().unwrap()["arguments"], json!({}));
+    }
+}

@@ -1,0 +1,209 @@
+//! Structural subset matching of a JSON response against a case's pattern.
+//!
+//! A pattern is JSON (written as TOML in case files). Objects match when every
+//! listed key matches (numeric keys index into arrays, so TOML's
+//! `result.content.0.text` works); arrays match element by element with the
+//! same length; scalars match by JSON equality, so `7` never matches `"7"` or
+//! `7.0`. Strings starting with `$` are matchers:
+//!
+//! | matcher | matches |
+//! |---|---|
+//! | `$absent` / `$present` | the key is missing / there |
+//! | `$string` `$integer` `$number` `$bool` `$object` `$array` `$null` | that JSON type |
+//! | `$nonempty` | a non-empty string, array or object |
+//! | `$any` | anything, including absence |
+//! | `$contains:TEXT` / `$prefix:TEXT` | a string containing / starting with TEXT |
+//! | `$$TEXT` | the literal string `$TEXT` |
+//!
+//! A table `{ "$exact" = VALUE }` matches only JSON equal to VALUE, with no
+//! extra keys anywhere: for what the model says is forwarded verbatim.
+
+use serde_json::Value;
+
+/// Where and how a response differs from a pattern.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mismatch {
+    /// Dotted path of the first difference (`error.code`).
+    pub path: String,
+    /// What the pattern wanted there.
+    pub expected: String,
+    /// What was there (`absent` when missing).
+    pub actual: String,
+}
+
+impl std::fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let path = if self.path.is_empty() { "(response)" } else { &self.path };
+        write!(f, "{path}: expected {}, got {}", self.expected, self.actual)
+    }
+}
+
+fn show(v: Option<&Value>) -> String {
+    match v {
+        None => "absent".to_string(),
+        Some(v) => {
+            let s = v.to_string();
+            if s.len() > 300 {
+                format!("{}…", &s[..s.char_indices().nth(300).map_or(s.len(), |(i, _)| i)])
+            } else {
+                s
+            }
+        }
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// Matches `actual` (None = absent) against `pattern`.
+pub fn matches(pattern: &Value, actual: Option<&Value>) -> Result<(), Mismatch> {
+    match_at(pattern, actual, "")
+}
+
+fn match_at(pattern: &Value, actual: Option<&Value>, path: &str) -> Result<(), Mismatch> {
+    let fail = |expected: String| Err(Mismatch { path: path.to_string(), expected, actual: show(actual) });
+    match pattern {
+        Value::String(s) if s.starts_with('$') && !s.starts_with("$$") => {
+            let ok = match (s.as_str(), actual) {
+                ("$any", _) => true,
+                ("$absent", a) => a.is_none(),
+                ("$present", a) => a.is_some(),
+                ("$string", Some(Value::String(_))) => true,
+                ("$integer", Some(Value::Number(n))) => n.is_i64() || n.is_u64(),
+                ("$number", Some(Value::Number(_))) => true,
+                ("$bool", Some(Value::Bool(_))) => true,
+                ("$object", Some(Value::Object(_))) => true,
+                ("$array", Some(Value::Array(_))) => true,
+                ("$null", Some(Value::Null)) => true,
+                ("$nonempty", Some(Value::String(x))) => !x.is_empty(),
+                ("$nonempty", Some(Value::Array(x))) => !x.is_empty(),
+                ("$nonempty", Some(Value::Object(x))) => !x.is_empty(),
+                (m, Some(Value::String(x))) if m.starts_with("$contains:") => x.contains(&m["$contains:".len()..]),
+                (m, Some(Value::String(x))) if m.starts_with("$prefix:") => x.starts_with(&m["$prefix:".len()..]),
+                _ => false,
+            };
+            if ok {
+                Ok(())
+            } else {
+                fail(s[1..].replace(':', " "))
+            }
+        }
+        Value::String(s) if s.starts_with("$$") => {
+            let literal = Value::String(s[1..].to_string());
+            if actual == Some(&literal) {
+                Ok(())
+            } else {
+                fail(literal.to_string())
+            }
+        }
+        Value::Object(fields) if fields.len() == 1 && fields.contains_key("$exact") => {
+            if actual == fields.get("$exact") {
+                Ok(())
+            } else {
+                fail(format!("exactly {}", show(fields.get("$exact"))))
+            }
+        }
+        Value::Object(fields) => {
+            let Some(actual) = actual else { return fail("an object".into()) };
+            for (key, sub) in fields {
+                let child = match actual {
+                    Value::Object(o) => o.get(key),
+                    Value::Array(a) => match key.parse::<usize>() {
+                        Ok(i) => a.get(i),
+                        Err(_) => return fail(format!("an object with {key:?}")),
+                    },
+                    _ => return fail("an object".into()),
+                };
+                match_at(sub, child, &join(path, key))?;
+            }
+            Ok(())
+        }
+        Value::Array(items) => {
+            let Some(Value::Array(actual_items)) = actual else { return fail(format!("an array of {}", items.len())) };
+            if actual_items.len() != items.len() {
+                return fail(format!("{} element(s) {}", items.len(), show(Some(pattern))));
+            }
+            for (i, (p, a)) in items.iter().zip(actual_items).enumerate() {
+                match_at(p, Some(a), &join(path, &i.to_string()))?;
+            }
+            Ok(())
+        }
+        scalar => {
+            if actual == Some(scalar) {
+                Ok(())
+            } else {
+                fail(scalar.to_string())
+            }
+        }
+    }
+}
+
+/// Replaces every `{{name}}` in every string of `value` (keys included).
+pub fn substitute(value: &Value, vars: &[(&str, &str)]) -> Value {
+    let sub = |s: &str| {
+        let mut out = s.to_string();
+        for (k, v) in vars {
+            out = out.replace(&format!("{{{{{k}}}}}"), v);
+        }
+        out
+    };
+    match value {
+        Value::String(s) => Value::String(sub(s)),
+        Value::Array(a) => Value::Array(a.iter().map(|v| substitute(v, vars)).collect()),
+        Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (sub(k), substitute(v, vars))).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Deep-merges `overlay` into `base` (objects merge, everything else replaces).
+pub fn merge(base: &mut Value, overlay: &Value) {
+    match (base, overlay) {
+        (Value::Object(b), Value::Object(o)) => {
+            for (k, v) in o {
+                match b.get_mut(k) {
+                    Some(slot) => merge(slot, v),
+                    None => {
+                        b.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        (slot, v) => *slot = v.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn subset_and_types() {
+        let r = json!({"id": 7, "result": {"isError": true, "content": [{"type": "text", "text": "Error x"}]}});
+        assert!(matches(&json!({"result": {"isError": true, "structuredContent": "$absent"}}), Some(&r)).is_ok());
+        assert!(matches(&json!({"result": {"content": {"0": {"text": "$prefix:Error"}}}}), Some(&r)).is_ok());
+        assert!(matches(&json!({"id": "7"}), Some(&r)).is_err(), "id type matters");
+        assert!(matches(&json!({"id": 7.0}), Some(&r)).is_err());
+        let m = matches(&json!({"result": {"content": []}}), Some(&r)).unwrap_err();
+        assert_eq!(m.path, "result.content");
+        assert!(matches(&json!({"error": "$absent"}), Some(&r)).is_ok());
+        assert!(matches(&json!({"x": "$$absent"}), Some(&json!({"x": "$absent"}))).is_ok());
+        let exact = json!({"error": {"$exact": {"code": 1, "message": "m"}}});
+        assert!(matches(&exact, Some(&json!({"error": {"code": 1, "message": "m"}}))).is_ok());
+        assert!(matches(&exact, Some(&json!({"error": {"code": 1, "message": "m", "data": null}}))).is_err());
+    }
+
+    #[test]
+    fn substitution_and_merge() {
+        let v = substitute(&json!({"a": "x{{canary}}y"}), &[("canary", "C")]);
+        assert_eq!(v, json!({"a": "xCy"}));
+        let mut b = json!({"result": {"isError": true}});
+        merge(&mut b, &json!({"result": {"content": [1]}}));
+        assert_eq!(b, json!({"result": {"isError": true, "content": [1]}}));
+    }
+}

@@ -1,0 +1,83 @@
+//! The terminal report: a line per case, failures in full, a summary.
+//! Colour only on a TTY, and never with `NO_COLOR` set.
+
+use std::fmt::Write;
+
+use crate::oracle::Verdict;
+use crate::report::RunReport;
+
+fn paint(text: &str, code: &str, colour: bool) -> String {
+    if colour {
+        format!("\x1b[{code}m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
+}
+
+fn label(v: Verdict, baselined: bool, colour: bool) -> String {
+    let (text, code) = match (v, baselined) {
+        (Verdict::Fail, true) => ("FAIL*", "33"),
+        (Verdict::Pass, _) => ("PASS ", "32"),
+        (Verdict::Warn, _) => ("WARN ", "33"),
+        (Verdict::Fail, _) => ("FAIL ", "31;1"),
+        (Verdict::Skip, _) => ("SKIP ", "2"),
+        (Verdict::Error, _) => ("ERROR", "35;1"),
+    };
+    paint(text, code, colour)
+}
+
+/// Renders the report for a terminal.
+pub fn render(report: &RunReport, colour: bool) -> String {
+    let mut out = String::new();
+    let target = report.target.get("command").or_else(|| report.target.get("url")).and_then(|v| v.as_str()).unwrap_or("?");
+    let _ = writeln!(out, "mcperr run: {target}\nera {} · profile {}\n", report.era, report.profile);
+    for c in &report.cases {
+        let note = match c.verdict {
+            Verdict::Skip | Verdict::Warn => format!("  ({})", c.message.lines().next().unwrap_or("")),
+            _ => String::new(),
+        };
+        let _ = writeln!(out, "{} {:<4} {:<52} {:>5} ms{}", label(c.verdict, c.baselined, colour), c.rule, c.id, c.duration_ms, note);
+    }
+    let details: Vec<_> = report.cases.iter().filter(|c| matches!(c.verdict, Verdict::Fail | Verdict::Error)).collect();
+    if !details.is_empty() {
+        let _ = writeln!(out, "\nFailures:");
+    }
+    for c in details {
+        let tag = if c.baselined { " (baselined)" } else { "" };
+        let _ = writeln!(out, "\n{} {} [{}]{tag}", label(c.verdict, c.baselined, colour), c.id, c.rule);
+        if !c.title.is_empty() {
+            let _ = writeln!(out, "  checks:   {}", c.title);
+        }
+        for (i, line) in c.message.lines().enumerate() {
+            let _ = writeln!(out, "  {} {line}", if i == 0 { "why:     " } else { "         " });
+        }
+        if let Some(r) = &c.request {
+            let _ = writeln!(out, "  request:  {r}");
+        }
+        match &c.response {
+            Some(r) => {
+                let _ = writeln!(out, "  response: {r}");
+            }
+            None => {
+                let _ = writeln!(out, "  response: (none)");
+            }
+        }
+        let _ = writeln!(out, "  spec:     {}", c.spec);
+    }
+    let s = report.summary();
+    let baselined = report.cases.iter().filter(|c| c.baselined).count();
+    let _ = writeln!(
+        out,
+        "\n{} passed, {} failed, {} warned, {} skipped, {} errors{}",
+        s.pass,
+        s.fail,
+        s.warn,
+        s.skip,
+        s.error,
+        if baselined > 0 { format!(" ({baselined} failures baselined)") } else { String::new() }
+    );
+    for stale in &report.stale_baseline {
+        let _ = writeln!(out, "{} baseline entry {stale} no longer fails: remove it", paint("STALE", "31;1", colour));
+    }
+    out
+}

@@ -1,0 +1,90 @@
+//! Resolving the server under test from the command line or an MCP host's
+//! `mcpServers` configuration file.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+use crate::transport::StdioTarget;
+
+/// Default cap on one stdout line (16 MiB).
+pub const DEFAULT_MAX_LINE: usize = 16 << 20;
+
+/// A bad target specification (exit code 2).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct TargetError(pub String);
+
+#[derive(Debug, Deserialize)]
+struct HostConfig {
+    #[serde(rename = "mcpServers", alias = "servers")]
+    servers: BTreeMap<String, ServerEntry>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ServerEntry {
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    cwd: Option<PathBuf>,
+    url: Option<String>,
+}
+
+/// Splits `--stdio "CMD ARGS…"` like a POSIX shell would.
+pub fn from_command_line(cmd: &str, cwd: Option<PathBuf>, env: &[String]) -> Result<StdioTarget, TargetError> {
+    let words = shell_words::split(cmd).map_err(|e| TargetError(format!("--stdio {cmd:?}: {e}")))?;
+    let Some((program, args)) = words.split_first() else {
+        return Err(TargetError("--stdio needs a command, e.g. --stdio \"python server.py\"".into()));
+    };
+    Ok(StdioTarget { program: program.clone(), args: args.to_vec(), cwd, env: parse_env(env)?, max_line: DEFAULT_MAX_LINE })
+}
+
+/// Parses `--env K=V` pairs.
+pub fn parse_env(pairs: &[String]) -> Result<Vec<(String, String)>, TargetError> {
+    pairs
+        .iter()
+        .map(|p| match p.split_once('=') {
+            Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+            _ => Err(TargetError(format!("--env {p:?}: expected KEY=VALUE"))),
+        })
+        .collect()
+}
+
+/// Reads server `name` from an MCP host configuration (`{"mcpServers": {...}}`).
+pub fn from_config(path: &str, name: &str) -> Result<StdioTarget, TargetError> {
+    let text = std::fs::read_to_string(path).map_err(|e| TargetError(format!("--config {path}: {e}")))?;
+    let config: HostConfig =
+        serde_json::from_str(&text).map_err(|e| TargetError(format!("--config {path}: not an mcpServers JSON file: {e}")))?;
+    let Some(entry) = config.servers.get(name) else {
+        let known: Vec<&str> = config.servers.keys().map(String::as_str).collect();
+        return Err(TargetError(format!("--server {name}: not in {path} (it has: {})", known.join(", "))));
+    };
+    match (&entry.command, &entry.url) {
+        (Some(command), _) => Ok(StdioTarget {
+            program: command.clone(),
+            args: entry.args.clone(),
+            cwd: entry.cwd.clone(),
+            env: entry.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            max_line: DEFAULT_MAX_LINE,
+        }),
+        (None, Some(url)) => Err(TargetError(format!(
+            "--server {name}: is an HTTP server ({url}); the HTTP transport is not available in this build yet"
+        ))),
+        (None, None) => Err(TargetError(format!("--server {name}: has neither \"command\" nor \"url\""))),
+    }
+}
+
+/// The embedded reference server: this very binary, `mcperr reference`.
+pub fn embedded() -> Result<StdioTarget, TargetError> {
+    let exe = std::env::current_exe().map_err(|e| TargetError(format!("cannot locate the mcperr binary: {e}")))?;
+    Ok(StdioTarget {
+        program: exe.display().to_string(),
+        args: vec!["reference".into()],
+        cwd: None,
+        env: vec![],
+        max_line: DEFAULT_MAX_LINE,
+    })
+}

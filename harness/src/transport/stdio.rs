@@ -1,0 +1,294 @@
+//! The stdio transport: a child process, newline framing, stderr kept.
+//!
+//! stdout and stderr are read concurrently by their own tasks; stdout lines
+//! arrive as [`StdoutEvent`]s (a line over the cap is reported, not kept);
+//! stderr is kept in a bounded buffer whose absolute offsets let the oracle
+//! read just what a case logged. The child runs in its own process group,
+//! which is killed and reaped when the connection closes or is dropped.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::mpsc;
+
+/// How to start a stdio server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StdioTarget {
+    /// The program.
+    pub program: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Working directory.
+    pub cwd: Option<PathBuf>,
+    /// Extra environment variables.
+    pub env: Vec<(String, String)>,
+    /// Longest stdout line accepted.
+    pub max_line: usize,
+}
+
+impl StdioTarget {
+    /// The command line, for reports.
+    pub fn display(&self) -> String {
+        std::iter::once(self.program.as_str())
+            .chain(self.args.iter().map(String::as_str))
+            .map(|a| if a.contains(' ') || a.is_empty() { format!("{a:?}") } else { a.to_string() })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Something that came out of the server's stdout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StdoutEvent {
+    /// One line, without its newline.
+    Line(Vec<u8>),
+    /// A line longer than the cap (its length so far); its bytes are dropped.
+    TooLong(usize),
+    /// stdout closed.
+    Eof,
+}
+
+/// The last bytes of stderr, with the absolute offset of the first one kept.
+#[derive(Debug, Default)]
+struct StderrBuf {
+    start: usize,
+    bytes: Vec<u8>,
+}
+
+const STDERR_KEEP: usize = 1 << 20;
+
+/// Shared handle on a server's stderr.
+#[derive(Debug, Clone, Default)]
+pub struct StderrLog(Arc<Mutex<StderrBuf>>);
+
+impl StderrLog {
+    fn push(&self, chunk: &[u8]) {
+        let mut b = self.0.lock().unwrap();
+        b.bytes.extend_from_slice(chunk);
+        if b.bytes.len() > STDERR_KEEP {
+            let cut = b.bytes.len() - STDERR_KEEP / 2;
+            b.bytes.drain(..cut);
+            b.start += cut;
+        }
+    }
+
+    /// The absolute offset of the end of stderr so far.
+    pub fn mark(&self) -> usize {
+        let b = self.0.lock().unwrap();
+        b.start + b.bytes.len()
+    }
+
+    /// Everything written since `mark` (as much as is still kept).
+    pub fn since(&self, mark: usize) -> String {
+        let b = self.0.lock().unwrap();
+        let from = mark.saturating_sub(b.start).min(b.bytes.len());
+        String::from_utf8_lossy(&b.bytes[from..]).into_owned()
+    }
+
+    /// The last `lines` lines.
+    pub fn tail(&self, lines: usize) -> String {
+        let b = self.0.lock().unwrap();
+        let text = String::from_utf8_lossy(&b.bytes);
+        let all: Vec<&str> = text.lines().collect();
+        all[all.len().saturating_sub(lines)..].join("\n")
+    }
+}
+
+/// A running stdio server.
+pub struct StdioConnection {
+    child: Child,
+    pgid: Option<i32>,
+    stdin: Option<ChildStdin>,
+    events: mpsc::UnboundedReceiver<StdoutEvent>,
+    /// The server's stderr.
+    pub stderr: StderrLog,
+    eof: bool,
+}
+
+/// How a child process ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExitInfo(pub String);
+
+impl StdioConnection {
+    /// Starts the server. The error names the command and the OS reason.
+    pub fn spawn(target: &StdioTarget) -> Result<StdioConnection, String> {
+        let mut cmd = Command::new(&target.program);
+        cmd.args(&target.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        #[cfg(unix)]
+        cmd.process_group(0);
+        if let Some(dir) = &target.cwd {
+            cmd.current_dir(dir);
+        }
+        cmd.envs(target.env.iter().map(|(k, v)| (k, v)));
+        let mut child = cmd.spawn().map_err(|e| format!("could not start `{}`: {e}", target.display()))?;
+        let pgid = child.id().map(|p| p as i32);
+        let stdout = child.stdout.take().expect("piped stdout");
+        let stderr_pipe = child.stderr.take().expect("piped stderr");
+        let (tx, events) = mpsc::unbounded_channel();
+        let max_line = target.max_line;
+        tokio::spawn(async move {
+            let mut reader = BufReader::with_capacity(64 * 1024, stdout);
+            let mut line = Vec::new();
+            let mut overflow = 0usize;
+            loop {
+                let buf = match reader.fill_buf().await {
+                    Ok(b) => b,
+                    Err(_) => break,
+                };
+                if buf.is_empty() {
+                    if !line.is_empty() {
+                        let _ = tx.send(StdoutEvent::Line(std::mem::take(&mut line)));
+                    }
+                    break;
+                }
+                let (chunk, found) = match buf.iter().position(|&b| b == b'\n') {
+                    Some(i) => (&buf[..i], Some(i + 1)),
+                    None => (buf, None),
+                };
+                if overflow == 0 && line.len() + chunk.len() <= max_line {
+                    line.extend_from_slice(chunk);
+                } else {
+                    overflow += line.len() + chunk.len();
+                    line.clear();
+                }
+                let consumed = found.unwrap_or(buf.len());
+                reader.consume(consumed);
+                if found.is_some() {
+                    let event = if overflow > 0 {
+                        StdoutEvent::TooLong(std::mem::take(&mut overflow))
+                    } else {
+                        let mut l = std::mem::take(&mut line);
+                        if l.last() == Some(&b'\r') {
+                            l.pop();
+                        }
+                        StdoutEvent::Line(l)
+                    };
+                    if tx.send(event).is_err() {
+                        return;
+                    }
+                }
+            }
+            let _ = tx.send(StdoutEvent::Eof);
+        });
+        let stderr = StderrLog::default();
+        let sink = stderr.clone();
+        tokio::spawn(async move {
+            let mut pipe = stderr_pipe;
+            let mut buf = vec![0u8; 16 * 1024];
+            while let Ok(n) = pipe.read(&mut buf).await {
+                if n == 0 {
+                    break;
+                }
+                sink.push(&buf[..n]);
+            }
+        });
+        Ok(StdioConnection { stdin: child.stdin.take(), child, pgid, events, stderr, eof: false })
+    }
+
+    /// Writes one line (a newline is appended). A closed stdin is not an
+    /// error here: the death shows up as EOF on stdout.
+    pub async fn send_line(&mut self, line: &[u8]) {
+        if let Some(stdin) = self.stdin.as_mut() {
+            let mut buf = Vec::with_capacity(line.len() + 1);
+            buf.extend_from_slice(line);
+            buf.push(b'\n');
+            if stdin.write_all(&buf).await.is_err() || stdin.flush().await.is_err() {
+                self.stdin = None;
+            }
+        }
+    }
+
+    /// The next stdout event, or `None` after `wait` without one.
+    pub async fn next_event(&mut self, wait: Duration) -> Option<StdoutEvent> {
+        if self.eof {
+            return Some(StdoutEvent::Eof);
+        }
+        match tokio::time::timeout(wait, self.events.recv()).await {
+            Ok(Some(StdoutEvent::Eof)) | Ok(None) => {
+                self.eof = true;
+                Some(StdoutEvent::Eof)
+            }
+            Ok(Some(e)) => Some(e),
+            Err(_) => None,
+        }
+    }
+
+    /// Events already waiting, without blocking.
+    pub fn pending(&mut self) -> Vec<StdoutEvent> {
+        let mut out = Vec::new();
+        while let Ok(e) = self.events.try_recv() {
+            if e == StdoutEvent::Eof {
+                self.eof = true;
+            }
+            out.push(e);
+        }
+        out
+    }
+
+    /// Whether stdout has closed.
+    pub fn is_closed(&self) -> bool {
+        self.eof
+    }
+
+    /// How the process ended, waiting up to `wait` for it.
+    pub async fn exit_status(&mut self, wait: Duration) -> Option<ExitInfo> {
+        match tokio::time::timeout(wait, self.child.wait()).await {
+            Ok(Ok(status)) => Some(ExitInfo(describe_status(status))),
+            _ => None,
+        }
+    }
+
+    /// Closes stdin, gives the server a moment to exit, then kills its
+    /// process group and reaps it.
+    pub async fn close(mut self) {
+        self.stdin = None;
+        if tokio::time::timeout(Duration::from_millis(500), self.child.wait()).await.is_err() {
+            self.kill();
+            let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
+        }
+        self.kill_group();
+    }
+
+    fn kill(&mut self) {
+        self.kill_group();
+        let _ = self.child.start_kill();
+    }
+
+    fn kill_group(&self) {
+        #[cfg(unix)]
+        if let Some(pgid) = self.pgid {
+            // SAFETY: killpg only sends a signal; the group is the child's own.
+            unsafe {
+                libc::killpg(pgid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+impl Drop for StdioConnection {
+    fn drop(&mut self) {
+        self.kill_group();
+    }
+}
+
+fn describe_status(status: std::process::ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            return format!("killed by signal {sig}");
+        }
+    }
+    match status.code() {
+        Some(c) => format!("exited with code {c}"),
+        None => "exited".to_string(),
+    }
+}
