@@ -5,7 +5,9 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
@@ -27,8 +29,17 @@ fn table(name: &str, root: &Path) -> String {
             println!("cargo:rerun-if-changed={}", parent.display());
         }
         println!("cargo:rerun-if-changed={}", f.display());
-        let rel = f.strip_prefix(root.parent().unwrap()).unwrap().display().to_string();
-        writeln!(s, "    ({rel:?}, include_str!({:?})),", f.display().to_string()).unwrap();
+        let rel = f
+            .strip_prefix(root.parent().unwrap())
+            .unwrap()
+            .display()
+            .to_string();
+        writeln!(
+            s,
+            "    ({rel:?}, include_str!({:?})),",
+            f.display().to_string()
+        )
+        .unwrap();
     }
     s.push_str("];\n");
     s

@@ -19,9 +19,7 @@ pub struct Baseline {
 #[derive(Deserialize)]
 #[serde(untagged)]
 enum Doc {
-    Table {
-        expected: Vec<String>,
-    },
+    Table { expected: Vec<String> },
     List(Vec<String>),
 }
 
@@ -53,7 +51,10 @@ impl Baseline {
             let id = entry.rsplit_once(':').map_or(entry.as_str(), |(id, _)| id);
             let mut ran = false;
             let mut failing = false;
-            for c in cases.iter_mut().filter(|c| c.id == entry.as_str() || c.id == id) {
+            for c in cases
+                .iter_mut()
+                .filter(|c| c.id == entry.as_str() || c.id == id)
+            {
                 ran |= c.verdict != Verdict::Skip;
                 if matches!(c.verdict, Verdict::Fail | Verdict::Error) && Self::covers(entry, c) {
                     c.baselined = true;

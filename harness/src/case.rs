@@ -213,19 +213,31 @@ pub struct CaseError {
 impl Case {
     /// Parses and validates one case file's text.
     pub fn parse(source: &str, text: &str) -> Result<Case, CaseError> {
-        let err = |message: String| CaseError { source_name: source.to_string(), message };
-        let mut case: Case = toml::from_str(text).map_err(|e| err(e.to_string().trim().replace('\n', " ")))?;
+        let err = |message: String| CaseError {
+            source_name: source.to_string(),
+            message,
+        };
+        let mut case: Case =
+            toml::from_str(text).map_err(|e| err(e.to_string().trim().replace('\n', " ")))?;
         case.source = source.to_string();
         if case.expect.is_null() {
             case.expect = Value::Object(Default::default());
         }
         case.needs().map_err(err)?;
         case.eras().map_err(err)?;
-        for c in case.checks.iter().chain(case.profile.values().flat_map(|o| o.checks.iter())) {
+        for c in case
+            .checks
+            .iter()
+            .chain(case.profile.values().flat_map(|o| o.checks.iter()))
+        {
             Check::from_str(c).map_err(err)?;
         }
         let alternatives = case.also_pass.iter().chain(&case.warn);
-        let alternatives = alternatives.chain(case.profile.values().flat_map(|o| o.also_pass.iter().chain(&o.warn)));
+        let alternatives = alternatives.chain(
+            case.profile
+                .values()
+                .flat_map(|o| o.also_pass.iter().chain(&o.warn)),
+        );
         for a in alternatives {
             for e in &a.eras {
                 e.parse::<Era>().map_err(|e| err(e.to_string()))?;
@@ -247,7 +259,9 @@ impl Case {
                 Some(("tool", x)) => Ok(Need::Tool(x.into())),
                 Some(("template", x)) => Ok(Need::Template(x.into())),
                 Some(("prompt", x)) => Ok(Need::Prompt(x.into())),
-                _ => Err(format!("bad need '{n}' (expected tool:NAME, template:URI-TEMPLATE or prompt:NAME)")),
+                _ => Err(format!(
+                    "bad need '{n}' (expected tool:NAME, template:URI-TEMPLATE or prompt:NAME)"
+                )),
             })
             .collect()
     }
@@ -257,7 +271,10 @@ impl Case {
         if self.eras.is_empty() {
             return Ok(Era::ALL.to_vec());
         }
-        self.eras.iter().map(|e| e.parse::<Era>().map_err(|e| e.to_string())).collect()
+        self.eras
+            .iter()
+            .map(|e| e.parse::<Era>().map_err(|e| e.to_string()))
+            .collect()
     }
 
     /// The area: the part of the id before the first `/`.
@@ -270,5 +287,8 @@ include!(concat!(env!("OUT_DIR"), "/fixtures.rs"));
 
 /// The case files built into the binary (fixtures/cases), parsed.
 pub fn builtin_cases() -> Result<Vec<Case>, CaseError> {
-    BUILTIN_CASES.iter().map(|(path, text)| Case::parse(path, text)).collect()
+    BUILTIN_CASES
+        .iter()
+        .map(|(path, text)| Case::parse(path, text))
+        .collect()
 }

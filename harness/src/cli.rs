@@ -176,7 +176,12 @@ fn reference(args: ReferenceArgs) -> i32 {
     }
     let handler = Handler::new(args.fault);
     let stdin = io::stdin();
-    match stdio::serve(&handler, BufReader::new(stdin.lock()), io::stdout().lock(), io::stderr().lock()) {
+    match stdio::serve(
+        &handler,
+        BufReader::new(stdin.lock()),
+        io::stdout().lock(),
+        io::stderr().lock(),
+    ) {
         Ok(stdio::Stop::Eof) => 0,
         Ok(stdio::Stop::FaultExit) => 1,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
@@ -190,13 +195,19 @@ fn reference(args: ReferenceArgs) -> i32 {
 fn era_choice(s: &str) -> Result<EraChoice, Usage> {
     match s {
         "auto" => Ok(EraChoice::Auto),
-        other => other.parse::<Era>().map(EraChoice::Pinned).map_err(|e| Usage(format!("--era: {e}, or auto"))),
+        other => other
+            .parse::<Era>()
+            .map(EraChoice::Pinned)
+            .map_err(|e| Usage(format!("--era: {e}, or auto"))),
     }
 }
 
 fn resolve_target(t: &TargetArgs) -> Result<(StdioTarget, serde_json::Value), Usage> {
     let (mut target, kind) = match (&t.stdio, &t.config, &t.server) {
-        (Some(cmd), _, _) => (target::from_command_line(cmd, t.cwd.clone(), &t.env)?, "stdio"),
+        (Some(cmd), _, _) => (
+            target::from_command_line(cmd, t.cwd.clone(), &t.env)?,
+            "stdio",
+        ),
         (None, Some(config), Some(name)) => (target::from_config(config, name)?, "stdio"),
         _ => (target::embedded()?, "embedded"),
     };
@@ -223,13 +234,20 @@ fn globs(patterns: &[String], flag: &str) -> Result<Option<GlobSet>, Usage> {
 fn canary() -> String {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
     h.write_u32(std::process::id());
     format!("mcperrcanary{:016x}", h.finish())
 }
 
-/// The cases of a run in order, each with `Ok` (run it) or `Err` (skip, why).
-fn plan(select: &SelectArgs, discovery: &Discovery, era: Era) -> Result<Vec<(Case, Result<(), String>)>, Usage> {
+/// A planned case: `Ok` to run it, `Err` with the reason to skip it.
+type Planned = (Case, Result<(), String>);
+
+/// The cases of a run in order.
+fn plan(select: &SelectArgs, discovery: &Discovery, era: Era) -> Result<Vec<Planned>, Usage> {
     let case_filter = globs(&select.cases, "--cases")?;
     let tool_filter = globs(&select.tools, "--tools")?;
     let mut cases = case::builtin_cases()?;
@@ -246,7 +264,11 @@ fn plan(select: &SelectArgs, discovery: &Discovery, era: Era) -> Result<Vec<(Cas
         .tools
         .iter()
         .filter(|t| !callable(t))
-        .filter_map(|t| t.get("name").and_then(|n| n.as_str()).map(|n| format!("tool:{n}")))
+        .filter_map(|t| {
+            t.get("name")
+                .and_then(|n| n.as_str())
+                .map(|n| format!("tool:{n}"))
+        })
         .collect();
     let mut out = Vec::new();
     for case in cases {
@@ -256,7 +278,9 @@ fn plan(select: &SelectArgs, discovery: &Discovery, era: Era) -> Result<Vec<(Cas
         let mut verdict = discovery.applies(&case, era);
         if verdict.is_ok() {
             if let Some(n) = case.needs.iter().find(|n| excluded.contains(n)) {
-                verdict = Err(format!("{n} is excluded (--tools, or destructiveHint without --allow-destructive)"));
+                verdict = Err(format!(
+                    "{n} is excluded (--tools, or destructiveHint without --allow-destructive)"
+                ));
             }
         }
         out.push((case, verdict));
@@ -268,7 +292,10 @@ fn plan(select: &SelectArgs, discovery: &Discovery, era: Era) -> Result<Vec<(Cas
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, Usage> {
-    Ok(tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?)
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?)
 }
 
 fn run(args: RunArgs) -> Result<i32, Usage> {
@@ -277,8 +304,12 @@ fn run(args: RunArgs) -> Result<i32, Usage> {
     let profile = Profile::load(&args.select.profile)?;
     let baseline = match &args.baseline {
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| Usage(format!("--baseline {path}: {e}")))?;
-            Some(Baseline::parse(path, &text).map_err(|e| Usage(format!("--baseline {path}: {e}")))?)
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Usage(format!("--baseline {path}: {e}")))?;
+            Some(
+                Baseline::parse(path, &text)
+                    .map_err(|e| Usage(format!("--baseline {path}: {e}")))?,
+            )
         }
         None => None,
     };
@@ -305,24 +336,42 @@ fn run(args: RunArgs) -> Result<i32, Usage> {
                 Err(why) => slots.push(Some(CaseResult::skipped(&case, why))),
             }
         }
-        let mut ran = runner::run_cases(&settings, era, client, to_run, &profile).await.into_iter();
-        let cases = slots.into_iter().map(|s| s.unwrap_or_else(|| ran.next().expect("one result per case"))).collect();
-        Ok::<_, Usage>(RunReport { target: target_desc, era: era.to_string(), profile: profile.name.clone(), cases, stale_baseline: vec![] })
+        let mut ran = runner::run_cases(&settings, era, client, to_run, &profile)
+            .await
+            .into_iter();
+        let cases = slots
+            .into_iter()
+            .map(|s| s.unwrap_or_else(|| ran.next().expect("one result per case")))
+            .collect();
+        Ok::<_, Usage>(RunReport {
+            target: target_desc,
+            era: era.to_string(),
+            profile: profile.name.clone(),
+            cases,
+            stale_baseline: vec![],
+        })
     })?;
     if let Some(b) = &baseline {
         report.stale_baseline = b.apply(&mut report.cases);
     }
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report.to_json()).expect("reports serialize");
-        std::fs::write(path, text + "\n").map_err(|e| Usage(format!("--json {}: {e}", path.display())))?;
+        std::fs::write(path, text + "\n")
+            .map_err(|e| Usage(format!("--json {}: {e}", path.display())))?;
     }
     if let Some(path) = &args.junit {
-        std::fs::write(path, junit::render(&report)).map_err(|e| Usage(format!("--junit {}: {e}", path.display())))?;
+        std::fs::write(path, junit::render(&report))
+            .map_err(|e| Usage(format!("--junit {}: {e}", path.display())))?;
     }
     let colour = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let mut text = terminal::render(&report, colour);
     if args.quiet {
-        text = text.lines().filter(|l| !l.starts_with("PASS") && !l.contains("PASS ")).collect::<Vec<_>>().join("\n") + "\n";
+        text = text
+            .lines()
+            .filter(|l| !l.starts_with("PASS") && !l.contains("PASS "))
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n";
     }
     print!("{text}");
     Ok(report.exit_code())
@@ -331,18 +380,33 @@ fn run(args: RunArgs) -> Result<i32, Usage> {
 fn list(args: ListArgs) -> Result<i32, Usage> {
     let (target, desc) = resolve_target(&args.target)?;
     let choice = era_choice(&args.target.era)?;
-    let settings = RunSettings { target, timeout: Duration::from_millis(args.target.timeout_ms.max(1)), jobs: 1, canary: String::new() };
+    let settings = RunSettings {
+        target,
+        timeout: Duration::from_millis(args.target.timeout_ms.max(1)),
+        jobs: 1,
+        canary: String::new(),
+    };
     let rt = runtime()?;
     rt.block_on(async {
         let (mut client, info) = runner::connect(&settings, choice).await?;
         let era = client.era;
         let discovery = runner::discover(&mut client, info).await;
         client.conn.close().await;
-        println!("server: {} · era {era}", desc["command"].as_str().unwrap_or("?"));
+        println!(
+            "server: {} · era {era}",
+            desc["command"].as_str().unwrap_or("?")
+        );
         println!("serverInfo: {}", discovery.server_info);
         let names = |list: &[serde_json::Value], key: &str| -> String {
-            let v: Vec<&str> = list.iter().filter_map(|x| x.get(key).and_then(|n| n.as_str())).collect();
-            if v.is_empty() { "(none)".to_string() } else { v.join(", ") }
+            let v: Vec<&str> = list
+                .iter()
+                .filter_map(|x| x.get(key).and_then(|n| n.as_str()))
+                .collect();
+            if v.is_empty() {
+                "(none)".to_string()
+            } else {
+                v.join(", ")
+            }
         };
         println!("tools:      {}", names(&discovery.tools, "name"));
         println!("resources:  {}", names(&discovery.resources, "uri"));
@@ -350,7 +414,10 @@ fn list(args: ListArgs) -> Result<i32, Usage> {
         println!("prompts:    {}", names(&discovery.prompts, "name"));
         let planned = plan(&args.select, &discovery, era)?;
         let runs = planned.iter().filter(|(_, v)| v.is_ok()).count();
-        println!("\ncases: {runs} would run, {} would be skipped", planned.len() - runs);
+        println!(
+            "\ncases: {runs} would run, {} would be skipped",
+            planned.len() - runs
+        );
         for (case, verdict) in &planned {
             match verdict {
                 Ok(()) => println!("  run   {:<4} {}", case.rule, case.id),

@@ -84,7 +84,11 @@ pub fn with_envelope(params: Option<Value>) -> Value {
         Some(Value::Object(o)) => Value::Object(o),
         _ => json!({}),
     };
-    let meta = params.as_object_mut().unwrap().entry("_meta").or_insert_with(|| json!({}));
+    let meta = params
+        .as_object_mut()
+        .unwrap()
+        .entry("_meta")
+        .or_insert_with(|| json!({}));
     if let (Some(meta), Value::Object(env)) = (meta.as_object_mut(), envelope()) {
         for (k, v) in env {
             meta.entry(k).or_insert(v);
@@ -96,7 +100,12 @@ pub fn with_envelope(params: Option<Value>) -> Value {
 impl Client {
     /// Wraps a connection that speaks `era` (handshake done by the caller).
     pub fn new(conn: StdioConnection, era: Era, timeout: Duration) -> Client {
-        Client { conn, era, timeout, next_id: 0 }
+        Client {
+            conn,
+            era,
+            timeout,
+            next_id: 0,
+        }
     }
 
     /// A fresh request id (numbers; cases may use their own).
@@ -115,7 +124,12 @@ impl Client {
     }
 
     /// Sends a request and waits for its answer.
-    pub async fn request(&mut self, method: &str, params: Option<Value>, envelope: bool) -> Exchange {
+    pub async fn request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        envelope: bool,
+    ) -> Exchange {
         let id = self.fresh_id();
         let msg = jsonrpc::request(&id, method, self.params_for(params, envelope));
         self.exchange(id, msg).await
@@ -157,7 +171,12 @@ impl Client {
                 }
             }
         };
-        Exchange { request: msg, ending, strays, duration: start.elapsed() }
+        Exchange {
+            request: msg,
+            ending,
+            strays,
+            duration: start.elapsed(),
+        }
     }
 
     /// Sends a notification.

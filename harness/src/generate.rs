@@ -17,7 +17,11 @@ pub fn sample(schema: &Value) -> Value {
     if let Some(c) = schema.get("const") {
         return c.clone();
     }
-    if let Some(e) = schema.get("enum").and_then(Value::as_array).and_then(|e| e.first()) {
+    if let Some(e) = schema
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|e| e.first())
+    {
         return e.clone();
     }
     if let Some(d) = schema.get("default") {
@@ -25,11 +29,24 @@ pub fn sample(schema: &Value) -> Value {
     }
     let ty = match schema.get("type") {
         Some(Value::String(t)) => t.as_str(),
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).find(|t| *t != "null").unwrap_or("null"),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null")
+            .unwrap_or("null"),
         _ => "string",
     };
     match ty {
-        "integer" => json!(schema.get("minimum").and_then(Value::as_i64).unwrap_or(1).max(schema.get("exclusiveMinimum").and_then(Value::as_i64).map_or(i64::MIN, |m| m + 1))),
+        "integer" => json!(schema
+            .get("minimum")
+            .and_then(Value::as_i64)
+            .unwrap_or(1)
+            .max(
+                schema
+                    .get("exclusiveMinimum")
+                    .and_then(Value::as_i64)
+                    .map_or(i64::MIN, |m| m + 1)
+            )),
         "number" => json!(schema.get("minimum").and_then(Value::as_f64).unwrap_or(1.0)),
         "boolean" => json!(true),
         "array" => json!([]),
@@ -41,7 +58,10 @@ pub fn sample(schema: &Value) -> Value {
             Value::Object(o)
         }
         "null" => Value::Null,
-        _ => json!(schema.get("minLength").and_then(Value::as_u64).map_or("mcperr".to_string(), |n| "m".repeat(n.max(6) as usize))),
+        _ => json!(schema
+            .get("minLength")
+            .and_then(Value::as_u64)
+            .map_or("mcperr".to_string(), |n| "m".repeat(n.max(6) as usize))),
     }
 }
 
@@ -53,7 +73,12 @@ fn required_props(schema: &Value) -> Vec<(String, Value)> {
         .map(|r| {
             r.iter()
                 .filter_map(Value::as_str)
-                .map(|k| (k.to_string(), props.and_then(|p| p.get(k)).cloned().unwrap_or(json!({}))))
+                .map(|k| {
+                    (
+                        k.to_string(),
+                        props.and_then(|p| p.get(k)).cloned().unwrap_or(json!({})),
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default()
@@ -78,7 +103,9 @@ fn wrong_type(schema: &Value) -> Option<Value> {
             let allowed = types.contains(t) || (*t == "string" && types.is_empty());
             // A string is never valid where only numbers, objects... are allowed;
             // booleans are tried only against types that cannot coerce them.
-            !allowed && !(*t == "boolean" && types.iter().any(|x| *x == "integer" || *x == "number"))
+            let coercible =
+                *t == "boolean" && types.iter().any(|x| *x == "integer" || *x == "number");
+            !(allowed || coercible)
         })
         .map(|(_, v)| v)
 }
@@ -114,23 +141,41 @@ pub fn is_destructive(tool: &Value) -> bool {
 
 /// The T4 cases for one `tools/list` entry.
 pub fn t4_cases(tool: &Value) -> Vec<Case> {
-    let Some(name) = tool.get("name").and_then(Value::as_str) else { return vec![] };
+    let Some(name) = tool.get("name").and_then(Value::as_str) else {
+        return vec![];
+    };
     let schema = tool.get("inputSchema").cloned().unwrap_or(json!({}));
-    let base = sample(&json!({"type": "object", "properties": schema.get("properties").cloned().unwrap_or(json!({})), "required": schema.get("required").cloned().unwrap_or(json!([]))}));
-    let props = schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+    let base = sample(
+        &json!({"type": "object", "properties": schema.get("properties").cloned().unwrap_or(json!({})), "required": schema.get("required").cloned().unwrap_or(json!([]))}),
+    );
+    let props = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
     let mut out = Vec::new();
     for (prop, pschema) in &props {
         if let Some(bad) = wrong_type(pschema) {
             let mut args = base.clone();
             args[prop] = bad.clone();
-            out.push(case(name, &format!("wrong-type-{prop}"), format!("{name}: {prop} = {bad} (wrong type) is rejected before the body runs"), args));
+            out.push(case(
+                name,
+                &format!("wrong-type-{prop}"),
+                format!("{name}: {prop} = {bad} (wrong type) is rejected before the body runs"),
+                args,
+            ));
             break;
         }
     }
     if let Some((prop, _)) = required_props(&schema).first() {
         let mut args = base.clone();
         args.as_object_mut().map(|o| o.remove(prop));
-        out.push(case(name, &format!("missing-{prop}"), format!("{name}: missing required {prop} is rejected"), args));
+        out.push(case(
+            name,
+            &format!("missing-{prop}"),
+            format!("{name}: missing required {prop} is rejected"),
+            args,
+        ));
     }
     for (prop, pschema) in &props {
         let bad = if let Some(max) = pschema.get("maximum").and_then(Value::as_i64) {
@@ -138,19 +183,32 @@ pub fn t4_cases(tool: &Value) -> Vec<Case> {
         } else if let Some(min) = pschema.get("minimum").and_then(Value::as_i64) {
             Some(json!(min - 1))
         } else {
-            pschema.get("maxLength").and_then(Value::as_u64).map(|n| json!("x".repeat(n as usize + 1)))
+            pschema
+                .get("maxLength")
+                .and_then(Value::as_u64)
+                .map(|n| json!("x".repeat(n as usize + 1)))
         };
         if let Some(bad) = bad {
             let mut args = base.clone();
             args[prop] = bad.clone();
-            out.push(case(name, &format!("out-of-range-{prop}"), format!("{name}: {prop} = {bad} (out of range) is rejected"), args));
+            out.push(case(
+                name,
+                &format!("out-of-range-{prop}"),
+                format!("{name}: {prop} = {bad} (out of range) is rejected"),
+                args,
+            ));
             break;
         }
     }
     if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
         let mut args = base.clone();
         args["mcperr_unexpected"] = json!(1);
-        out.push(case(name, "extra-property", format!("{name}: an undeclared property is rejected (additionalProperties: false)"), args));
+        out.push(case(
+            name,
+            "extra-property",
+            format!("{name}: an undeclared property is rejected (additionalProperties: false)"),
+            args,
+        ));
     }
     out
 }
@@ -165,9 +223,26 @@ mod tests {
             "limit": {"type": "integer", "minimum": 1, "maximum": 50}}, "required": ["limit"], "additionalProperties": false}});
         let cases = t4_cases(&tool);
         let ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
-        assert_eq!(ids, ["generated/limited/wrong-type-limit", "generated/limited/missing-limit", "generated/limited/out-of-range-limit", "generated/limited/extra-property"]);
-        assert_eq!(cases[0].request.params.as_ref().unwrap()["arguments"], json!({"limit": {"mcperr": "wrong type"}}));
-        assert_eq!(cases[2].request.params.as_ref().unwrap()["arguments"], json!({"limit": 51}));
-        assert_eq!(cases[1].request.params.as_ref().unwrap()["arguments"], json!({}));
+        assert_eq!(
+            ids,
+            [
+                "generated/limited/wrong-type-limit",
+                "generated/limited/missing-limit",
+                "generated/limited/out-of-range-limit",
+                "generated/limited/extra-property"
+            ]
+        );
+        assert_eq!(
+            cases[0].request.params.as_ref().unwrap()["arguments"],
+            json!({"limit": {"mcperr": "wrong type"}})
+        );
+        assert_eq!(
+            cases[2].request.params.as_ref().unwrap()["arguments"],
+            json!({"limit": 51})
+        );
+        assert_eq!(
+            cases[1].request.params.as_ref().unwrap()["arguments"],
+            json!({})
+        );
     }
 }

@@ -59,8 +59,12 @@ pub struct Expectation {
 impl Profile {
     /// Parses a profile file's text.
     pub fn parse(path: &str, text: &str) -> Result<Profile, ProfileError> {
-        let invalid = |message: String| ProfileError::Invalid { path: path.to_string(), message };
-        let p: Profile = toml::from_str(text).map_err(|e| invalid(e.to_string().trim().replace('\n', " ")))?;
+        let invalid = |message: String| ProfileError::Invalid {
+            path: path.to_string(),
+            message,
+        };
+        let p: Profile =
+            toml::from_str(text).map_err(|e| invalid(e.to_string().trim().replace('\n', " ")))?;
         for o in &p.overrides {
             for g in &o.cases {
                 Glob::new(g).map_err(|e| invalid(format!("bad case glob '{g}': {e}")))?;
@@ -74,8 +78,9 @@ impl Profile {
 
     /// A built-in profile by name, or a profile file by path.
     pub fn load(name_or_path: &str) -> Result<Profile, ProfileError> {
-        if let Some((path, text)) =
-            BUILTIN_PROFILES.iter().find(|(p, _)| *p == format!("profiles/{name_or_path}.toml"))
+        if let Some((path, text)) = BUILTIN_PROFILES
+            .iter()
+            .find(|(p, _)| *p == format!("profiles/{name_or_path}.toml"))
         {
             return Profile::parse(path, text);
         }
@@ -86,8 +91,11 @@ impl Profile {
     }
 
     fn applies(o: &Override, case: &Case) -> bool {
-        let by_rule = o.rules.iter().any(|r| *r == case.rule);
-        let by_id = o.cases.iter().any(|g| Glob::new(g).is_ok_and(|g| g.compile_matcher().is_match(&case.id)));
+        let by_rule = o.rules.contains(&case.rule);
+        let by_id = o
+            .cases
+            .iter()
+            .any(|g| Glob::new(g).is_ok_and(|g| g.compile_matcher().is_match(&case.id)));
         by_rule || by_id
     }
 
@@ -107,7 +115,8 @@ impl Profile {
             }
             e.also_pass.extend(o.also_pass.iter().cloned());
             e.warn.extend(o.warn.iter().cloned());
-            e.checks.extend(o.checks.iter().filter_map(|c| c.parse::<Check>().ok()));
+            e.checks
+                .extend(o.checks.iter().filter_map(|c| c.parse::<Check>().ok()));
         }
         e.also_pass.retain(|a| a.in_era(era));
         e.warn.retain(|a| a.in_era(era));

@@ -45,7 +45,10 @@ pub struct Discovery {
 
 impl Discovery {
     fn has(&self, need: &Need) -> bool {
-        let named = |list: &[Value], key: &str, want: &str| list.iter().any(|v| v.get(key).and_then(Value::as_str) == Some(want));
+        let named = |list: &[Value], key: &str, want: &str| {
+            list.iter()
+                .any(|v| v.get(key).and_then(Value::as_str) == Some(want))
+        };
         match need {
             Need::Tool(n) => named(&self.tools, "name", n),
             Need::Template(t) => named(&self.templates, "uriTemplate", t),
@@ -58,7 +61,13 @@ impl Discovery {
         if !case.eras().unwrap_or_default().contains(&era) {
             return Err(format!("not a {era} case"));
         }
-        let missing: Vec<String> = case.needs().unwrap_or_default().iter().filter(|n| !self.has(n)).map(|n| n.to_string()).collect();
+        let missing: Vec<String> = case
+            .needs()
+            .unwrap_or_default()
+            .iter()
+            .filter(|n| !self.has(n))
+            .map(|n| n.to_string())
+            .collect();
         if missing.is_empty() {
             Ok(())
         } else {
@@ -103,10 +112,22 @@ pub struct CaseResult {
 impl CaseResult {
     /// A skipped case.
     pub fn skipped(case: &Case, why: String) -> CaseResult {
-        CaseResult::from_judgement(case, Judgement::new(Verdict::Skip, case, why), None, None, 0)
+        CaseResult::from_judgement(
+            case,
+            Judgement::new(Verdict::Skip, case, why),
+            None,
+            None,
+            0,
+        )
     }
 
-    fn from_judgement(case: &Case, j: Judgement, request: Option<Value>, response: Option<Value>, ms: u64) -> CaseResult {
+    fn from_judgement(
+        case: &Case,
+        j: Judgement,
+        request: Option<Value>,
+        response: Option<Value>,
+        ms: u64,
+    ) -> CaseResult {
         CaseResult {
             id: case.id.clone(),
             rule: j.rule,
@@ -143,7 +164,9 @@ async fn legacy_handshake(client: &mut Client) -> Result<Value, String> {
     let ex = client.request("initialize", Some(params), false).await;
     match &ex.ending {
         Ending::Answered(r) | Ending::WrongId(r) if r.get("result").is_some() => {
-            client.notify("notifications/initialized", None, false).await;
+            client
+                .notify("notifications/initialized", None, false)
+                .await;
             Ok(r["result"]["serverInfo"].clone())
         }
         _ => Err(describe_failure("initialize", &ex)),
@@ -159,7 +182,10 @@ fn describe_failure(what: &str, ex: &Exchange) -> String {
 }
 
 /// Starts the server and establishes `choice`'s era. Returns the client and the server's `serverInfo`.
-pub async fn connect(settings: &RunSettings, choice: EraChoice) -> Result<(Client, Value), SetupError> {
+pub async fn connect(
+    settings: &RunSettings,
+    choice: EraChoice,
+) -> Result<(Client, Value), SetupError> {
     let spawn = || StdioConnection::spawn(&settings.target).map_err(SetupError);
     let mut errors = Vec::new();
     if matches!(choice, EraChoice::Auto | EraChoice::Pinned(Era::Modern)) {
@@ -168,10 +194,16 @@ pub async fn connect(settings: &RunSettings, choice: EraChoice) -> Result<(Clien
         match &ex.ending {
             // A wrong id is judged (J1) by every case; it does not stop the run.
             Ending::Answered(r) | Ending::WrongId(r) if r.get("result").is_some() => {
-                let info = r["result"].get("serverInfo").cloned().unwrap_or(Value::Null);
+                let info = r["result"]
+                    .get("serverInfo")
+                    .cloned()
+                    .unwrap_or(Value::Null);
                 return Ok((client, info));
             }
-            _ => errors.push(format!("2026-07-28: {}", describe_failure("server/discover", &ex))),
+            _ => errors.push(format!(
+                "2026-07-28: {}",
+                describe_failure("server/discover", &ex)
+            )),
         }
         client.conn.close().await;
     }
@@ -183,7 +215,11 @@ pub async fn connect(settings: &RunSettings, choice: EraChoice) -> Result<(Clien
         }
         client.conn.close().await;
     }
-    Err(SetupError(format!("the server `{}` did not complete a handshake ({})", settings.target.display(), errors.join("; "))))
+    Err(SetupError(format!(
+        "the server `{}` did not complete a handshake ({})",
+        settings.target.display(),
+        errors.join("; ")
+    )))
 }
 
 async fn list_all(client: &mut Client, method: &str, key: &str) -> Vec<Value> {
@@ -193,8 +229,16 @@ async fn list_all(client: &mut Client, method: &str, key: &str) -> Vec<Value> {
         let params = cursor.take().map(|c| json!({"cursor": c}));
         let ex = client.request(method, params, true).await;
         // Discovery tolerates wrong ids: the cases judge them (J1).
-        let Some(result) = ex.response().and_then(|r| r.get("result")) else { break };
-        out.extend(result.get(key).and_then(Value::as_array).cloned().unwrap_or_default());
+        let Some(result) = ex.response().and_then(|r| r.get("result")) else {
+            break;
+        };
+        out.extend(
+            result
+                .get(key)
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+        );
         match result.get("nextCursor") {
             Some(c) if !c.is_null() => cursor = Some(c.clone()),
             _ => break,
@@ -220,53 +264,120 @@ fn count_of(ex: &Exchange) -> Option<Value> {
         return Some(c.clone());
     }
     let text = r.pointer("/content/0/text")?.as_str()?;
-    Some(text.trim().parse::<i64>().map(Value::from).unwrap_or_else(|_| Value::String(text.to_string())))
+    Some(
+        text.trim()
+            .parse::<i64>()
+            .map(Value::from)
+            .unwrap_or_else(|_| Value::String(text.to_string())),
+    )
 }
 
 async fn limited_calls(client: &mut Client) -> Option<Value> {
-    let ex = client.request("tools/call", Some(json!({"name": "limited_calls", "arguments": {}})), true).await;
+    let ex = client
+        .request(
+            "tools/call",
+            Some(json!({"name": "limited_calls", "arguments": {}})),
+            true,
+        )
+        .await;
     count_of(&ex)
 }
 
 /// Runs one case on a live client. The second value is false when the
 /// server stopped answering (the caller restarts it).
-pub async fn run_case(client: &mut Client, case: &Case, profile: &Profile, canary: &str) -> (CaseResult, bool) {
+pub async fn run_case(
+    client: &mut Client,
+    case: &Case,
+    profile: &Profile,
+    canary: &str,
+) -> (CaseResult, bool) {
     let vars = [("canary", canary)];
     let mut exp = profile.expectation(case, client.era);
     exp.pattern = pattern::substitute(&exp.pattern, &vars);
     let early = client.drain();
     let mark = client.conn.stderr.mark();
     let wants_counts = exp.checks.contains(&Check::BodyNeverRan);
-    let before = if wants_counts { limited_calls(client).await } else { None };
-    let mut evidence = Evidence { canary: canary.to_string(), ..Default::default() };
+    let before = if wants_counts {
+        limited_calls(client).await
+    } else {
+        None
+    };
+    let mut evidence = Evidence {
+        canary: canary.to_string(),
+        ..Default::default()
+    };
     for step in &case.send {
         match step {
-            SendStep::Raw { raw } => client.send_raw(&pattern::substitute(&Value::String(raw.clone()), &vars).as_str().unwrap_or_default().to_string()).await,
-            SendStep::Notification { notification, params } => {
+            SendStep::Raw { raw } => {
+                client
+                    .send_raw(
+                        pattern::substitute(&Value::String(raw.clone()), &vars)
+                            .as_str()
+                            .unwrap_or_default(),
+                    )
+                    .await
+            }
+            SendStep::Notification {
+                notification,
+                params,
+            } => {
                 evidence.sent_notification = true;
-                client.notify(notification, params.as_ref().map(|p| pattern::substitute(p, &vars)), case.envelope).await;
+                client
+                    .notify(
+                        notification,
+                        params.as_ref().map(|p| pattern::substitute(p, &vars)),
+                        case.envelope,
+                    )
+                    .await;
             }
             SendStep::Request { method, params } => {
-                let ex = client.request(method, params.as_ref().map(|p| pattern::substitute(p, &vars)), case.envelope).await;
+                let ex = client
+                    .request(
+                        method,
+                        params.as_ref().map(|p| pattern::substitute(p, &vars)),
+                        case.envelope,
+                    )
+                    .await;
                 if ex.response().is_none() {
                     let j = oracle::judge(case, &exp, &ex, &evidence);
-                    return (CaseResult::from_judgement(case, j, Some(ex.request), None, ex.duration.as_millis() as u64), false);
+                    return (
+                        CaseResult::from_judgement(
+                            case,
+                            j,
+                            Some(ex.request),
+                            None,
+                            ex.duration.as_millis() as u64,
+                        ),
+                        false,
+                    );
                 }
             }
         }
     }
-    let params = case.request.params.as_ref().map(|p| pattern::substitute(p, &vars));
+    let params = case
+        .request
+        .params
+        .as_ref()
+        .map(|p| pattern::substitute(p, &vars));
     let id = match &case.request.id {
         Some(v) => mcperr_protocol::Id::from_value(v).unwrap_or_else(|| client.fresh_id()),
         None => client.fresh_id(),
     };
-    let msg = mcperr_protocol::jsonrpc::request(&id, &case.request.method, client.params_for(params, case.envelope));
+    let msg = mcperr_protocol::jsonrpc::request(
+        &id,
+        &case.request.method,
+        client.params_for(params, case.envelope),
+    );
     let mut ex = client.exchange(id, msg).await;
     ex.strays.splice(0..0, early);
     if wants_counts {
         evidence.counts = Some((before, limited_calls(client).await));
     }
-    if exp.checks.iter().any(|c| matches!(c, Check::LogNoTraceback | Check::LogCrashTraceback)) {
+    if exp
+        .checks
+        .iter()
+        .any(|c| matches!(c, Check::LogNoTraceback | Check::LogCrashTraceback))
+    {
         // stderr is a separate pipe: let the lines the server wrote with its answer arrive.
         let mut last = client.conn.stderr.mark();
         for _ in 0..10 {
@@ -299,11 +410,26 @@ pub async fn run_case(client: &mut Client, case: &Case, profile: &Profile, canar
         }
     }
     let ms = ex.duration.as_millis() as u64;
-    (CaseResult::from_judgement(case, judgement, Some(ex.request.clone()), ex.response().cloned(), ms), alive)
+    (
+        CaseResult::from_judgement(
+            case,
+            judgement,
+            Some(ex.request.clone()),
+            ex.response().cloned(),
+            ms,
+        ),
+        alive,
+    )
 }
 
 /// Runs `cases` (already filtered to the applicable ones) on `jobs` servers.
-pub async fn run_cases(settings: &RunSettings, era: Era, first: Client, cases: Vec<Case>, profile: &Profile) -> Vec<CaseResult> {
+pub async fn run_cases(
+    settings: &RunSettings,
+    era: Era,
+    first: Client,
+    cases: Vec<Case>,
+    profile: &Profile,
+) -> Vec<CaseResult> {
     let jobs = settings.jobs.max(1).min(cases.len().max(1));
     let mut groups: Vec<Vec<(usize, Case)>> = vec![Vec::new(); jobs];
     for (i, case) in cases.into_iter().enumerate() {
@@ -326,7 +452,13 @@ pub async fn run_cases(settings: &RunSettings, era: Era, first: Client, cases: V
     results.into_values().collect()
 }
 
-async fn run_group(settings: &RunSettings, era: Era, client: Option<Client>, group: Vec<(usize, Case)>, profile: &Profile) -> Vec<(usize, CaseResult)> {
+async fn run_group(
+    settings: &RunSettings,
+    era: Era,
+    client: Option<Client>,
+    group: Vec<(usize, Case)>,
+    profile: &Profile,
+) -> Vec<(usize, CaseResult)> {
     let mut client = client;
     let mut out = Vec::new();
     for (i, case) in group {
@@ -334,7 +466,11 @@ async fn run_group(settings: &RunSettings, era: Era, client: Option<Client>, gro
             match connect(settings, EraChoice::Pinned(era)).await {
                 Ok((c, _)) => client = Some(c),
                 Err(e) => {
-                    let j = Judgement::new(Verdict::Error, &case, format!("could not restart the server: {e}"));
+                    let j = Judgement::new(
+                        Verdict::Error,
+                        &case,
+                        format!("could not restart the server: {e}"),
+                    );
                     out.push((i, CaseResult::from_judgement(&case, j, None, None, 0)));
                     continue;
                 }

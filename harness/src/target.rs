@@ -34,12 +34,25 @@ struct ServerEntry {
 }
 
 /// Splits `--stdio "CMD ARGS…"` like a POSIX shell would.
-pub fn from_command_line(cmd: &str, cwd: Option<PathBuf>, env: &[String]) -> Result<StdioTarget, TargetError> {
-    let words = shell_words::split(cmd).map_err(|e| TargetError(format!("--stdio {cmd:?}: {e}")))?;
+pub fn from_command_line(
+    cmd: &str,
+    cwd: Option<PathBuf>,
+    env: &[String],
+) -> Result<StdioTarget, TargetError> {
+    let words =
+        shell_words::split(cmd).map_err(|e| TargetError(format!("--stdio {cmd:?}: {e}")))?;
     let Some((program, args)) = words.split_first() else {
-        return Err(TargetError("--stdio needs a command, e.g. --stdio \"python server.py\"".into()));
+        return Err(TargetError(
+            "--stdio needs a command, e.g. --stdio \"python server.py\"".into(),
+        ));
     };
-    Ok(StdioTarget { program: program.clone(), args: args.to_vec(), cwd, env: parse_env(env)?, max_line: DEFAULT_MAX_LINE })
+    Ok(StdioTarget {
+        program: program.clone(),
+        args: args.to_vec(),
+        cwd,
+        env: parse_env(env)?,
+        max_line: DEFAULT_MAX_LINE,
+    })
 }
 
 /// Parses `--env K=V` pairs.
@@ -55,12 +68,16 @@ pub fn parse_env(pairs: &[String]) -> Result<Vec<(String, String)>, TargetError>
 
 /// Reads server `name` from an MCP host configuration (`{"mcpServers": {...}}`).
 pub fn from_config(path: &str, name: &str) -> Result<StdioTarget, TargetError> {
-    let text = std::fs::read_to_string(path).map_err(|e| TargetError(format!("--config {path}: {e}")))?;
-    let config: HostConfig =
-        serde_json::from_str(&text).map_err(|e| TargetError(format!("--config {path}: not an mcpServers JSON file: {e}")))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| TargetError(format!("--config {path}: {e}")))?;
+    let config: HostConfig = serde_json::from_str(&text)
+        .map_err(|e| TargetError(format!("--config {path}: not an mcpServers JSON file: {e}")))?;
     let Some(entry) = config.servers.get(name) else {
         let known: Vec<&str> = config.servers.keys().map(String::as_str).collect();
-        return Err(TargetError(format!("--server {name}: not in {path} (it has: {})", known.join(", "))));
+        return Err(TargetError(format!(
+            "--server {name}: not in {path} (it has: {})",
+            known.join(", ")
+        )));
     };
     match (&entry.command, &entry.url) {
         (Some(command), _) => Ok(StdioTarget {
@@ -79,7 +96,8 @@ pub fn from_config(path: &str, name: &str) -> Result<StdioTarget, TargetError> {
 
 /// The embedded reference server: this very binary, `mcperr reference`.
 pub fn embedded() -> Result<StdioTarget, TargetError> {
-    let exe = std::env::current_exe().map_err(|e| TargetError(format!("cannot locate the mcperr binary: {e}")))?;
+    let exe = std::env::current_exe()
+        .map_err(|e| TargetError(format!("cannot locate the mcperr binary: {e}")))?;
     Ok(StdioTarget {
         program: exe.display().to_string(),
         args: vec!["reference".into()],

@@ -141,8 +141,7 @@ impl Handler {
     pub fn knows(era: Era, method: &str) -> bool {
         let common = matches!(
             method,
-            "ping"
-                | "tools/list"
+            "tools/list"
                 | "tools/call"
                 | "resources/list"
                 | "resources/templates/list"

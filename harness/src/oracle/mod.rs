@@ -57,11 +57,19 @@ pub struct Judgement {
 impl Judgement {
     /// A judgement under the case's own rule.
     pub fn new(verdict: Verdict, case: &Case, message: impl Into<String>) -> Self {
-        Judgement { verdict, rule: case.rule.clone(), message: message.into() }
+        Judgement {
+            verdict,
+            rule: case.rule.clone(),
+            message: message.into(),
+        }
     }
 
     fn fail(rule: &str, message: String) -> Self {
-        Judgement { verdict: Verdict::Fail, rule: rule.to_string(), message }
+        Judgement {
+            verdict: Verdict::Fail,
+            rule: rule.to_string(),
+            message,
+        }
     }
 }
 
@@ -79,11 +87,22 @@ pub struct Evidence {
 }
 
 /// Text markers of a traceback or failure chain in a server log.
-const TRACEBACK_MARKERS: &[&str] =
-    &["Traceback (most recent call last)", "Failure chain", "  File \"", "panicked at", "stack backtrace", "\n    at "];
+const TRACEBACK_MARKERS: &[&str] = &[
+    "Traceback (most recent call last)",
+    "Failure chain",
+    "  File \"",
+    "panicked at",
+    "stack backtrace",
+    "\n    at ",
+];
 
 /// Text markers that must never reach a response a crash produced (J7).
-pub const LEAK_MARKERS: &[&str] = &["Traceback (most recent call last)", "File \"", "panicked at", "stack backtrace"];
+pub const LEAK_MARKERS: &[&str] = &[
+    "Traceback (most recent call last)",
+    "File \"",
+    "panicked at",
+    "stack backtrace",
+];
 
 fn has_traceback(log: &str) -> bool {
     TRACEBACK_MARKERS.iter().any(|m| log.contains(m))
@@ -91,22 +110,36 @@ fn has_traceback(log: &str) -> bool {
 
 /// J1: the framing every response must have.
 pub fn check_framing(response: &Value, request: &Value) -> Result<(), String> {
-    let Some(obj) = response.as_object() else { return Err("the response is not a JSON object".into()) };
+    let Some(obj) = response.as_object() else {
+        return Err("the response is not a JSON object".into());
+    };
     if obj.get("jsonrpc") != Some(&Value::String("2.0".into())) {
-        return Err(format!("\"jsonrpc\" must be \"2.0\", got {}", show(obj.get("jsonrpc"))));
+        return Err(format!(
+            "\"jsonrpc\" must be \"2.0\", got {}",
+            show(obj.get("jsonrpc"))
+        ));
     }
     let want = request.get("id").cloned().unwrap_or(Value::Null);
     if obj.get("id") != Some(&want) {
-        return Err(format!("the id must be the request's {want} (same type), got {}", show(obj.get("id"))));
+        return Err(format!(
+            "the id must be the request's {want} (same type), got {}",
+            show(obj.get("id"))
+        ));
     }
     match (obj.get("result"), obj.get("error")) {
         (Some(_), None) => Ok(()),
         (None, Some(e)) => {
             if !e.get("code").is_some_and(|c| c.is_i64() || c.is_u64()) {
-                return Err(format!("error.code must be an integer, got {}", show(e.get("code"))));
+                return Err(format!(
+                    "error.code must be an integer, got {}",
+                    show(e.get("code"))
+                ));
             }
             if !e.get("message").is_some_and(Value::is_string) {
-                return Err(format!("error.message must be a string, got {}", show(e.get("message"))));
+                return Err(format!(
+                    "error.message must be a string, got {}",
+                    show(e.get("message"))
+                ));
             }
             Ok(())
         }
@@ -132,7 +165,12 @@ fn searchable(response: &Value, request: &Value) -> String {
 }
 
 /// Judges one exchange of `case` under the expectation `exp`.
-pub fn judge(case: &Case, exp: &Expectation, exchange: &Exchange, evidence: &Evidence) -> Judgement {
+pub fn judge(
+    case: &Case,
+    exp: &Expectation,
+    exchange: &Exchange,
+    evidence: &Evidence,
+) -> Judgement {
     let spec = &case.spec;
     let response = match &exchange.ending {
         // No answer is an error verdict; the rule named is the one the silence
@@ -141,30 +179,55 @@ pub fn judge(case: &Case, exp: &Expectation, exchange: &Exchange, evidence: &Evi
         // sent the input that killed it.
         Ending::Timeout => {
             let ms = exchange.duration.as_millis();
-            return Judgement { verdict: Verdict::Error, rule: "J1".into(), message: format!("no response within {ms} ms") };
+            return Judgement {
+                verdict: Verdict::Error,
+                rule: "J1".into(),
+                message: format!("no response within {ms} ms"),
+            };
         }
         Ending::Died(how) => {
-            let raw = case.send.iter().any(|s| matches!(s, crate::case::SendStep::Raw { .. }));
+            let raw = case
+                .send
+                .iter()
+                .any(|s| matches!(s, crate::case::SendStep::Raw { .. }));
             let rule = if raw { case.rule.clone() } else { "J4".into() };
-            return Judgement { verdict: Verdict::Error, rule, message: format!("no response: {how}") };
+            return Judgement {
+                verdict: Verdict::Error,
+                rule,
+                message: format!("no response: {how}"),
+            };
         }
         Ending::Answered(v) | Ending::WrongId(v) => v,
     };
     for stray in &exchange.strays {
         match stray {
             Stray::NotJson(line) => {
-                return Judgement::fail("J5", format!("stdout carried a line that is not a JSON-RPC message: {line:?}"))
+                return Judgement::fail(
+                    "J5",
+                    format!("stdout carried a line that is not a JSON-RPC message: {line:?}"),
+                )
             }
             Stray::TooLong(n) => {
-                return Judgement::fail("J5", format!("stdout carried a line of over {n} bytes, longer than the cap"))
+                return Judgement::fail(
+                    "J5",
+                    format!("stdout carried a line of over {n} bytes, longer than the cap"),
+                )
             }
             Stray::NullIdResponse(v) if evidence.sent_notification => {
                 return Judgement::fail("J3", format!("a notification was answered: {v}"))
             }
-            Stray::NullIdResponse(v) if v.get("error").is_some() && case.send.iter().any(|s| matches!(s, crate::case::SendStep::Raw { .. })) => {
+            Stray::NullIdResponse(v)
+                if v.get("error").is_some()
+                    && case
+                        .send
+                        .iter()
+                        .any(|s| matches!(s, crate::case::SendStep::Raw { .. })) =>
+            {
                 // JSON-RPC allows answering unparseable input with an id-null error.
             }
-            Stray::NullIdResponse(v) => return Judgement::fail("J1", format!("a response without the request's id: {v}")),
+            Stray::NullIdResponse(v) => {
+                return Judgement::fail("J1", format!("a response without the request's id: {v}"))
+            }
         }
     }
     if let Err(why) = check_framing(response, &exchange.request) {
@@ -173,9 +236,17 @@ pub fn judge(case: &Case, exp: &Expectation, exchange: &Exchange, evidence: &Evi
     let mut outcome = match pattern::matches(&exp.pattern, Some(response)) {
         Ok(()) => Judgement::new(Verdict::Pass, case, String::new()),
         Err(mismatch) => {
-            if let Some(alt) = exp.also_pass.iter().find(|a| pattern::matches(&a.pattern, Some(response)).is_ok()) {
+            if let Some(alt) = exp
+                .also_pass
+                .iter()
+                .find(|a| pattern::matches(&a.pattern, Some(response)).is_ok())
+            {
                 Judgement::new(Verdict::Pass, case, format!("accepted: {}", alt.reason))
-            } else if let Some(alt) = exp.warn.iter().find(|a| pattern::matches(&a.pattern, Some(response)).is_ok()) {
+            } else if let Some(alt) = exp
+                .warn
+                .iter()
+                .find(|a| pattern::matches(&a.pattern, Some(response)).is_ok())
+            {
                 Judgement::new(Verdict::Warn, case, format!("{}. Spec: {spec}", alt.reason))
             } else {
                 Judgement::new(Verdict::Fail, case, format!("{mismatch}. Spec: {spec}"))
@@ -199,7 +270,10 @@ fn run_check(check: Check, exchange: &Exchange, response: &Value, ev: &Evidence)
         Check::NoCanary => {
             let text = searchable(response, &exchange.request);
             if !ev.canary.is_empty() && text.contains(&ev.canary) {
-                return Some(format!("the crash's secret text reached the response (canary {})", ev.canary));
+                return Some(format!(
+                    "the crash's secret text reached the response (canary {})",
+                    ev.canary
+                ));
             }
             LEAK_MARKERS
                 .iter()
@@ -217,16 +291,27 @@ fn run_check(check: Check, exchange: &Exchange, response: &Value, ev: &Evidence)
         },
         Check::LogNoTraceback => {
             let log = ev.stderr.as_deref()?;
-            has_traceback(log).then(|| format!("an expected failure logged a traceback:\n{}", tail(log)))
+            has_traceback(log)
+                .then(|| format!("an expected failure logged a traceback:\n{}", tail(log)))
         }
         Check::LogCrashTraceback => {
             let log = ev.stderr.as_deref()?;
-            let name = exchange.request.pointer("/params/name").and_then(Value::as_str).unwrap_or("");
+            let name = exchange
+                .request
+                .pointer("/params/name")
+                .and_then(Value::as_str)
+                .unwrap_or("");
             let headline = format!("Tool '{name}' raised an unexpected exception");
             match log.find(&headline) {
                 Some(at) if has_traceback(&log[at..]) => None,
-                Some(_) => Some(format!("the crash log line has no traceback after it:\n{}", tail(log))),
-                None => Some(format!("stderr lacks the line {headline:?}:\n{}", tail(log))),
+                Some(_) => Some(format!(
+                    "the crash log line has no traceback after it:\n{}",
+                    tail(log)
+                )),
+                None => Some(format!(
+                    "stderr lacks the line {headline:?}:\n{}",
+                    tail(log)
+                )),
             }
         }
     }

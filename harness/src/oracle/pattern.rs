@@ -33,7 +33,11 @@ pub struct Mismatch {
 
 impl std::fmt::Display for Mismatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let path = if self.path.is_empty() { "(response)" } else { &self.path };
+        let path = if self.path.is_empty() {
+            "(response)"
+        } else {
+            &self.path
+        };
         write!(f, "{path}: expected {}, got {}", self.expected, self.actual)
     }
 }
@@ -44,7 +48,10 @@ fn show(v: Option<&Value>) -> String {
         Some(v) => {
             let s = v.to_string();
             if s.len() > 300 {
-                format!("{}…", &s[..s.char_indices().nth(300).map_or(s.len(), |(i, _)| i)])
+                format!(
+                    "{}…",
+                    &s[..s.char_indices().nth(300).map_or(s.len(), |(i, _)| i)]
+                )
             } else {
                 s
             }
@@ -66,7 +73,13 @@ pub fn matches(pattern: &Value, actual: Option<&Value>) -> Result<(), Mismatch> 
 }
 
 fn match_at(pattern: &Value, actual: Option<&Value>, path: &str) -> Result<(), Mismatch> {
-    let fail = |expected: String| Err(Mismatch { path: path.to_string(), expected, actual: show(actual) });
+    let fail = |expected: String| {
+        Err(Mismatch {
+            path: path.to_string(),
+            expected,
+            actual: show(actual),
+        })
+    };
     match pattern {
         Value::String(s) if s.starts_with('$') && !s.starts_with("$$") => {
             let ok = match (s.as_str(), actual) {
@@ -83,8 +96,12 @@ fn match_at(pattern: &Value, actual: Option<&Value>, path: &str) -> Result<(), M
                 ("$nonempty", Some(Value::String(x))) => !x.is_empty(),
                 ("$nonempty", Some(Value::Array(x))) => !x.is_empty(),
                 ("$nonempty", Some(Value::Object(x))) => !x.is_empty(),
-                (m, Some(Value::String(x))) if m.starts_with("$contains:") => x.contains(&m["$contains:".len()..]),
-                (m, Some(Value::String(x))) if m.starts_with("$prefix:") => x.starts_with(&m["$prefix:".len()..]),
+                (m, Some(Value::String(x))) if m.starts_with("$contains:") => {
+                    x.contains(&m["$contains:".len()..])
+                }
+                (m, Some(Value::String(x))) if m.starts_with("$prefix:") => {
+                    x.starts_with(&m["$prefix:".len()..])
+                }
                 _ => false,
             };
             if ok {
@@ -109,7 +126,9 @@ fn match_at(pattern: &Value, actual: Option<&Value>, path: &str) -> Result<(), M
             }
         }
         Value::Object(fields) => {
-            let Some(actual) = actual else { return fail("an object".into()) };
+            let Some(actual) = actual else {
+                return fail("an object".into());
+            };
             for (key, sub) in fields {
                 let child = match actual {
                     Value::Object(o) => o.get(key),
@@ -124,9 +143,15 @@ fn match_at(pattern: &Value, actual: Option<&Value>, path: &str) -> Result<(), M
             Ok(())
         }
         Value::Array(items) => {
-            let Some(Value::Array(actual_items)) = actual else { return fail(format!("an array of {}", items.len())) };
+            let Some(Value::Array(actual_items)) = actual else {
+                return fail(format!("an array of {}", items.len()));
+            };
             if actual_items.len() != items.len() {
-                return fail(format!("{} element(s) {}", items.len(), show(Some(pattern))));
+                return fail(format!(
+                    "{} element(s) {}",
+                    items.len(),
+                    show(Some(pattern))
+                ));
             }
             for (i, (p, a)) in items.iter().zip(actual_items).enumerate() {
                 match_at(p, Some(a), &join(path, &i.to_string()))?;
@@ -155,7 +180,11 @@ pub fn substitute(value: &Value, vars: &[(&str, &str)]) -> Value {
     match value {
         Value::String(s) => Value::String(sub(s)),
         Value::Array(a) => Value::Array(a.iter().map(|v| substitute(v, vars)).collect()),
-        Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (sub(k), substitute(v, vars))).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, v)| (sub(k), substitute(v, vars)))
+                .collect(),
+        ),
         other => other.clone(),
     }
 }
@@ -185,9 +214,20 @@ mod tests {
     #[test]
     fn subset_and_types() {
         let r = json!({"id": 7, "result": {"isError": true, "content": [{"type": "text", "text": "Error x"}]}});
-        assert!(matches(&json!({"result": {"isError": true, "structuredContent": "$absent"}}), Some(&r)).is_ok());
-        assert!(matches(&json!({"result": {"content": {"0": {"text": "$prefix:Error"}}}}), Some(&r)).is_ok());
-        assert!(matches(&json!({"id": "7"}), Some(&r)).is_err(), "id type matters");
+        assert!(matches(
+            &json!({"result": {"isError": true, "structuredContent": "$absent"}}),
+            Some(&r)
+        )
+        .is_ok());
+        assert!(matches(
+            &json!({"result": {"content": {"0": {"text": "$prefix:Error"}}}}),
+            Some(&r)
+        )
+        .is_ok());
+        assert!(
+            matches(&json!({"id": "7"}), Some(&r)).is_err(),
+            "id type matters"
+        );
         assert!(matches(&json!({"id": 7.0}), Some(&r)).is_err());
         let m = matches(&json!({"result": {"content": []}}), Some(&r)).unwrap_err();
         assert_eq!(m.path, "result.content");
@@ -195,7 +235,11 @@ mod tests {
         assert!(matches(&json!({"x": "$$absent"}), Some(&json!({"x": "$absent"}))).is_ok());
         let exact = json!({"error": {"$exact": {"code": 1, "message": "m"}}});
         assert!(matches(&exact, Some(&json!({"error": {"code": 1, "message": "m"}}))).is_ok());
-        assert!(matches(&exact, Some(&json!({"error": {"code": 1, "message": "m", "data": null}}))).is_err());
+        assert!(matches(
+            &exact,
+            Some(&json!({"error": {"code": 1, "message": "m", "data": null}}))
+        )
+        .is_err());
     }
 
     #[test]

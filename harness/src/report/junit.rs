@@ -33,7 +33,13 @@ fn details(c: &CaseResult) -> String {
     if let Some(r) = &c.request {
         let _ = write!(d, "\nrequest: {r}");
     }
-    let _ = write!(d, "\nresponse: {}", c.response.as_ref().map_or("(none)".to_string(), |r| r.to_string()));
+    let _ = write!(
+        d,
+        "\nresponse: {}",
+        c.response
+            .as_ref()
+            .map_or("(none)".to_string(), |r| r.to_string())
+    );
     d
 }
 
@@ -79,16 +85,32 @@ pub fn render(report: &RunReport) -> String {
             match c.verdict {
                 Verdict::Fail => {
                     let kind = if c.baselined { "baselined" } else { "failure" };
-                    let _ = write!(x, "<failure message=\"{}\" type=\"{}\">{}</failure>", escape(c.message.lines().next().unwrap_or("")), escape(&format!("{} {kind}", c.rule)), escape(&details(c)));
+                    let _ = write!(
+                        x,
+                        "<failure message=\"{}\" type=\"{}\">{}</failure>",
+                        escape(c.message.lines().next().unwrap_or("")),
+                        escape(&format!("{} {kind}", c.rule)),
+                        escape(&details(c))
+                    );
                 }
                 Verdict::Error => {
-                    let _ = write!(x, "<error message=\"{}\" type=\"{}\">{}</error>", escape(c.message.lines().next().unwrap_or("")), escape(&c.rule), escape(&details(c)));
+                    let _ = write!(
+                        x,
+                        "<error message=\"{}\" type=\"{}\">{}</error>",
+                        escape(c.message.lines().next().unwrap_or("")),
+                        escape(&c.rule),
+                        escape(&details(c))
+                    );
                 }
                 Verdict::Skip => {
                     let _ = write!(x, "<skipped message=\"{}\"/>", escape(&c.message));
                 }
                 Verdict::Warn => {
-                    let _ = write!(x, "<system-out>{}</system-out>", escape(&format!("warn [{}]: {}", c.rule, c.message)));
+                    let _ = write!(
+                        x,
+                        "<system-out>{}</system-out>",
+                        escape(&format!("warn [{}]: {}", c.rule, c.message))
+                    );
                 }
                 Verdict::Pass => {}
             }

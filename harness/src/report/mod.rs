@@ -58,7 +58,9 @@ impl RunReport {
 
     /// Failures and errors that are not baselined.
     pub fn unexpected(&self) -> impl Iterator<Item = &CaseResult> {
-        self.cases.iter().filter(|c| matches!(c.verdict, Verdict::Fail | Verdict::Error) && !c.baselined)
+        self.cases
+            .iter()
+            .filter(|c| matches!(c.verdict, Verdict::Fail | Verdict::Error) && !c.baselined)
     }
 
     /// The process exit code: 0 clean, 1 an unexpected failure or a stale baseline entry.
@@ -74,7 +76,11 @@ impl RunReport {
     pub fn to_json(&self) -> Value {
         let mut v = serde_json::to_value(self).expect("reports serialize");
         v["summary"] = serde_json::to_value(self.summary()).expect("summary serializes");
-        for (c, out) in self.cases.iter().zip(v["cases"].as_array_mut().expect("cases array")) {
+        for (c, out) in self
+            .cases
+            .iter()
+            .zip(v["cases"].as_array_mut().expect("cases array"))
+        {
             if c.baselined {
                 out["baselined"] = json!(true);
             }

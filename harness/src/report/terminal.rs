@@ -29,27 +29,60 @@ fn label(v: Verdict, baselined: bool, colour: bool) -> String {
 /// Renders the report for a terminal.
 pub fn render(report: &RunReport, colour: bool) -> String {
     let mut out = String::new();
-    let target = report.target.get("command").or_else(|| report.target.get("url")).and_then(|v| v.as_str()).unwrap_or("?");
-    let _ = writeln!(out, "mcperr run: {target}\nera {} · profile {}\n", report.era, report.profile);
+    let target = report
+        .target
+        .get("command")
+        .or_else(|| report.target.get("url"))
+        .and_then(|v| v.as_str())
+        .unwrap_or("?");
+    let _ = writeln!(
+        out,
+        "mcperr run: {target}\nera {} · profile {}\n",
+        report.era, report.profile
+    );
     for c in &report.cases {
         let note = match c.verdict {
-            Verdict::Skip | Verdict::Warn => format!("  ({})", c.message.lines().next().unwrap_or("")),
+            Verdict::Skip | Verdict::Warn => {
+                format!("  ({})", c.message.lines().next().unwrap_or(""))
+            }
             _ => String::new(),
         };
-        let _ = writeln!(out, "{} {:<4} {:<52} {:>5} ms{}", label(c.verdict, c.baselined, colour), c.rule, c.id, c.duration_ms, note);
+        let _ = writeln!(
+            out,
+            "{} {:<4} {:<52} {:>5} ms{}",
+            label(c.verdict, c.baselined, colour),
+            c.rule,
+            c.id,
+            c.duration_ms,
+            note
+        );
     }
-    let details: Vec<_> = report.cases.iter().filter(|c| matches!(c.verdict, Verdict::Fail | Verdict::Error)).collect();
+    let details: Vec<_> = report
+        .cases
+        .iter()
+        .filter(|c| matches!(c.verdict, Verdict::Fail | Verdict::Error))
+        .collect();
     if !details.is_empty() {
         let _ = writeln!(out, "\nFailures:");
     }
     for c in details {
         let tag = if c.baselined { " (baselined)" } else { "" };
-        let _ = writeln!(out, "\n{} {} [{}]{tag}", label(c.verdict, c.baselined, colour), c.id, c.rule);
+        let _ = writeln!(
+            out,
+            "\n{} {} [{}]{tag}",
+            label(c.verdict, c.baselined, colour),
+            c.id,
+            c.rule
+        );
         if !c.title.is_empty() {
             let _ = writeln!(out, "  checks:   {}", c.title);
         }
         for (i, line) in c.message.lines().enumerate() {
-            let _ = writeln!(out, "  {} {line}", if i == 0 { "why:     " } else { "         " });
+            let _ = writeln!(
+                out,
+                "  {} {line}",
+                if i == 0 { "why:     " } else { "         " }
+            );
         }
         if let Some(r) = &c.request {
             let _ = writeln!(out, "  request:  {r}");
@@ -74,10 +107,18 @@ pub fn render(report: &RunReport, colour: bool) -> String {
         s.warn,
         s.skip,
         s.error,
-        if baselined > 0 { format!(" ({baselined} failures baselined)") } else { String::new() }
+        if baselined > 0 {
+            format!(" ({baselined} failures baselined)")
+        } else {
+            String::new()
+        }
     );
     for stale in &report.stale_baseline {
-        let _ = writeln!(out, "{} baseline entry {stale} no longer fails: remove it", paint("STALE", "31;1", colour));
+        let _ = writeln!(
+            out,
+            "{} baseline entry {stale} no longer fails: remove it",
+            paint("STALE", "31;1", colour)
+        );
     }
     out
 }

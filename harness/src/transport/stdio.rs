@@ -35,7 +35,13 @@ impl StdioTarget {
     pub fn display(&self) -> String {
         std::iter::once(self.program.as_str())
             .chain(self.args.iter().map(String::as_str))
-            .map(|a| if a.contains(' ') || a.is_empty() { format!("{a:?}") } else { a.to_string() })
+            .map(|a| {
+                if a.contains(' ') || a.is_empty() {
+                    format!("{a:?}")
+                } else {
+                    a.to_string()
+                }
+            })
             .collect::<Vec<_>>()
             .join(" ")
     }
@@ -128,7 +134,9 @@ impl StdioConnection {
             cmd.current_dir(dir);
         }
         cmd.envs(target.env.iter().map(|(k, v)| (k, v)));
-        let mut child = cmd.spawn().map_err(|e| format!("could not start `{}`: {e}", target.display()))?;
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| format!("could not start `{}`: {e}", target.display()))?;
         let pgid = child.id().map(|p| p as i32);
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
@@ -138,11 +146,7 @@ impl StdioConnection {
             let mut reader = BufReader::with_capacity(64 * 1024, stdout);
             let mut line = Vec::new();
             let mut overflow = 0usize;
-            loop {
-                let buf = match reader.fill_buf().await {
-                    Ok(b) => b,
-                    Err(_) => break,
-                };
+            while let Ok(buf) = reader.fill_buf().await {
                 if buf.is_empty() {
                     if !line.is_empty() {
                         let _ = tx.send(StdoutEvent::Line(std::mem::take(&mut line)));
@@ -190,7 +194,14 @@ impl StdioConnection {
                 sink.push(&buf[..n]);
             }
         });
-        Ok(StdioConnection { stdin: child.stdin.take(), child, pgid, events, stderr, eof: false })
+        Ok(StdioConnection {
+            stdin: child.stdin.take(),
+            child,
+            pgid,
+            events,
+            stderr,
+            eof: false,
+        })
     }
 
     /// Writes one line (a newline is appended). A closed stdin is not an
@@ -250,7 +261,10 @@ impl StdioConnection {
     /// process group and reaps it.
     pub async fn close(mut self) {
         self.stdin = None;
-        if tokio::time::timeout(Duration::from_millis(500), self.child.wait()).await.is_err() {
+        if tokio::time::timeout(Duration::from_millis(500), self.child.wait())
+            .await
+            .is_err()
+        {
             self.kill();
             let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
         }

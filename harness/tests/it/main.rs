@@ -1,5 +1,7 @@
 //! Integration tests of the `mcperr` binary: one test binary, one module per area.
 
+mod python_peer;
 mod reference_faults;
 mod reference_wire;
+mod run;
 mod support;

@@ -13,31 +13,85 @@ use crate::support::{envelope, MCPERR};
 /// One request per rule, modern era, numeric and string ids.
 fn script() -> String {
     let calls: Vec<(Value, &str, Value)> = vec![
-        (json!("s1"), "tools/call", json!({"name": "get_author", "arguments": {"title": "Nothing"}})),
-        (json!(2), "tools/call", json!({"name": "raise_protocol_error", "arguments": {"code": -32000, "message": "m", "data": {"k": 1}}})),
-        (json!(3), "tools/call", json!({"name": "limited", "arguments": {"limit": 999}})),
-        (json!(4), "tools/call", json!({"name": "limited_calls", "arguments": {}})),
-        (json!(5), "tools/call", json!({"name": "nope", "arguments": {}})),
+        (
+            json!("s1"),
+            "tools/call",
+            json!({"name": "get_author", "arguments": {"title": "Nothing"}}),
+        ),
+        (
+            json!(2),
+            "tools/call",
+            json!({"name": "raise_protocol_error", "arguments": {"code": -32000, "message": "m", "data": {"k": 1}}}),
+        ),
+        (
+            json!(3),
+            "tools/call",
+            json!({"name": "limited", "arguments": {"limit": 999}}),
+        ),
+        (
+            json!(4),
+            "tools/call",
+            json!({"name": "limited_calls", "arguments": {}}),
+        ),
+        (
+            json!(5),
+            "tools/call",
+            json!({"name": "nope", "arguments": {}}),
+        ),
         (json!(6), "tools/call", json!({"name": 5})),
-        (json!(7), "tools/call", json!({"name": "bad_output", "arguments": {}})),
-        (json!(8), "tools/call", json!({"name": "get_author", "arguments": {"title": "Dune"}})),
-        (json!(9), "resources/read", json!({"uri": "books://Nothing"})),
+        (
+            json!(7),
+            "tools/call",
+            json!({"name": "bad_output", "arguments": {}}),
+        ),
+        (
+            json!(8),
+            "tools/call",
+            json!({"name": "get_author", "arguments": {"title": "Dune"}}),
+        ),
+        (
+            json!(9),
+            "resources/read",
+            json!({"uri": "books://Nothing"}),
+        ),
         (json!(10), "resources/read", json!({"uri": "nope://x"})),
         (json!(11), "resources/read", json!({"uri": "fail://db"})),
-        (json!(12), "resources/read", json!({"uri": "crash://s3cr3t"})),
-        (json!(13), "resources/read", json!({"uri": "mcperror://-32001"})),
+        (
+            json!(12),
+            "resources/read",
+            json!({"uri": "crash://s3cr3t"}),
+        ),
+        (
+            json!(13),
+            "resources/read",
+            json!({"uri": "mcperror://-32001"}),
+        ),
         (json!(14), "resources/read", json!({})),
         (json!(15), "prompts/get", json!({"name": "nope"})),
-        (json!(16), "prompts/get", json!({"name": "greet", "arguments": {}})),
-        (json!(17), "prompts/get", json!({"name": "crash_prompt", "arguments": {"secret": "s3cr3t"}})),
+        (
+            json!(16),
+            "prompts/get",
+            json!({"name": "greet", "arguments": {}}),
+        ),
+        (
+            json!(17),
+            "prompts/get",
+            json!({"name": "crash_prompt", "arguments": {"secret": "s3cr3t"}}),
+        ),
         (json!(18), "bookshop/teleport", json!({})),
-        (json!("19"), "tools/call", json!({"name": "crash", "arguments": {"secret": "s3cr3t"}})),
+        (
+            json!("19"),
+            "tools/call",
+            json!({"name": "crash", "arguments": {"secret": "s3cr3t"}}),
+        ),
         (json!(20), "prompts/list", json!({})),
     ];
     let mut out = String::new();
     for (i, (id, method, mut params)) in calls.into_iter().enumerate() {
         params["_meta"] = envelope();
-        out.push_str(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string());
+        out.push_str(
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
+        );
         out.push('\n');
         if i == 2 {
             out.push_str("{not json\n");
@@ -73,7 +127,10 @@ fn transcript(args: &[&str]) -> (String, Option<i32>) {
         if let Some(status) = child.try_wait().unwrap() {
             break status;
         }
-        assert!(start.elapsed() < Duration::from_secs(20), "server {args:?} did not exit at EOF");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "server {args:?} did not exit at EOF"
+        );
         std::thread::sleep(Duration::from_millis(10));
     };
     writer.join().unwrap();
@@ -84,13 +141,31 @@ fn transcript(args: &[&str]) -> (String, Option<i32>) {
 fn every_fault_changes_the_transcript() {
     let clean = transcript(&[]);
     assert_eq!(clean.1, Some(0));
-    assert_eq!(clean.0.lines().count(), 20, "one response per request:\n{}", clean.0);
-    let list = Command::new(MCPERR).args(["reference", "--list-faults"]).output().unwrap();
+    assert_eq!(
+        clean.0.lines().count(),
+        20,
+        "one response per request:\n{}",
+        clean.0
+    );
+    let list = Command::new(MCPERR)
+        .args(["reference", "--list-faults"])
+        .output()
+        .unwrap();
     let list = String::from_utf8(list.stdout).unwrap();
-    let names: Vec<&str> = list.lines().map(|l| l.split_whitespace().next().unwrap()).collect();
+    let names: Vec<&str> = list
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
     assert!(names.len() >= 30, "{list}");
-    for rule in ["T1", "T2", "T3", "T4", "T5", "T6", "T7", "R1", "R2", "R3", "R4", "R5", "P1", "P2", "J1", "J2", "J3", "J4", "J5"] {
-        assert!(list.lines().any(|l| l.split_whitespace().nth(1) == Some(rule)), "no fault for {rule}");
+    for rule in [
+        "T1", "T2", "T3", "T4", "T5", "T6", "T7", "R1", "R2", "R3", "R4", "R5", "P1", "P2", "J1",
+        "J2", "J3", "J4", "J5",
+    ] {
+        assert!(
+            list.lines()
+                .any(|l| l.split_whitespace().nth(1) == Some(rule)),
+            "no fault for {rule}"
+        );
     }
     for name in names {
         let faulty = transcript(&["--fault", name]);
@@ -100,7 +175,10 @@ fn every_fault_changes_the_transcript() {
 
 #[test]
 fn an_unknown_fault_is_a_usage_error() {
-    let out = Command::new(MCPERR).args(["reference", "--fault", "bogus"]).output().unwrap();
+    let out = Command::new(MCPERR)
+        .args(["reference", "--fault", "bogus"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("unknown fault 'bogus'"), "{err}");

@@ -28,8 +28,14 @@ fn t1_tool_error_is_an_is_error_result_with_the_sdk_text_and_no_structured_conte
             "Error executing tool get_author: No book titled \"O'Brien\" in the catalog."
         );
         let log = s.stderr();
-        assert!(log.contains("INFO mcperr_reference: Tool 'get_author' failed"), "{log}");
-        assert!(!log.contains("Failure chain"), "T1 logs no traceback: {log}");
+        assert!(
+            log.contains("INFO mcperr_reference: Tool 'get_author' failed"),
+            "{log}"
+        );
+        assert!(
+            !log.contains("Failure chain"),
+            "T1 logs no traceback: {log}"
+        );
     }
 }
 
@@ -37,11 +43,24 @@ fn t1_tool_error_is_an_is_error_result_with_the_sdk_text_and_no_structured_conte
 fn t2_protocol_error_is_forwarded_verbatim_with_any_code() {
     for era in ERAS {
         let mut s = Server::start(era, &[]);
-        let r = s.tool("raise_protocol_error", json!({"code": -32000, "message": "x", "data": {"a": [1, null]}}));
-        assert_eq!(r["error"], json!({"code": -32000, "message": "x", "data": {"a": [1, null]}}));
+        let r = s.tool(
+            "raise_protocol_error",
+            json!({"code": -32000, "message": "x", "data": {"a": [1, null]}}),
+        );
+        assert_eq!(
+            r["error"],
+            json!({"code": -32000, "message": "x", "data": {"a": [1, null]}})
+        );
         assert!(r.get("result").is_none());
-        let r = s.tool("raise_protocol_error", json!({"code": 42, "message": "no data"}));
-        assert_eq!(r["error"], json!({"code": 42, "message": "no data"}), "absent data stays absent");
+        let r = s.tool(
+            "raise_protocol_error",
+            json!({"code": 42, "message": "no data"}),
+        );
+        assert_eq!(
+            r["error"],
+            json!({"code": 42, "message": "no data"}),
+            "absent data stays absent"
+        );
         assert_eq!(s.stderr(), "", "T2 logs nothing");
     }
 }
@@ -51,13 +70,26 @@ fn t3_crash_hides_its_text_logs_the_chain_and_the_session_survives() {
     for era in ERAS {
         let mut s = Server::start(era, &[]);
         let r = s.tool("crash", json!({"secret": "s3cr3t-canary"}));
-        assert_eq!(r["result"], text_result(era, "Error executing tool crash", true));
+        assert_eq!(
+            r["result"],
+            text_result(era, "Error executing tool crash", true)
+        );
         assert!(!r.to_string().contains("s3cr3t"), "the secret leaked: {r}");
         let log = s.stderr();
-        assert!(log.contains("ERROR mcperr_reference: Tool 'crash' raised an unexpected exception"), "{log}");
-        assert!(log.contains("s3cr3t-canary"), "the log keeps the crash text: {log}");
+        assert!(
+            log.contains("ERROR mcperr_reference: Tool 'crash' raised an unexpected exception"),
+            "{log}"
+        );
+        assert!(
+            log.contains("s3cr3t-canary"),
+            "the log keeps the crash text: {log}"
+        );
         let r = s.tool("get_author", json!({"title": "Dune"}));
-        assert_eq!(r["result"], text_result(era, "Frank Herbert", false), "J4: answered after a panic");
+        assert_eq!(
+            r["result"],
+            text_result(era, "Frank Herbert", false),
+            "J4: answered after a panic"
+        );
     }
 }
 
@@ -65,7 +97,9 @@ fn t3_crash_hides_its_text_logs_the_chain_and_the_session_survives() {
 fn t4_invalid_arguments_are_rejected_before_the_body_runs() {
     for era in ERAS {
         let mut s = Server::start(era, &[]);
-        let count = |s: &mut Server| s.tool("limited_calls", json!({}))["result"]["structuredContent"]["count"].clone();
+        let count = |s: &mut Server| {
+            s.tool("limited_calls", json!({}))["result"]["structuredContent"]["count"].clone()
+        };
         assert_eq!(count(&mut s), json!(0));
         for (args, field) in [
             (json!({"limit": 999}), "limit"),
@@ -78,14 +112,23 @@ fn t4_invalid_arguments_are_rejected_before_the_body_runs() {
             assert_eq!(r["result"]["isError"], json!(true), "{args}: {r}");
             assert!(r["result"].get("structuredContent").is_none());
             let text = r["result"]["content"][0]["text"].as_str().unwrap();
-            assert!(text.starts_with("Error executing tool limited: Invalid arguments: "), "{text}");
-            assert!(text.contains(field), "the message names the field {field}: {text}");
+            assert!(
+                text.starts_with("Error executing tool limited: Invalid arguments: "),
+                "{text}"
+            );
+            assert!(
+                text.contains(field),
+                "the message names the field {field}: {text}"
+            );
         }
         assert_eq!(count(&mut s), json!(0), "the body never ran");
         let r = s.tool("limited", json!({"limit": 50}));
         assert_eq!(r["result"], text_result(era, "ok 50", false));
         assert_eq!(count(&mut s), json!(1));
-        assert!(!s.stderr().contains("Failure chain"), "T4 logs no traceback");
+        assert!(
+            !s.stderr().contains("Failure chain"),
+            "T4 logs no traceback"
+        );
     }
 }
 
@@ -94,7 +137,10 @@ fn t5_unknown_tool_is_invalid_params() {
     for era in ERAS {
         let mut s = Server::start(era, &[]);
         let r = s.tool("no_such_tool", json!({}));
-        assert_eq!(r["error"], json!({"code": -32602, "message": "Unknown tool: no_such_tool"}));
+        assert_eq!(
+            r["error"],
+            json!({"code": -32602, "message": "Unknown tool: no_such_tool"})
+        );
     }
 }
 
@@ -102,7 +148,11 @@ fn t5_unknown_tool_is_invalid_params() {
 fn t6_malformed_tools_call_params_are_invalid_params() {
     for era in ERAS {
         let mut s = Server::start(era, &[]);
-        for params in [json!({}), json!({"name": 5}), json!({"name": "get_author", "arguments": "x"})] {
+        for params in [
+            json!({}),
+            json!({"name": 5}),
+            json!({"name": "get_author", "arguments": "x"}),
+        ] {
             let r = s.call("tools/call", params.clone());
             assert_eq!(r["error"]["code"], json!(-32602), "{params}: {r}");
             assert!(r["error"]["message"].is_string());
@@ -115,8 +165,13 @@ fn t7_output_failing_its_schema_is_a_crash() {
     for era in ERAS {
         let mut s = Server::start(era, &[]);
         let r = s.tool("bad_output", json!({}));
-        assert_eq!(r["result"], text_result(era, "Error executing tool bad_output", true));
-        assert!(s.stderr().contains("Tool 'bad_output' raised an unexpected exception"));
+        assert_eq!(
+            r["result"],
+            text_result(era, "Error executing tool bad_output", true)
+        );
+        assert!(s
+            .stderr()
+            .contains("Tool 'bad_output' raised an unexpected exception"));
     }
 }
 
@@ -124,11 +179,17 @@ fn t7_output_failing_its_schema_is_a_crash() {
 fn t8_success_has_no_is_error_and_structured_content_matches_the_schema() {
     for era in ERAS {
         let mut s = Server::start(era, &[]);
-        assert_eq!(s.tool("get_author", json!({"title": "Neuromancer"}))["result"], text_result(era, "William Gibson", false));
+        assert_eq!(
+            s.tool("get_author", json!({"title": "Neuromancer"}))["result"],
+            text_result(era, "William Gibson", false)
+        );
         let r = s.tool("limited_calls", json!({}));
         assert_eq!(
             r["result"],
-            result(era, json!({"content": [{"type": "text", "text": "{\"count\":0}"}], "structuredContent": {"count": 0}}))
+            result(
+                era,
+                json!({"content": [{"type": "text", "text": "{\"count\":0}"}], "structuredContent": {"count": 0}})
+            )
         );
     }
 }
@@ -140,16 +201,40 @@ fn r1_to_r5_resource_errors_have_exact_codes_messages_and_data() {
         let read = |s: &mut Server, uri: &str| s.call("resources/read", json!({"uri": uri}));
         assert_eq!(
             read(&mut s, "books://Dune")["result"],
-            result(era, json!({"contents": [{"uri": "books://Dune", "mimeType": "text/plain", "text": "Dune by Frank Herbert"}]}))
+            result(
+                era,
+                json!({"contents": [{"uri": "books://Dune", "mimeType": "text/plain", "text": "Dune by Frank Herbert"}]})
+            )
         );
         let cases = [
-            ("books://Nothing", json!({"code": -32602, "message": "No book titled 'Nothing' in the catalog.", "data": {"uri": "books://Nothing"}})),
-            ("nope://x", json!({"code": -32602, "message": "Unknown resource: nope://x", "data": {"uri": "nope://x"}})),
-            ("books://a/b", json!({"code": -32602, "message": "Unknown resource: books://a/b", "data": {"uri": "books://a/b"}})),
-            ("fail://db", json!({"code": -32603, "message": "Backend unavailable for db", "data": {"uri": "fail://db"}})),
-            ("crash://s3cr3t", json!({"code": -32603, "message": "Error creating resource from template crash://s3cr3t", "data": {"uri": "crash://s3cr3t"}})),
-            ("mcperror://-32001", json!({"code": -32001, "message": "Resource protocol error -32001", "data": {"code": "-32001"}})),
-            ("mcperror://7", json!({"code": 7, "message": "Resource protocol error 7", "data": {"code": "7"}})),
+            (
+                "books://Nothing",
+                json!({"code": -32602, "message": "No book titled 'Nothing' in the catalog.", "data": {"uri": "books://Nothing"}}),
+            ),
+            (
+                "nope://x",
+                json!({"code": -32602, "message": "Unknown resource: nope://x", "data": {"uri": "nope://x"}}),
+            ),
+            (
+                "books://a/b",
+                json!({"code": -32602, "message": "Unknown resource: books://a/b", "data": {"uri": "books://a/b"}}),
+            ),
+            (
+                "fail://db",
+                json!({"code": -32603, "message": "Backend unavailable for db", "data": {"uri": "fail://db"}}),
+            ),
+            (
+                "crash://s3cr3t",
+                json!({"code": -32603, "message": "Error creating resource from template crash://s3cr3t", "data": {"uri": "crash://s3cr3t"}}),
+            ),
+            (
+                "mcperror://-32001",
+                json!({"code": -32001, "message": "Resource protocol error -32001", "data": {"code": "-32001"}}),
+            ),
+            (
+                "mcperror://7",
+                json!({"code": 7, "message": "Resource protocol error 7", "data": {"code": "7"}}),
+            ),
         ];
         for (uri, want) in cases {
             let r = read(&mut s, uri);
@@ -157,8 +242,16 @@ fn r1_to_r5_resource_errors_have_exact_codes_messages_and_data() {
             assert!(r.get("result").is_none());
         }
         let log = s.stderr();
-        assert!(log.contains("ERROR mcperr_reference: Resource 'crash://s3cr3t' raised an unexpected exception"), "{log}");
-        assert!(log.contains("INFO mcperr_reference: Resource error for fail://db"), "{log}");
+        assert!(
+            log.contains(
+                "ERROR mcperr_reference: Resource 'crash://s3cr3t' raised an unexpected exception"
+            ),
+            "{log}"
+        );
+        assert!(
+            log.contains("INFO mcperr_reference: Resource error for fail://db"),
+            "{log}"
+        );
     }
 }
 
@@ -167,7 +260,10 @@ fn r6_missing_or_non_string_uri_is_invalid_params() {
     for era in ERAS {
         let mut s = Server::start(era, &[]);
         for params in [json!({}), json!({"uri": 5})] {
-            assert_eq!(s.call("resources/read", params)["error"]["code"], json!(-32602));
+            assert_eq!(
+                s.call("resources/read", params)["error"]["code"],
+                json!(-32602)
+            );
         }
     }
 }
@@ -176,15 +272,35 @@ fn r6_missing_or_non_string_uri_is_invalid_params() {
 fn p1_to_p3_prompt_errors() {
     for era in ERAS {
         let mut s = Server::start(era, &[]);
-        let r = s.call("prompts/get", json!({"name": "greet", "arguments": {"name": "Ada"}}));
-        assert_eq!(r["result"]["messages"], json!([{"role": "user", "content": {"type": "text", "text": "Hello, Ada!"}}]));
+        let r = s.call(
+            "prompts/get",
+            json!({"name": "greet", "arguments": {"name": "Ada"}}),
+        );
+        assert_eq!(
+            r["result"]["messages"],
+            json!([{"role": "user", "content": {"type": "text", "text": "Hello, Ada!"}}])
+        );
         let r = s.call("prompts/get", json!({"name": "nope"}));
-        assert_eq!(r["error"], json!({"code": -32602, "message": "Unknown prompt: nope"}));
+        assert_eq!(
+            r["error"],
+            json!({"code": -32602, "message": "Unknown prompt: nope"})
+        );
         let r = s.call("prompts/get", json!({"name": "greet", "arguments": {}}));
-        assert_eq!(r["error"], json!({"code": -32602, "message": "Missing required arguments: name"}));
-        let r = s.call("prompts/get", json!({"name": "crash_prompt", "arguments": {"secret": "s3cr3t"}}));
-        assert_eq!(r["error"], json!({"code": -32603, "message": "Error rendering prompt crash_prompt"}));
-        assert!(s.stderr().contains("Prompt 'crash_prompt' raised an unexpected exception"));
+        assert_eq!(
+            r["error"],
+            json!({"code": -32602, "message": "Missing required arguments: name"})
+        );
+        let r = s.call(
+            "prompts/get",
+            json!({"name": "crash_prompt", "arguments": {"secret": "s3cr3t"}}),
+        );
+        assert_eq!(
+            r["error"],
+            json!({"code": -32603, "message": "Error rendering prompt crash_prompt"})
+        );
+        assert!(s
+            .stderr()
+            .contains("Prompt 'crash_prompt' raised an unexpected exception"));
     }
 }
 
@@ -192,7 +308,14 @@ fn p1_to_p3_prompt_errors() {
 fn j1_ids_are_echoed_with_their_type() {
     for era in ERAS {
         let mut s = Server::start(era, &[]);
-        for id in [json!("7"), json!(7), json!(-1), json!(""), json!("x y"), json!(9007199254740993_u64)] {
+        for id in [
+            json!("7"),
+            json!(7),
+            json!(-1),
+            json!(""),
+            json!("x y"),
+            json!(9007199254740993_u64),
+        ] {
             let msg = json!({"jsonrpc": "2.0", "id": id, "method": "prompts/list", "params": s.params(json!({}))});
             let r = s.request(msg);
             assert_eq!(r["id"], id);
@@ -207,10 +330,21 @@ fn j2_unknown_method_and_cross_era_methods_are_method_not_found() {
     for era in ERAS {
         let mut s = Server::start(era, &[]);
         let r = s.call("bookshop/teleport", json!({}));
-        assert_eq!(r["error"], json!({"code": -32601, "message": "Method not found: bookshop/teleport"}));
-        let others: &[&str] = if era == Era::Legacy { &["server/discover"] } else { &["initialize", "ping"] };
+        assert_eq!(
+            r["error"],
+            json!({"code": -32601, "message": "Method not found: bookshop/teleport"})
+        );
+        let others: &[&str] = if era == Era::Legacy {
+            &["server/discover"]
+        } else {
+            &["initialize", "ping"]
+        };
         for other in others {
-            assert_eq!(s.call(other, json!({}))["error"]["code"], json!(-32601), "{era:?} {other}");
+            assert_eq!(
+                s.call(other, json!({}))["error"]["code"],
+                json!(-32601),
+                "{era:?} {other}"
+            );
         }
     }
 }
@@ -219,13 +353,18 @@ fn j2_unknown_method_and_cross_era_methods_are_method_not_found() {
 fn j3_notifications_get_no_response_and_j6_garbage_is_dropped() {
     for era in ERAS {
         let mut s = Server::start(era, &[]);
-        s.send_line(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#);
+        s.send_line(
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+        );
         s.send_line("{not json");
         s.send_line("[1,2]");
         s.send_line(r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#);
         s.send_line("\u{1}\u{2}binary");
         let r = s.call("prompts/list", json!({}));
-        assert!(r["result"]["prompts"].is_array(), "the first line after them answers the request: {r}");
+        assert!(
+            r["result"]["prompts"].is_array(),
+            "the first line after them answers the request: {r}"
+        );
         assert!(s.try_recv_line(200).is_none());
         assert!(s.stderr().contains("WARN mcperr_reference: dropping input"));
     }
@@ -236,7 +375,10 @@ fn j5_stdout_carries_only_json_rpc_lines() {
     let mut s = Server::start(Era::Modern, &[]);
     s.tool("crash", json!({"secret": "line1\nline2"}));
     s.tool("get_author", json!({"title": "multi\nline"}));
-    s.call("prompts/get", json!({"name": "crash_prompt", "arguments": {"secret": "x"}}));
+    s.call(
+        "prompts/get",
+        json!({"name": "crash_prompt", "arguments": {"secret": "x"}}),
+    );
     // Every response above was parsed as one JSON object per line by `recv`.
     assert!(s.try_recv_line(200).is_none(), "no stray output");
     assert!(s.stderr().contains("ERROR"), "logs went to stderr");
@@ -250,7 +392,11 @@ fn modern_requests_need_the_envelope_and_a_supported_version() {
     assert_eq!(r["error"]["code"], json!(-32602), "{r}");
     let r = s.request(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list",
         "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}));
-    assert_eq!(r["error"]["code"], json!(-32602), "clientCapabilities missing: {r}");
+    assert_eq!(
+        r["error"]["code"],
+        json!(-32602),
+        "clientCapabilities missing: {r}"
+    );
     let r = s.request(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list",
         "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "1999-01-01", "io.modelcontextprotocol/clientCapabilities": {}}}}));
     assert_eq!(
@@ -268,16 +414,58 @@ fn lists_describe_the_bookshop() {
     for era in ERAS {
         let mut s = Server::start(era, &[]);
         let tools = s.call("tools/list", json!({}))["result"]["tools"].clone();
-        let names: Vec<&str> = tools.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-        assert_eq!(names, ["get_author", "raise_protocol_error", "crash", "limited", "limited_calls", "bad_output"]);
-        assert!(tools.as_array().unwrap().iter().all(|t| t["inputSchema"]["type"] == "object"));
-        assert_eq!(tools[3]["inputSchema"]["properties"]["limit"], json!({"type": "integer", "minimum": 1, "maximum": 50}));
+        let names: Vec<&str> = tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "get_author",
+                "raise_protocol_error",
+                "crash",
+                "limited",
+                "limited_calls",
+                "bad_output"
+            ]
+        );
+        assert!(tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["inputSchema"]["type"] == "object"));
+        assert_eq!(
+            tools[3]["inputSchema"]["properties"]["limit"],
+            json!({"type": "integer", "minimum": 1, "maximum": 50})
+        );
         assert_eq!(tools[5]["outputSchema"]["required"], json!(["temperature"]));
-        let templates = s.call("resources/templates/list", json!({}))["result"]["resourceTemplates"].clone();
-        let uris: Vec<&str> = templates.as_array().unwrap().iter().map(|t| t["uriTemplate"].as_str().unwrap()).collect();
-        assert_eq!(uris, ["books://{title}", "fail://{name}", "crash://{secret}", "mcperror://{code}"]);
+        let templates =
+            s.call("resources/templates/list", json!({}))["result"]["resourceTemplates"].clone();
+        let uris: Vec<&str> = templates
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["uriTemplate"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            uris,
+            [
+                "books://{title}",
+                "fail://{name}",
+                "crash://{secret}",
+                "mcperror://{code}"
+            ]
+        );
         let prompts = s.call("prompts/list", json!({}))["result"]["prompts"].clone();
-        assert_eq!(prompts[0]["arguments"][0], json!({"name": "name", "description": "Who to greet.", "required": true}));
-        assert_eq!(s.call("tools/list", json!({"cursor": "bogus"}))["error"]["code"], json!(-32602));
+        assert_eq!(
+            prompts[0]["arguments"][0],
+            json!({"name": "name", "description": "Who to greet.", "required": true})
+        );
+        assert_eq!(
+            s.call("tools/list", json!({"cursor": "bogus"}))["error"]["code"],
+            json!(-32602)
+        );
     }
 }

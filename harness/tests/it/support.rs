@@ -2,7 +2,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
@@ -69,7 +69,14 @@ impl Server {
                 s.push('\n');
             }
         });
-        Server { stdin: child.stdin.take(), child, lines, stderr: log, era, next_id: 100 }
+        Server {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr: log,
+            era,
+            next_id: 100,
+        }
     }
 
     /// Starts the binary and performs the era's handshake (legacy: initialize).
@@ -94,18 +101,17 @@ impl Server {
 
     /// The next stdout line, parsed; panics on timeout or non-JSON.
     pub fn recv(&mut self) -> Value {
-        let line = self.lines.recv_timeout(WAIT).unwrap_or_else(|e| {
-            panic!("no response line ({e:?}); stderr:\n{}", self.stderr())
-        });
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"))
+        let line = self
+            .lines
+            .recv_timeout(WAIT)
+            .unwrap_or_else(|e| panic!("no response line ({e:?}); stderr:\n{}", self.stderr()));
+        serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"))
     }
 
     /// The next stdout line if one arrives within `ms`.
     pub fn try_recv_line(&mut self, ms: u64) -> Option<String> {
-        match self.lines.recv_timeout(Duration::from_millis(ms)) {
-            Ok(l) => Some(l),
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
-        }
+        self.lines.recv_timeout(Duration::from_millis(ms)).ok()
     }
 
     /// Sends a whole message and returns the next response.
@@ -152,12 +158,6 @@ impl Server {
         }
         panic!("server did not exit after stdin closed")
     }
-
-    /// Whether the process has exited.
-    pub fn exited(&mut self) -> bool {
-        thread::sleep(Duration::from_millis(200));
-        self.child.try_wait().unwrap().is_some()
-    }
 }
 
 impl Drop for Server {
@@ -173,4 +173,58 @@ pub fn result(era: Era, mut result: Value) -> Value {
         result["resultType"] = json!("complete");
     }
     result
+}
+
+/// What one `mcperr` invocation printed and returned.
+pub struct Output {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `mcperr ARGS` to completion (bounded: a hang fails the test).
+pub fn mcperr(args: &[&str]) -> Output {
+    let mut child = Command::new(MCPERR)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start mcperr");
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let o = thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut out, &mut s).ok();
+        s
+    });
+    let e = thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut err, &mut s).ok();
+        s
+    });
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(180) {
+            let _ = child.kill();
+            panic!("mcperr {args:?} hung");
+        }
+        thread::sleep(Duration::from_millis(10));
+    };
+    Output {
+        code: status.code(),
+        stdout: o.join().unwrap(),
+        stderr: e.join().unwrap(),
+    }
+}
+
+/// A fresh scratch directory under the target dir.
+pub fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }
