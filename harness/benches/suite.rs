@@ -21,9 +21,17 @@ fn median(mut v: Vec<Duration>) -> Duration {
 
 fn time_run(args: &[&str]) -> Duration {
     let start = Instant::now();
-    let out = Command::new(MCPERR).args(args).stdout(Stdio::null()).stderr(Stdio::null()).status().unwrap();
+    let out = Command::new(MCPERR)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
     let took = start.elapsed();
-    assert!(out.code().is_some_and(|c| c <= 1), "mcperr {args:?} failed to run");
+    assert!(
+        out.code().is_some_and(|c| c <= 1),
+        "mcperr {args:?} failed to run"
+    );
     took
 }
 
@@ -45,7 +53,9 @@ fn replay(server: &[String], lines: &[String]) -> Duration {
         stdin.flush().unwrap();
         let msg: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
         // Wait only where a server must answer: a request with a string or number id.
-        let (Some(id), Some(_)) = (msg.get("id"), msg.get("method")) else { continue };
+        let (Some(id), Some(_)) = (msg.get("id"), msg.get("method")) else {
+            continue;
+        };
         if !(id.is_string() || id.is_number()) {
             continue;
         }
@@ -67,11 +77,14 @@ fn replay(server: &[String], lines: &[String]) -> Duration {
 
 fn main() {
     let runs = 15;
-    let embedded: Vec<Duration> = (0..runs).map(|_| time_run(&["run", "--era", "2026-07-28"])).collect();
+    let embedded: Vec<Duration> = (0..runs)
+        .map(|_| time_run(&["run", "--era", "2026-07-28"]))
+        .collect();
     let m = median(embedded);
     println!("embedded reference server, whole scripted suite: median {:.1} ms over {runs} runs (target < 1000 ms)", m.as_secs_f64() * 1e3);
 
-    let python = std::env::var("MCPERR_PYTHON").unwrap_or_else(|_| format!("{ROOT}/target/py-venv/bin/python"));
+    let python = std::env::var("MCPERR_PYTHON")
+        .unwrap_or_else(|_| format!("{ROOT}/target/py-venv/bin/python"));
     if !std::path::Path::new(&python).exists() {
         println!("python peer: skipped (run fixtures/servers/python/setup.sh first)");
         return;
@@ -80,7 +93,11 @@ fn main() {
     let record = std::env::temp_dir().join(format!("mcperr-bench-{}.jsonl", std::process::id()));
     let tee = format!("sh -c 'tee {} | {python} {bookshop}'", record.display());
     time_run(&["run", "--stdio", &tee, "--era", "2026-07-28"]);
-    let lines: Vec<String> = std::fs::read_to_string(&record).unwrap().lines().map(str::to_string).collect();
+    let lines: Vec<String> = std::fs::read_to_string(&record)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
     let _ = std::fs::remove_file(&record);
     let server = vec![python.clone(), bookshop.clone()];
     let cmd = format!("{python} {bookshop}");

@@ -18,7 +18,7 @@ use crate::baseline::Baseline;
 use crate::case::{self, Case};
 use crate::generate;
 use crate::profile::Profile;
-use crate::report::{junit, terminal, RunReport};
+use crate::report::{html, junit, terminal, RunReport};
 use crate::runner::{self, CaseResult, Discovery, EraChoice, RunSettings};
 use crate::target;
 use crate::transport::StdioTarget;
@@ -114,6 +114,9 @@ struct RunArgs {
     /// Write a JUnit XML report here.
     #[arg(long, value_name = "PATH")]
     junit: Option<PathBuf>,
+    /// Write an HTML report here.
+    #[arg(long, value_name = "PATH")]
+    html: Option<PathBuf>,
     /// Run independent cases on N server processes.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
     jobs: u64,
@@ -363,16 +366,12 @@ fn run(args: RunArgs) -> Result<i32, Usage> {
         std::fs::write(path, junit::render(&report))
             .map_err(|e| Usage(format!("--junit {}: {e}", path.display())))?;
     }
-    let colour = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let mut text = terminal::render(&report, colour);
-    if args.quiet {
-        text = text
-            .lines()
-            .filter(|l| !l.starts_with("PASS") && !l.contains("PASS "))
-            .collect::<Vec<_>>()
-            .join("\n")
-            + "\n";
+    if let Some(path) = &args.html {
+        std::fs::write(path, html::render(&report))
+            .map_err(|e| Usage(format!("--html {}: {e}", path.display())))?;
     }
+    let colour = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let text = terminal::render(&report, colour, args.quiet);
     print!("{text}");
     Ok(report.exit_code())
 }

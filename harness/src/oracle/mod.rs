@@ -96,13 +96,39 @@ const TRACEBACK_MARKERS: &[&str] = &[
     "\n    at ",
 ];
 
-/// Text markers that must never reach a response a crash produced (J7).
-pub const LEAK_MARKERS: &[&str] = &[
-    "Traceback (most recent call last)",
-    "File \"",
-    "panicked at",
-    "stack backtrace",
-];
+/// A stack-trace or exception marker in `text`, if any (J7): Python's
+/// `Traceback` and `File "…", line N`, Rust's `panicked at`, and JavaScript's
+/// `at fn (file.js:12:3)` frames.
+pub fn leak_marker(text: &str) -> Option<String> {
+    // Responses are searched serialized, where quotes inside strings are escaped.
+    let text = &text.replace("\\\"", "\"");
+    for m in [
+        "Traceback (most recent call last)",
+        "panicked at",
+        "stack backtrace",
+    ] {
+        if text.contains(m) {
+            return Some(m.to_string());
+        }
+    }
+    if let Some(i) = text.find("File \"") {
+        if text[i..].find("\", line ").is_some_and(|j| j < 300) {
+            return Some("File \"…\", line N".to_string());
+        }
+    }
+    for ext in [".js:", ".mjs:", ".cjs:", ".ts:", ".py:", ".rs:"] {
+        let mut from = 0;
+        while let Some(i) = text[from..].find(ext) {
+            let at = from + i + ext.len();
+            let digits = text[at..].bytes().take_while(u8::is_ascii_digit).count();
+            if digits > 0 && text[at + digits..].starts_with(':') {
+                return Some(format!("a source location ({ext}LINE:COL)"));
+            }
+            from = at;
+        }
+    }
+    None
+}
 
 fn has_traceback(log: &str) -> bool {
     TRACEBACK_MARKERS.iter().any(|m| log.contains(m))
@@ -275,10 +301,7 @@ fn run_check(check: Check, exchange: &Exchange, response: &Value, ev: &Evidence)
                     ev.canary
                 ));
             }
-            LEAK_MARKERS
-                .iter()
-                .find(|m| text.contains(*m))
-                .map(|m| format!("the response carries a stack trace marker {m:?}"))
+            leak_marker(&text).map(|m| format!("the response carries a stack trace marker: {m}"))
         }
         Check::BodyNeverRan => match &ev.counts {
             Some((Some(before), Some(after))) if before == after => None,
@@ -320,4 +343,19 @@ fn run_check(check: Check, exchange: &Exchange, response: &Value, ev: &Evidence)
 fn tail(log: &str) -> String {
     let lines: Vec<&str> = log.lines().collect();
     lines[lines.len().saturating_sub(12)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::leak_marker;
+
+    #[test]
+    fn stack_markers_of_three_languages() {
+        assert!(leak_marker(r#"x File \"/srv/app.py\", line 12, in get"#).is_some());
+        assert!(leak_marker("Traceback (most recent call last):").is_some());
+        assert!(leak_marker("at getAuthor (/srv/dist/index.js:12:7)").is_some());
+        assert!(leak_marker("thread 'main' panicked at src/main.rs:3:5").is_some());
+        assert!(leak_marker("Error executing tool crash").is_none());
+        assert!(leak_marker("ratio 3.js: 4").is_none());
+    }
 }

@@ -1,5 +1,6 @@
-//! Reports of a run: the terminal, JSON (DESIGN.md §5) and JUnit XML.
+//! Reports of a run: the terminal, JSON (DESIGN.md §5), JUnit XML and HTML.
 
+pub mod html;
 pub mod junit;
 pub mod terminal;
 

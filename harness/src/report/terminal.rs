@@ -26,8 +26,8 @@ fn label(v: Verdict, baselined: bool, colour: bool) -> String {
     paint(text, code, colour)
 }
 
-/// Renders the report for a terminal.
-pub fn render(report: &RunReport, colour: bool) -> String {
+/// Renders the report for a terminal; `quiet` leaves out the passing lines.
+pub fn render(report: &RunReport, colour: bool, quiet: bool) -> String {
     let mut out = String::new();
     let target = report
         .target
@@ -40,7 +40,11 @@ pub fn render(report: &RunReport, colour: bool) -> String {
         "mcperr run: {target}\nera {} · profile {}\n",
         report.era, report.profile
     );
-    for c in &report.cases {
+    for c in report
+        .cases
+        .iter()
+        .filter(|c| !quiet || c.verdict != Verdict::Pass)
+    {
         let note = match c.verdict {
             Verdict::Skip | Verdict::Warn => {
                 format!("  ({})", c.message.lines().next().unwrap_or(""))

@@ -146,8 +146,11 @@ fn junit_report_parses_and_has_the_required_attributes() {
     let dir = scratch("junit");
     let xml = dir.join("report.xml");
     let server = format!("{MCPERR} reference --fault crash-leaks-text");
-    let out = mcperr(&["run", "--stdio", &server, "--junit", xml.to_str().unwrap()]);
+    let html = dir.join("report.html");
+    let out = mcperr(&["run", "--stdio", &server, "--junit", xml.to_str().unwrap(), "--html", html.to_str().unwrap()]);
     assert_eq!(out.code, Some(1));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<h2 id=\"tools/crash-hides-text\">"), "the HTML report details the failure");
     let text = std::fs::read_to_string(&xml).unwrap();
     let doc = roxmltree::Document::parse(&text).expect("well-formed XML");
     let root = doc.root_element();
