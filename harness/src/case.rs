@@ -90,10 +90,38 @@ pub enum SendStep {
     },
 }
 
+/// How an HTTP-only case shapes its request and what status it expects.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HttpSpec {
+    /// HTTP method (default POST; GET and DELETE are sent without a body).
+    #[serde(default)]
+    pub method: Option<String>,
+    /// Header overrides; the value `$absent` removes the header.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// Legacy session handling: `none` (no id), `bogus` (a made-up id),
+    /// `deleted` (the id of a session just ended with DELETE).
+    #[serde(default)]
+    pub session: Option<String>,
+    /// Send the request as a notification (no id).
+    #[serde(default)]
+    pub notification: bool,
+    /// Accepted statuses (empty: any).
+    #[serde(default)]
+    pub status: Vec<u16>,
+    /// The answer must have no body.
+    #[serde(default)]
+    pub empty_body: bool,
+}
+
 /// The judged request.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RequestSpec {
+    /// A body sent verbatim instead of the built message (HTTP cases).
+    #[serde(default)]
+    pub raw: Option<String>,
     /// The request id to use (string or number); default: a fresh number.
     #[serde(default)]
     pub id: Option<Value>,
@@ -171,6 +199,12 @@ pub struct Case {
     /// Named checks (see [`Check`]).
     #[serde(default)]
     pub checks: Vec<String>,
+    /// Only over this transport: `stdio` or `http` (default: both; an `[http]` table implies `http`).
+    #[serde(default)]
+    pub transport: Option<String>,
+    /// HTTP shaping and expected status (HTTP-only cases).
+    #[serde(default)]
+    pub http: Option<HttpSpec>,
     /// Add the modern `_meta` envelope to requests (default true).
     #[serde(default = "yes")]
     pub envelope: bool,
@@ -243,6 +277,20 @@ impl Case {
                 e.parse::<Era>().map_err(|e| err(e.to_string()))?;
             }
         }
+        if let Some(t) = &case.transport {
+            if t != "stdio" && t != "http" {
+                return Err(err(format!(
+                    "transport must be \"stdio\" or \"http\", not {t:?}"
+                )));
+            }
+        }
+        if let Some(session) = case.http.as_ref().and_then(|h| h.session.as_deref()) {
+            if !matches!(session, "none" | "bogus" | "deleted") {
+                return Err(err(format!(
+                    "http.session must be none, bogus or deleted, not {session:?}"
+                )));
+            }
+        }
         if let Some(id) = &case.request.id {
             if !(id.is_string() || id.is_number()) {
                 return Err(err("request.id must be a string or a number".into()));
@@ -275,6 +323,19 @@ impl Case {
             .iter()
             .map(|e| e.parse::<Era>().map_err(|e| e.to_string()))
             .collect()
+    }
+
+    /// `Ok` if the case runs over this transport, else the skip reason.
+    pub fn transport_ok(&self, http: bool) -> Result<(), String> {
+        let wants = self
+            .transport
+            .as_deref()
+            .or(self.http.as_ref().map(|_| "http"));
+        match (wants, http) {
+            (Some("stdio"), true) => Err("a stdio case".into()),
+            (Some("http"), false) => Err("an HTTP case".into()),
+            _ => Ok(()),
+        }
     }
 
     /// The area: the part of the id before the first `/`.

@@ -11,6 +11,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use mcperr_protocol::Era;
+use mcperr_reference::http_edge::HttpConfig;
 use mcperr_reference::{stdio, Fault, Handler};
 use serde_json::json;
 
@@ -21,7 +22,7 @@ use crate::profile::Profile;
 use crate::report::{html, junit, terminal, RunReport};
 use crate::runner::{self, CaseResult, Discovery, EraChoice, RunSettings};
 use crate::target;
-use crate::transport::StdioTarget;
+use crate::transport::Target;
 
 /// Exit code for usage and setup errors.
 pub const EXIT_USAGE: i32 = 2;
@@ -58,8 +59,14 @@ enum Command {
 #[derive(Debug, Args, Clone)]
 struct TargetArgs {
     /// The server as a command line, run as a child over stdio (split like a shell).
-    #[arg(long, value_name = "\"CMD ARGS…\"", conflicts_with = "config")]
+    #[arg(long, value_name = "\"CMD ARGS…\"", conflicts_with_all = ["config", "http"])]
     stdio: Option<String>,
+    /// The server's Streamable HTTP endpoint, e.g. http://127.0.0.1:8000/mcp.
+    #[arg(long, value_name = "URL", conflicts_with = "config")]
+    http: Option<String>,
+    /// An extra HTTP header on every request, e.g. "Authorization: Bearer …" (repeatable).
+    #[arg(long, value_name = "K:V")]
+    header: Vec<String>,
     /// Working directory for the --stdio server.
     #[arg(long, value_name = "DIR", requires = "stdio")]
     cwd: Option<PathBuf>,
@@ -78,7 +85,7 @@ struct TargetArgs {
     /// Per-request timeout in milliseconds.
     #[arg(long, value_name = "N", default_value_t = 5000)]
     timeout_ms: u64,
-    /// Longest stdout line accepted from the server, in bytes.
+    /// Longest stdout line (stdio) or response body (HTTP) accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = target::DEFAULT_MAX_LINE)]
     max_line: usize,
 }
@@ -141,6 +148,16 @@ struct ReferenceArgs {
     /// Print every fault with the rule it breaks, then exit.
     #[arg(long)]
     list_faults: bool,
+    /// Serve Streamable HTTP on ADDR (e.g. 127.0.0.1:0) instead of stdio; the
+    /// bound URL is printed on stdout, then only logs on stderr.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:0")]
+    http: Option<String>,
+    /// Over HTTP, answer every request as a text/event-stream.
+    #[arg(long, requires = "http")]
+    sse: bool,
+    /// Over HTTP, the largest request body accepted (bytes).
+    #[arg(long, value_name = "BYTES", default_value_t = 4 << 20, requires = "http")]
+    max_body: usize,
 }
 
 /// A usage or setup error: printed as one line, exit code 2.
@@ -177,6 +194,9 @@ fn reference(args: ReferenceArgs) -> i32 {
         }
         return 0;
     }
+    if let Some(addr) = &args.http {
+        return reference_http(addr, &args);
+    }
     let handler = Handler::new(args.fault);
     let stdin = io::stdin();
     match stdio::serve(
@@ -195,6 +215,35 @@ fn reference(args: ReferenceArgs) -> i32 {
     }
 }
 
+fn reference_http(addr: &str, args: &ReferenceArgs) -> i32 {
+    let config = HttpConfig {
+        sse: args.sse,
+        max_body: args.max_body,
+        max_sessions: 1024,
+        session_idle: Duration::from_secs(600),
+        allowed_hosts: vec![],
+    };
+    let result = runtime().map_err(|u| u.0).and_then(|rt| {
+        rt.block_on(async {
+            let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| format!("--http {addr}: {e}"))?;
+            let bound = listener.local_addr().map_err(|e| e.to_string())?;
+            if !bound.ip().is_loopback() {
+                eprintln!("mcperr reference: warning: listening on {bound}, which is not a loopback address");
+            }
+            println!("http://{bound}/mcp");
+            let _ = io::Write::flush(&mut io::stdout());
+            mcperr_reference::http::serve(listener, args.fault, config).await.map_err(|e| e.to_string())
+        })
+    });
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("mcperr: error: {e}");
+            EXIT_USAGE
+        }
+    }
+}
+
 fn era_choice(s: &str) -> Result<EraChoice, Usage> {
     match s {
         "auto" => Ok(EraChoice::Auto),
@@ -205,20 +254,33 @@ fn era_choice(s: &str) -> Result<EraChoice, Usage> {
     }
 }
 
-fn resolve_target(t: &TargetArgs) -> Result<(StdioTarget, serde_json::Value), Usage> {
-    let (mut target, kind) = match (&t.stdio, &t.config, &t.server) {
-        (Some(cmd), _, _) => (
-            target::from_command_line(cmd, t.cwd.clone(), &t.env)?,
-            "stdio",
-        ),
-        (None, Some(config), Some(name)) => (target::from_config(config, name)?, "stdio"),
-        _ => (target::embedded()?, "embedded"),
+fn resolve_target(t: &TargetArgs) -> Result<(Target, serde_json::Value), Usage> {
+    let headers = target::parse_headers(&t.header)?;
+    let target = match (&t.stdio, &t.http, &t.config, &t.server) {
+        (Some(cmd), _, _, _) => {
+            Target::Stdio(target::from_command_line(cmd, t.cwd.clone(), &t.env)?)
+        }
+        (None, Some(url), _, _) => Target::Http(target::http(url, headers)?),
+        (None, None, Some(config), Some(name)) => target::from_config(config, name, headers)?,
+        _ => Target::Stdio(target::embedded()?),
     };
-    target.max_line = t.max_line;
-    let desc = if kind == "embedded" {
-        json!({"kind": "embedded", "command": "mcperr reference (embedded reference server)"})
-    } else {
-        json!({"kind": kind, "command": target.display()})
+    let target = match target {
+        Target::Stdio(mut s) => {
+            s.max_line = t.max_line;
+            Target::Stdio(s)
+        }
+        Target::Http(mut h) => {
+            h.max_body = t.max_line;
+            Target::Http(h)
+        }
+    };
+    let embedded = t.stdio.is_none() && t.http.is_none() && t.config.is_none();
+    let desc = match &target {
+        _ if embedded => {
+            json!({"kind": "embedded", "command": "mcperr reference (embedded reference server)"})
+        }
+        Target::Stdio(s) => json!({"kind": "stdio", "command": s.display()}),
+        Target::Http(h) => json!({"kind": "http", "url": h.url}),
     };
     Ok((target, desc))
 }
@@ -250,7 +312,12 @@ fn canary() -> String {
 type Planned = (Case, Result<(), String>);
 
 /// The cases of a run in order.
-fn plan(select: &SelectArgs, discovery: &Discovery, era: Era) -> Result<Vec<Planned>, Usage> {
+fn plan(
+    select: &SelectArgs,
+    discovery: &Discovery,
+    era: Era,
+    http: bool,
+) -> Result<Vec<Planned>, Usage> {
     let case_filter = globs(&select.cases, "--cases")?;
     let tool_filter = globs(&select.tools, "--tools")?;
     let mut cases = case::builtin_cases()?;
@@ -277,6 +344,9 @@ fn plan(select: &SelectArgs, discovery: &Discovery, era: Era) -> Result<Vec<Plan
     for case in cases {
         if case_filter.as_ref().is_some_and(|g| !g.is_match(&case.id)) {
             continue;
+        }
+        if case.transport_ok(http).is_err() || !case.eras().unwrap_or_default().contains(&era) {
+            continue; // another transport's or era's case: not about this run
         }
         let mut verdict = discovery.applies(&case, era);
         if verdict.is_ok() {
@@ -327,7 +397,12 @@ fn run(args: RunArgs) -> Result<i32, Usage> {
         let (mut client, info) = runner::connect(&settings, choice).await?;
         let era = client.era;
         let discovery = runner::discover(&mut client, info).await;
-        let planned = plan(&args.select, &discovery, era)?;
+        let planned = plan(
+            &args.select,
+            &discovery,
+            era,
+            matches!(settings.target, Target::Http(_)),
+        )?;
         let mut to_run = Vec::new();
         let mut slots: Vec<Option<CaseResult>> = Vec::new();
         for (case, verdict) in planned {
@@ -411,7 +486,12 @@ fn list(args: ListArgs) -> Result<i32, Usage> {
         println!("resources:  {}", names(&discovery.resources, "uri"));
         println!("templates:  {}", names(&discovery.templates, "uriTemplate"));
         println!("prompts:    {}", names(&discovery.prompts, "name"));
-        let planned = plan(&args.select, &discovery, era)?;
+        let planned = plan(
+            &args.select,
+            &discovery,
+            era,
+            matches!(settings.target, Target::Http(_)),
+        )?;
         let runs = planned.iter().filter(|(_, v)| v.is_ok()).count();
         println!(
             "\ncases: {runs} would run, {} would be skipped",

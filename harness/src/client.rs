@@ -8,7 +8,27 @@ use mcperr_protocol::jsonrpc;
 use mcperr_protocol::{Era, Id};
 use serde_json::{json, Value};
 
+use crate::transport::http::{HeaderOverrides, HttpAnswer, HttpConnection};
+use crate::transport::stdio::StderrLog;
 use crate::transport::{StdioConnection, StdoutEvent};
+
+/// The transport under a client.
+pub enum Conn {
+    /// A child process over stdio.
+    Stdio(StdioConnection),
+    /// An HTTP endpoint.
+    Http(HttpConnection),
+}
+
+impl Conn {
+    /// Closes the connection (reaps the child; ends an HTTP session).
+    pub async fn close(self) {
+        match self {
+            Conn::Stdio(c) => c.close().await,
+            Conn::Http(c) => c.close().await,
+        }
+    }
+}
 
 /// Something the server wrote that was not the awaited answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +46,9 @@ pub enum Stray {
 pub enum Ending {
     /// A response with the request's id.
     Answered(Value),
+    /// The transport answered without a JSON-RPC response (an HTTP status
+    /// without a body, an SSE stream that ended early), and why.
+    Empty(String),
     /// A response with another id, taken as the answer (only one request is
     /// ever outstanding): a J1 failure.
     WrongId(Value),
@@ -46,6 +69,8 @@ pub struct Exchange {
     pub strays: Vec<Stray>,
     /// Wall time.
     pub duration: Duration,
+    /// The HTTP answer, over HTTP.
+    pub http: Option<HttpAnswer>,
 }
 
 impl Exchange {
@@ -61,7 +86,11 @@ impl Exchange {
 /// A connected client for one era.
 pub struct Client {
     /// The connection.
-    pub conn: StdioConnection,
+    pub conn: Conn,
+    /// Strays noticed outside an exchange (HTTP notifications answered).
+    pending: Vec<Stray>,
+    /// An empty log, for transports without a server stderr.
+    no_log: StderrLog,
     /// The era the connection speaks.
     pub era: Era,
     /// Per-request timeout.
@@ -99,13 +128,28 @@ pub fn with_envelope(params: Option<Value>) -> Value {
 
 impl Client {
     /// Wraps a connection that speaks `era` (handshake done by the caller).
-    pub fn new(conn: StdioConnection, era: Era, timeout: Duration) -> Client {
+    pub fn new(conn: Conn, era: Era, timeout: Duration) -> Client {
         Client {
             conn,
             era,
             timeout,
             next_id: 0,
+            pending: vec![],
+            no_log: StderrLog::default(),
         }
+    }
+
+    /// The server's stderr (empty over HTTP: a remote server's log is not ours to read).
+    pub fn stderr(&self) -> &StderrLog {
+        match &self.conn {
+            Conn::Stdio(c) => &c.stderr,
+            Conn::Http(_) => &self.no_log,
+        }
+    }
+
+    /// Whether the server's stderr can be read.
+    pub fn has_stderr(&self) -> bool {
+        matches!(self.conn, Conn::Stdio(_))
     }
 
     /// A fresh request id (numbers; cases may use their own).
@@ -137,16 +181,110 @@ impl Client {
 
     /// Sends a built message with id `id` and waits for its answer.
     pub async fn exchange(&mut self, id: Id, msg: Value) -> Exchange {
+        if let Conn::Http(http) = &self.conn {
+            let headers = http.headers_for(self.era, &msg);
+            let body = msg.to_string().into_bytes();
+            return self
+                .http_exchange(Some(id), msg, "POST", headers, &vec![], Some(body))
+                .await;
+        }
+        self.stdio_exchange(id, msg).await
+    }
+
+    /// One HTTP request whose answer is judged. `id` is the JSON-RPC id the
+    /// answer must carry (`None` for raw bodies and notifications).
+    pub async fn http_exchange(
+        &mut self,
+        id: Option<Id>,
+        request: Value,
+        method: &str,
+        headers: Vec<(String, String)>,
+        overrides: &HeaderOverrides,
+        body: Option<Vec<u8>>,
+    ) -> Exchange {
+        let start = Instant::now();
+        let Conn::Http(http) = &mut self.conn else {
+            unreachable!("http_exchange on a stdio client")
+        };
+        let sent = http.send(method, headers, overrides, body).await;
+        let mut strays = std::mem::take(&mut self.pending);
+        let (ending, answer) = match sent {
+            Err(e) if e == "timeout" => (Ending::Timeout, None),
+            Err(e) => (Ending::Died(format!("the HTTP request failed: {e}")), None),
+            Ok(answer) => {
+                if request.get("method").and_then(Value::as_str) == Some("initialize") {
+                    if let Some(s) = answer.header("mcp-session-id") {
+                        http.session = Some(s.to_string());
+                    }
+                }
+                let want = id.as_ref().map(Id::to_value);
+                let responses: Vec<&Value> = answer
+                    .messages
+                    .iter()
+                    .filter(|m| {
+                        m.get("method").is_none()
+                            && (m.get("result").is_some() || m.get("error").is_some())
+                    })
+                    .collect();
+                let mine = responses
+                    .iter()
+                    .find(|r| want.is_some() && r.get("id") == want.as_ref());
+                let ending = if let Some(r) = mine {
+                    Ending::Answered((*r).clone())
+                } else if let Some(r) = responses
+                    .iter()
+                    .find(|r| r.get("id").is_some_and(|i| !i.is_null()))
+                {
+                    Ending::WrongId((*r).clone())
+                } else if let Some(r) = responses.first() {
+                    // An error with id null: the answer to a request the server
+                    // could not read (or rejected before reading, over HTTP).
+                    Ending::Answered((*r).clone())
+                } else if let Some(p) = &answer.problem {
+                    Ending::Empty(format!("HTTP {}: {p}", answer.status))
+                } else if answer.sse {
+                    Ending::Empty(format!(
+                        "HTTP {}: the SSE stream ended without the response",
+                        answer.status
+                    ))
+                } else {
+                    Ending::Empty(format!(
+                        "HTTP {} without a JSON-RPC response",
+                        answer.status
+                    ))
+                };
+                for other in responses
+                    .iter()
+                    .filter(|r| Some(**r) != ending_value(&ending))
+                {
+                    strays.push(Stray::NullIdResponse((*other).clone()));
+                }
+                (ending, Some(answer))
+            }
+        };
+        Exchange {
+            request,
+            ending,
+            strays,
+            duration: start.elapsed(),
+            http: answer,
+        }
+    }
+
+    async fn stdio_exchange(&mut self, id: Id, msg: Value) -> Exchange {
+        let Conn::Stdio(conn) = &mut self.conn else {
+            unreachable!("stdio_exchange on an HTTP client")
+        };
         let start = Instant::now();
         let mut strays = Vec::new();
-        self.conn.send_line(msg.to_string().as_bytes()).await;
+        conn.send_line(msg.to_string().as_bytes()).await;
         let deadline = start + self.timeout;
         let want = id.to_value();
         let ending = loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            match self.conn.next_event(left).await {
+            match conn.next_event(left).await {
                 None => break Ending::Timeout,
-                Some(StdoutEvent::Eof) => break Ending::Died(self.death().await),
+                Some(StdoutEvent::Eof) => break Ending::Died(String::new()),
                 Some(StdoutEvent::TooLong(n)) => strays.push(Stray::TooLong(n)),
                 Some(StdoutEvent::Line(line)) => {
                     if line.iter().all(u8::is_ascii_whitespace) {
@@ -171,29 +309,65 @@ impl Client {
                 }
             }
         };
+        let ending = match ending {
+            Ending::Died(_) => Ending::Died(self.death().await),
+            other => other,
+        };
         Exchange {
             request: msg,
             ending,
             strays,
             duration: start.elapsed(),
+            http: None,
         }
     }
 
-    /// Sends a notification.
+    /// Sends a notification. Over HTTP anything but `202` without a body is
+    /// kept as a stray for the next exchange (J3).
     pub async fn notify(&mut self, method: &str, params: Option<Value>, envelope: bool) {
         let msg = jsonrpc::notification(method, self.params_for(params, envelope));
-        self.conn.send_line(msg.to_string().as_bytes()).await;
+        match &mut self.conn {
+            Conn::Stdio(c) => c.send_line(msg.to_string().as_bytes()).await,
+            Conn::Http(http) => {
+                let headers = http.headers_for(self.era, &msg);
+                if let Ok(a) = http
+                    .send("POST", headers, &vec![], Some(msg.to_string().into_bytes()))
+                    .await
+                {
+                    if a.status != 202 || !a.body.trim().is_empty() {
+                        let body = a
+                            .messages
+                            .first()
+                            .cloned()
+                            .unwrap_or(Value::String(a.body.clone()));
+                        self.pending.push(Stray::NullIdResponse(
+                            json!({"httpStatus": a.status, "body": body}),
+                        ));
+                    }
+                }
+            }
+        }
     }
 
-    /// Sends raw bytes as one line.
+    /// Sends raw bytes as one line (stdio) or one POST body (HTTP; the answer is not judged).
     pub async fn send_raw(&mut self, line: &str) {
-        self.conn.send_line(line.as_bytes()).await;
+        match &mut self.conn {
+            Conn::Stdio(c) => c.send_line(line.as_bytes()).await,
+            Conn::Http(http) => {
+                let headers = http.headers_for(self.era, &json!({}));
+                let _ = http
+                    .send("POST", headers, &vec![], Some(line.as_bytes().to_vec()))
+                    .await;
+            }
+        }
     }
 
     /// Lines that arrived unasked (between exchanges).
     pub fn drain(&mut self) -> Vec<Stray> {
-        self.conn
-            .pending()
+        let Conn::Stdio(conn) = &mut self.conn else {
+            return std::mem::take(&mut self.pending);
+        };
+        conn.pending()
             .into_iter()
             .filter_map(|e| match e {
                 StdoutEvent::Line(l) if l.iter().all(u8::is_ascii_whitespace) => None,
@@ -219,17 +393,26 @@ impl Client {
 
     /// A description of how the server died, with its stderr tail.
     pub async fn death(&mut self) -> String {
-        let status = self
-            .conn
+        let Conn::Stdio(conn) = &mut self.conn else {
+            return "the HTTP server stopped answering".to_string();
+        };
+        let status = conn
             .exit_status(Duration::from_millis(500))
             .await
             .map(|s| s.0)
             .unwrap_or_else(|| "closed stdout".to_string());
-        let tail = self.conn.stderr.tail(10);
+        let tail = conn.stderr.tail(10);
         if tail.is_empty() {
             format!("the server {status}")
         } else {
             format!("the server {status}; stderr tail:\n{tail}")
         }
+    }
+}
+
+fn ending_value(e: &Ending) -> Option<&Value> {
+    match e {
+        Ending::Answered(v) | Ending::WrongId(v) => Some(v),
+        _ => None,
     }
 }

@@ -119,9 +119,11 @@ fn case(tool: &str, kind: &str, title: String, args: Value) -> Case {
         needs: vec![format!("tool:{tool}")],
         eras: vec![],
         checks: vec![],
+        transport: None,
+        http: None,
         envelope: true,
         send: vec![],
-        request: RequestSpec { id: None, method: "tools/call".into(), params: Some(json!({"name": tool, "arguments": args})) },
+        request: RequestSpec { raw: None, id: None, method: "tools/call".into(), params: Some(json!({"name": tool, "arguments": args})) },
         expect: json!({"result": {"isError": true, "content": "$nonempty"}, "error": "$absent"}),
         also_pass: vec![],
         warn: vec![Alternative {

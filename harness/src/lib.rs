@@ -14,6 +14,7 @@ pub mod case;
 pub mod cli;
 pub mod client;
 pub mod generate;
+pub mod http_case;
 pub mod oracle;
 pub mod profile;
 pub mod report;

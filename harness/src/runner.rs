@@ -9,10 +9,11 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::case::{Case, Check, Need, SendStep};
+use crate::client::Conn;
 use crate::client::{Client, Ending, Exchange};
 use crate::oracle::{self, pattern, Evidence, Judgement, Verdict};
 use crate::profile::Profile;
-use crate::transport::{StdioConnection, StdioTarget};
+use crate::transport::{HttpConnection, StdioConnection, Target};
 
 /// Which era to speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,8 +149,8 @@ impl CaseResult {
 /// Settings of one run.
 #[derive(Debug, Clone)]
 pub struct RunSettings {
-    /// How to start the server.
-    pub target: StdioTarget,
+    /// How to reach the server.
+    pub target: Target,
     /// Per-request timeout.
     pub timeout: Duration,
     /// Parallel server processes.
@@ -177,6 +178,7 @@ fn describe_failure(what: &str, ex: &Exchange) -> String {
     match &ex.ending {
         Ending::Answered(r) | Ending::WrongId(r) => format!("{what} was answered {r}"),
         Ending::Timeout => format!("{what} got no answer within {} ms", ex.duration.as_millis()),
+        Ending::Empty(why) => format!("{what} got no JSON-RPC answer ({why})"),
         Ending::Died(how) => format!("{what} got no answer: {how}"),
     }
 }
@@ -186,7 +188,14 @@ pub async fn connect(
     settings: &RunSettings,
     choice: EraChoice,
 ) -> Result<(Client, Value), SetupError> {
-    let spawn = || StdioConnection::spawn(&settings.target).map_err(SetupError);
+    let spawn = || match &settings.target {
+        Target::Stdio(t) => StdioConnection::spawn(t)
+            .map(Conn::Stdio)
+            .map_err(SetupError),
+        Target::Http(t) => HttpConnection::new(t, settings.timeout)
+            .map(Conn::Http)
+            .map_err(SetupError),
+    };
     let mut errors = Vec::new();
     if matches!(choice, EraChoice::Auto | EraChoice::Pinned(Era::Modern)) {
         let mut client = Client::new(spawn()?, Era::Modern, settings.timeout);
@@ -295,7 +304,7 @@ pub async fn run_case(
     let mut exp = profile.expectation(case, client.era);
     exp.pattern = pattern::substitute(&exp.pattern, &vars);
     let early = client.drain();
-    let mark = client.conn.stderr.mark();
+    let mark = client.stderr().mark();
     let wants_counts = exp.checks.contains(&Check::BodyNeverRan);
     let before = if wants_counts {
         limited_calls(client).await
@@ -359,39 +368,46 @@ pub async fn run_case(
         .params
         .as_ref()
         .map(|p| pattern::substitute(p, &vars));
-    let id = match &case.request.id {
-        Some(v) => mcperr_protocol::Id::from_value(v).unwrap_or_else(|| client.fresh_id()),
-        None => client.fresh_id(),
+    let mut ex = match (&case.http, matches!(client.conn, Conn::Http(_))) {
+        (Some(spec), true) => crate::http_case::exchange(client, case, spec, &vars).await,
+        _ => {
+            let id = match &case.request.id {
+                Some(v) => mcperr_protocol::Id::from_value(v).unwrap_or_else(|| client.fresh_id()),
+                None => client.fresh_id(),
+            };
+            let msg = mcperr_protocol::jsonrpc::request(
+                &id,
+                &case.request.method,
+                client.params_for(params, case.envelope),
+            );
+            client.exchange(id, msg).await
+        }
     };
-    let msg = mcperr_protocol::jsonrpc::request(
-        &id,
-        &case.request.method,
-        client.params_for(params, case.envelope),
-    );
-    let mut ex = client.exchange(id, msg).await;
     ex.strays.splice(0..0, early);
     if wants_counts {
         evidence.counts = Some((before, limited_calls(client).await));
     }
-    if exp
-        .checks
-        .iter()
-        .any(|c| matches!(c, Check::LogNoTraceback | Check::LogCrashTraceback))
+    // Log checks need the server's stderr: only a stdio child's is ours to read.
+    if client.has_stderr()
+        && exp
+            .checks
+            .iter()
+            .any(|c| matches!(c, Check::LogNoTraceback | Check::LogCrashTraceback))
     {
         // stderr is a separate pipe: let the lines the server wrote with its answer arrive.
-        let mut last = client.conn.stderr.mark();
+        let mut last = client.stderr().mark();
         for _ in 0..10 {
             tokio::time::sleep(Duration::from_millis(20)).await;
-            let now = client.conn.stderr.mark();
+            let now = client.stderr().mark();
             if now == last && now > mark {
                 break;
             }
             last = now;
         }
-        evidence.stderr = Some(client.conn.stderr.since(mark));
+        evidence.stderr = Some(client.stderr().since(mark));
     }
     let mut judgement = oracle::judge(case, &exp, &ex, &evidence);
-    let mut alive = ex.response().is_some();
+    let mut alive = ex.response().is_some() || ex.http.is_some();
     if alive {
         let probe = client.probe().await;
         if probe.response().is_none() {
@@ -410,16 +426,15 @@ pub async fn run_case(
         }
     }
     let ms = ex.duration.as_millis() as u64;
-    (
-        CaseResult::from_judgement(
-            case,
-            judgement,
-            Some(ex.request.clone()),
-            ex.response().cloned(),
-            ms,
-        ),
-        alive,
-    )
+    let mut result = CaseResult::from_judgement(
+        case,
+        judgement,
+        Some(ex.request.clone()),
+        ex.response().cloned(),
+        ms,
+    );
+    result.http_status = ex.http.as_ref().map(|a| a.status);
+    (result, alive)
 }
 
 /// Runs `cases` (already filtered to the applicable ones) on `jobs` servers.

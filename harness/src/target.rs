@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
-use crate::transport::StdioTarget;
+use crate::transport::{HttpTarget, StdioTarget, Target};
 
 /// Default cap on one stdout line (16 MiB).
 pub const DEFAULT_MAX_LINE: usize = 16 << 20;
@@ -24,6 +24,8 @@ struct HostConfig {
 
 #[derive(Debug, Deserialize)]
 struct ServerEntry {
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
     command: Option<String>,
     #[serde(default)]
     args: Vec<String>,
@@ -66,8 +68,42 @@ pub fn parse_env(pairs: &[String]) -> Result<Vec<(String, String)>, TargetError>
         .collect()
 }
 
+/// Parses `--header "K: V"` values.
+pub fn parse_headers(pairs: &[String]) -> Result<Vec<(String, String)>, TargetError> {
+    pairs
+        .iter()
+        .map(|p| match p.split_once(':') {
+            Some((k, v)) if !k.trim().is_empty() => {
+                Ok((k.trim().to_string(), v.trim().to_string()))
+            }
+            _ => Err(TargetError(format!("--header {p:?}: expected NAME: VALUE"))),
+        })
+        .collect()
+}
+
+/// An HTTP target; the URL must be http:// (this build has no TLS).
+pub fn http(url: &str, headers: Vec<(String, String)>) -> Result<HttpTarget, TargetError> {
+    if url.starts_with("https://") {
+        return Err(TargetError(format!("--http {url}: https is not supported by this build; use http:// (e.g. through a local proxy)")));
+    }
+    if !url.starts_with("http://") || url.len() <= "http://".len() {
+        return Err(TargetError(format!(
+            "--http {url:?}: expected a URL like http://127.0.0.1:8000/mcp"
+        )));
+    }
+    Ok(HttpTarget {
+        url: url.to_string(),
+        headers,
+        max_body: DEFAULT_MAX_LINE,
+    })
+}
+
 /// Reads server `name` from an MCP host configuration (`{"mcpServers": {...}}`).
-pub fn from_config(path: &str, name: &str) -> Result<StdioTarget, TargetError> {
+pub fn from_config(
+    path: &str,
+    name: &str,
+    extra_headers: Vec<(String, String)>,
+) -> Result<Target, TargetError> {
     let text =
         std::fs::read_to_string(path).map_err(|e| TargetError(format!("--config {path}: {e}")))?;
     let config: HostConfig = serde_json::from_str(&text)
@@ -80,17 +116,31 @@ pub fn from_config(path: &str, name: &str) -> Result<StdioTarget, TargetError> {
         )));
     };
     match (&entry.command, &entry.url) {
-        (Some(command), _) => Ok(StdioTarget {
+        (Some(command), _) => Ok(Target::Stdio(StdioTarget {
             program: command.clone(),
             args: entry.args.clone(),
             cwd: entry.cwd.clone(),
-            env: entry.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            env: entry
+                .env
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
             max_line: DEFAULT_MAX_LINE,
-        }),
-        (None, Some(url)) => Err(TargetError(format!(
-            "--server {name}: is an HTTP server ({url}); the HTTP transport is not available in this build yet"
+        })),
+        (None, Some(url)) => {
+            let mut headers: Vec<(String, String)> = entry
+                .headers
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            headers.extend(extra_headers);
+            Ok(Target::Http(http(url, headers).map_err(|e| {
+                TargetError(format!("--server {name}: {e}"))
+            })?))
+        }
+        (None, None) => Err(TargetError(format!(
+            "--server {name}: has neither \"command\" nor \"url\""
         ))),
-        (None, None) => Err(TargetError(format!("--server {name}: has neither \"command\" nor \"url\""))),
     }
 }
 

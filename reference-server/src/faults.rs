@@ -93,15 +93,50 @@ faults! {
     UnknownMethodResult => "unknown-method-result", "J2",
         "an unknown method is answered with an empty result instead of -32601";
     NotificationAnswered => "notification-answered", "J3",
-        "notifications are answered with a response";
+        "over stdio: notifications are answered with a response";
     ExitAfterCrash => "exit-after-crash", "J4",
-        "the process exits after a crashing tool call has been answered";
+        "over stdio: the process exits after a crashing tool call has been answered";
     LogOnStdout => "log-on-stdout", "J5",
-        "log lines are written to stdout instead of stderr";
+        "over stdio: log lines are written to stdout instead of stderr";
     GarbageKills => "garbage-kills", "J6",
-        "an unparseable input line makes the server exit";
+        "over stdio: an unparseable input line makes the server exit";
     CrashLeaksInMeta => "crash-leaks-in-meta", "J7",
         "a crashing tool's result carries the exception text in _meta";
+    HttpGetOk => "http-get-200", "H1",
+        "over HTTP: GET is answered 200 instead of 405";
+    HttpNotificationBody => "http-notification-body", "J3",
+        "over HTTP: a notification is answered 200 with a body instead of 202";
+    HttpSessionUnchecked => "http-session-unchecked", "H2",
+        "over HTTP: legacy requests without a valid Mcp-Session-Id are served";
+    HttpOriginUnchecked => "http-origin-unchecked", "H1",
+        "over HTTP: a foreign Origin is served instead of 403";
+    HttpSseTruncated => "http-sse-truncated", "H3",
+        "over HTTP: every tools/call answer is an SSE stream that ends before the response";
+}
+
+impl Fault {
+    /// Whether the fault only shows over stdio.
+    pub fn stdio_only(self) -> bool {
+        matches!(
+            self,
+            Fault::NotificationAnswered
+                | Fault::ExitAfterCrash
+                | Fault::LogOnStdout
+                | Fault::GarbageKills
+        )
+    }
+
+    /// Whether the fault only shows over Streamable HTTP.
+    pub fn http_only(self) -> bool {
+        matches!(
+            self,
+            Fault::HttpGetOk
+                | Fault::HttpNotificationBody
+                | Fault::HttpSessionUnchecked
+                | Fault::HttpOriginUnchecked
+                | Fault::HttpSseTruncated
+        )
+    }
 }
 
 impl fmt::Display for Fault {

@@ -174,6 +174,32 @@ pub fn check_framing(response: &Value, request: &Value) -> Result<(), String> {
     }
 }
 
+/// H3: the status that goes with a JSON-RPC answer over HTTP. −32602 may be
+/// 400 or 200 (SDKs differ, the spec is silent); −32601 may be 404 or 200;
+/// −32603 and results are 200.
+pub fn check_http_status(status: u16, response: &Value, _method: Option<&str>) -> Option<String> {
+    let allowed: &[u16] = match response.pointer("/error/code").and_then(Value::as_i64) {
+        None => &[200],
+        Some(-32602) => &[200, 400],
+        Some(-32601) => &[200, 404],
+        Some(-32603) => &[200],
+        Some(_) => return None,
+    };
+    (!allowed.contains(&status))
+        .then(|| format!("HTTP status {status} with this answer; expected one of {allowed:?}"))
+}
+
+fn clip(s: &str) -> String {
+    if s.len() > 300 {
+        format!(
+            "{}…",
+            &s[..s.char_indices().nth(300).map_or(s.len(), |(i, _)| i)]
+        )
+    } else {
+        s.to_string()
+    }
+}
+
 fn show(v: Option<&Value>) -> String {
     v.map_or_else(|| "nothing".to_string(), Value::to_string)
 }
@@ -198,7 +224,45 @@ pub fn judge(
     evidence: &Evidence,
 ) -> Judgement {
     let spec = &case.spec;
+    if let (Some(want), Some(answer)) = (&case.http, &exchange.http) {
+        if !want.status.is_empty() && !want.status.contains(&answer.status) {
+            return Judgement::new(
+                Verdict::Fail,
+                case,
+                format!(
+                    "HTTP status {}, expected {:?}; body: {}. Spec: {spec}",
+                    answer.status,
+                    want.status,
+                    clip(&answer.body)
+                ),
+            );
+        }
+        let status_only =
+            case.expect.as_object().is_some_and(|o| o.is_empty()) && case.checks.is_empty();
+        if status_only && !want.status.is_empty() && !want.empty_body {
+            return Judgement::new(Verdict::Pass, case, String::new());
+        }
+        if want.empty_body {
+            return if answer.body.trim().is_empty() {
+                Judgement::new(Verdict::Pass, case, String::new())
+            } else {
+                Judgement::new(
+                    Verdict::Fail,
+                    case,
+                    format!("expected no body, got {}. Spec: {spec}", clip(&answer.body)),
+                )
+            };
+        }
+    }
     let response = match &exchange.ending {
+        Ending::Empty(why) => {
+            let rule = if why.contains("SSE") { "H3" } else { "J1" };
+            return Judgement {
+                verdict: Verdict::Error,
+                rule: rule.into(),
+                message: format!("no response: {why}"),
+            };
+        }
         // No answer is an error verdict; the rule named is the one the silence
         // implicates: J1 (every request gets one response) for a live server,
         // J4 (the session survives) for one that died, unless the case itself
@@ -256,8 +320,21 @@ pub fn judge(
             }
         }
     }
-    if let Err(why) = check_framing(response, &exchange.request) {
-        return Judgement::fail("J1", format!("{why}. Spec: JSON-RPC 2.0 §5"));
+    let rejected = exchange.http.as_ref().is_some_and(|a| a.status >= 400)
+        && response.get("id") == Some(&Value::Null);
+    if !rejected {
+        if let Err(why) = check_framing(response, &exchange.request) {
+            return Judgement::fail("J1", format!("{why}. Spec: JSON-RPC 2.0 §5"));
+        }
+    }
+    if let (Some(answer), None) = (&exchange.http, &case.http) {
+        if let Some(why) = check_http_status(
+            answer.status,
+            response,
+            exchange.request.get("method").and_then(Value::as_str),
+        ) {
+            return Judgement::fail("H3", format!("{why}. Spec: DESIGN.md §1 H3"));
+        }
     }
     let mut outcome = match pattern::matches(&exp.pattern, Some(response)) {
         Ok(()) => Judgement::new(Verdict::Pass, case, String::new()),

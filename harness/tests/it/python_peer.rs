@@ -3,7 +3,7 @@
 
 use crate::support::mcperr;
 
-fn python() -> String {
+pub fn python() -> String {
     if let Ok(p) = std::env::var("MCPERR_PYTHON") {
         return p;
     }

@@ -69,10 +69,17 @@ fn the_embedded_reference_server_passes_every_case_in_both_eras() {
     );
 }
 
-fn faults() -> Vec<(String, String)> {
+/// The faults (name, rule) that show over `transport` ("stdio" or "HTTP").
+pub fn faults(transport: &str) -> Vec<(String, String)> {
     let out = mcperr(&["reference", "--list-faults"]);
+    let other = if transport == "stdio" {
+        "over HTTP:"
+    } else {
+        "over stdio:"
+    };
     out.stdout
         .lines()
+        .filter(|l| !l.contains(other))
         .map(|l| {
             let mut w = l.split_whitespace();
             (w.next().unwrap().to_string(), w.next().unwrap().to_string())
@@ -81,12 +88,12 @@ fn faults() -> Vec<(String, String)> {
 }
 
 /// Rules with a warn-level verdict: their faults show as warnings, not failures.
-const WARN_RULES: &[&str] = &["T9"];
+pub const WARN_RULES: &[&str] = &["T9"];
 
 #[test]
 fn every_fault_is_caught_by_the_rule_it_breaks_in_both_eras() {
     let dir = scratch("faults");
-    let faults = faults();
+    let faults = faults("stdio");
     assert!(faults.len() >= 30);
     let jobs: Vec<(String, String, &str)> = faults
         .into_iter()
@@ -147,10 +154,21 @@ fn junit_report_parses_and_has_the_required_attributes() {
     let xml = dir.join("report.xml");
     let server = format!("{MCPERR} reference --fault crash-leaks-text");
     let html = dir.join("report.html");
-    let out = mcperr(&["run", "--stdio", &server, "--junit", xml.to_str().unwrap(), "--html", html.to_str().unwrap()]);
+    let out = mcperr(&[
+        "run",
+        "--stdio",
+        &server,
+        "--junit",
+        xml.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+    ]);
     assert_eq!(out.code, Some(1));
     let page = std::fs::read_to_string(&html).unwrap();
-    assert!(page.contains("<h2 id=\"tools/crash-hides-text\">"), "the HTML report details the failure");
+    assert!(
+        page.contains("<h2 id=\"tools/crash-hides-text\">"),
+        "the HTML report details the failure"
+    );
     let text = std::fs::read_to_string(&xml).unwrap();
     let doc = roxmltree::Document::parse(&text).expect("well-formed XML");
     let root = doc.root_element();

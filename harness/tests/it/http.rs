@@ -1,0 +1,303 @@
+//! Streamable HTTP on both sides: the reference server's HTTP edge judged by
+//! `mcperr run --http` in both eras (JSON and SSE), every HTTP-visible fault
+//! caught, raw requests answered with the documented statuses, and the Python
+//! SDK Bookshop over HTTP against its baselines.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::run::{faults, WARN_RULES};
+use crate::support::{mcperr, scratch, MCPERR};
+
+/// A server process that printed its URL on stdout; killed on drop.
+pub struct HttpServer {
+    child: Child,
+    pub url: String,
+}
+
+impl HttpServer {
+    pub fn start(program: &str, args: &[&str]) -> HttpServer {
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("start {program}: {e}"));
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let url = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the server printed its URL")
+            .trim()
+            .to_string();
+        assert!(url.starts_with("http://"), "not a URL: {url:?}");
+        HttpServer { child, url }
+    }
+
+    pub fn reference(args: &[&str]) -> HttpServer {
+        let mut all = vec!["reference", "--http", "127.0.0.1:0"];
+        all.extend_from_slice(args);
+        HttpServer::start(MCPERR, &all)
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn report(path: &std::path::Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("report written"))
+        .expect("report is JSON")
+}
+
+#[test]
+fn the_reference_server_over_http_passes_in_both_eras_as_json_and_as_sse() {
+    let dir = scratch("http-clean");
+    for sse in [false, true] {
+        let server = HttpServer::reference(if sse { &["--sse"] } else { &[] });
+        for era in ["2026-07-28", "2025-11-25"] {
+            let json = dir.join(format!("{era}-{sse}.json"));
+            let out = mcperr(&[
+                "run",
+                "--http",
+                &server.url,
+                "--era",
+                era,
+                "--json",
+                json.to_str().unwrap(),
+            ]);
+            assert_eq!(
+                out.code,
+                Some(0),
+                "sse={sse} {era}\n{}{}",
+                out.stdout,
+                out.stderr
+            );
+            let r = report(&json);
+            let s = &r["summary"];
+            assert_eq!(
+                (
+                    s["fail"].as_u64(),
+                    s["warn"].as_u64(),
+                    s["skip"].as_u64(),
+                    s["error"].as_u64()
+                ),
+                (Some(0), Some(0), Some(0), Some(0)),
+                "{s}"
+            );
+            let cases = r["cases"].as_array().unwrap();
+            assert!(cases
+                .iter()
+                .any(|c| c["id"].as_str().unwrap().starts_with("http/")));
+            assert!(
+                cases
+                    .iter()
+                    .all(|c| c["http_status"].is_u64() || c["verdict"] == "skip"),
+                "every case carries its HTTP status"
+            );
+            let rules: BTreeSet<&str> = cases.iter().map(|c| c["rule"].as_str().unwrap()).collect();
+            let want: &[&str] = if era == "2026-07-28" {
+                &["H1", "J3", "J6"]
+            } else {
+                &["H2", "J3", "J6"]
+            };
+            for rule in want {
+                assert!(rules.contains(rule), "{era}: no case for {rule}");
+            }
+        }
+    }
+}
+
+#[test]
+fn every_http_visible_fault_is_caught_in_both_eras() {
+    let dir = scratch("http-faults");
+    let jobs: Vec<(String, String, &str)> = faults("HTTP")
+        .into_iter()
+        .flat_map(|(f, r)| ["2026-07-28", "2025-11-25"].map(move |e| (f.clone(), r.clone(), e)))
+        // GET's 405 is a modern rule; sessions are a legacy one.
+        .filter(|(f, _, e)| {
+            let off_era = (f == "http-get-200" && *e == "2025-11-25")
+                || (f == "http-session-unchecked" && *e == "2026-07-28");
+            !off_era
+        })
+        .collect();
+    assert!(jobs.len() >= 60);
+    let chunks: Vec<Vec<(String, String, &str)>> = jobs
+        .chunks(jobs.len().div_ceil(2))
+        .map(|c| c.to_vec())
+        .collect();
+    let misses: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| {
+                let dir = dir.clone();
+                s.spawn(move || {
+                    let mut misses = Vec::new();
+                    for (fault, rule, era) in chunk {
+                        let server = HttpServer::reference(&["--fault", &fault]);
+                        let json = dir.join(format!("{fault}-{era}.json"));
+                        let out = mcperr(&["run", "--http", &server.url, "--era", era, "--timeout-ms", "800", "--json", json.to_str().unwrap()]);
+                        let r = report(&json);
+                        let hits: BTreeSet<(String, String)> = r["cases"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .filter(|c| c["verdict"] != "pass" && c["verdict"] != "skip")
+                            .map(|c| (c["rule"].as_str().unwrap().to_string(), c["verdict"].as_str().unwrap().to_string()))
+                            .collect();
+                        let legacy_should = fault == "not-found-32002" && era == "2025-11-25";
+                        let want: &[&str] = if WARN_RULES.contains(&rule.as_str()) || legacy_should { &["warn"] } else { &["fail", "error"] };
+                        let caught = hits.iter().any(|(r, v)| *r == rule && want.contains(&v.as_str()));
+                        let code_ok = if legacy_should { out.code == Some(0) } else { out.code == Some(1) };
+                        if !caught || !code_ok {
+                            misses.push(format!("--fault {fault} ({rule}) over HTTP in {era}: exit {:?}, non-passing {hits:?}", out.code));
+                        }
+                    }
+                    misses
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    assert!(
+        misses.is_empty(),
+        "faults not caught:\n{}",
+        misses.join("\n")
+    );
+}
+
+/// One raw HTTP/1.1 exchange: the status and the whole response text.
+fn raw(url: &str, request_head: &str, body: &[u8]) -> (u16, String) {
+    let addr = url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let mut stream = TcpStream::connect(&addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let head = request_head
+        .replace("{host}", &addr)
+        .replace("{len}", &body.len().to_string());
+    stream.write_all(head.as_bytes()).unwrap();
+    let _ = stream.write_all(body);
+    let mut text = Vec::new();
+    let _ = stream.read_to_end(&mut text);
+    let text = String::from_utf8_lossy(&text).into_owned();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, text)
+}
+
+#[test]
+fn raw_requests_get_the_documented_statuses() {
+    let server = HttpServer::reference(&[]);
+    let url = &server.url;
+    let post = |extra: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: {{host}}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+             MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\n{extra}Content-Length: {{len}}\r\nConnection: close\r\n\r\n"
+        )
+    };
+    let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_author","arguments":{"title":"Dune"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let (status, text) = raw(url, &post("Mcp-Name: get_author\r\n"), call);
+    assert_eq!(status, 200, "{text}");
+    assert!(text.contains("Frank Herbert"));
+    let (status, text) = raw(
+        url,
+        &post("Mcp-Name: get_author\r\nOrigin: http://evil.example\r\n"),
+        call,
+    );
+    assert_eq!(status, 403, "{text}");
+    let (status, text) = raw(
+        url,
+        &post("Mcp-Name: get_author\r\nOrigin: http://localhost:3000\r\n"),
+        call,
+    );
+    assert_eq!(status, 200, "a loopback Origin is fine: {text}");
+    let (status, text) = raw(url, &post("Mcp-Name: crash\r\n"), call);
+    assert_eq!(status, 400, "{text}");
+    assert!(
+        text.contains("-32020") && text.contains("\"id\":1"),
+        "{text}"
+    );
+    let (status, text) = raw(url, "GET /mcp HTTP/1.1\r\nHost: {host}\r\nMCP-Protocol-Version: 2026-07-28\r\nConnection: close\r\n\r\n", b"");
+    assert_eq!(status, 405, "{text}");
+    assert!(text.to_ascii_lowercase().contains("allow: post"), "{text}");
+    let (status, text) = raw(
+        url,
+        &post("Mcp-Name: get_author\r\n").replace("Host: {host}", "Host: evil.example:80"),
+        call,
+    );
+    assert_eq!(status, 421, "{text}");
+    let big = vec![b'a'; 10 << 20];
+    let (status, _) = raw(url, &post("Mcp-Name: get_author\r\n"), &big);
+    assert_eq!(status, 413);
+    // Still serving after all of that.
+    let (status, _) = raw(url, &post("Mcp-Name: get_author\r\n"), call);
+    assert_eq!(status, 200);
+}
+
+#[test]
+fn python_sdk_bookshop_over_http_matches_its_baselines() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let python = crate::python_peer::python();
+    let server = HttpServer::start(
+        &python,
+        &[
+            &format!("{root}/fixtures/servers/python/bookshop.py"),
+            "--http",
+            "127.0.0.1:0",
+        ],
+    );
+    for era in ["2026-07-28", "2025-11-25"] {
+        for profile in ["spec", "python-sdk"] {
+            let baseline =
+                format!("{root}/fixtures/baselines/python-sdk.http.{era}.{profile}.toml");
+            let out = mcperr(&[
+                "run",
+                "--http",
+                &server.url,
+                "--era",
+                era,
+                "--profile",
+                profile,
+                "--baseline",
+                &baseline,
+                "--timeout-ms",
+                "10000",
+            ]);
+            assert_eq!(
+                out.code,
+                Some(0),
+                "{era} {profile}:\n{}{}",
+                out.stdout,
+                out.stderr
+            );
+            assert!(out.stdout.contains("0 skipped, 0 errors"), "{}", out.stdout);
+        }
+    }
+}

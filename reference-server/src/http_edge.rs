@@ -1,0 +1,466 @@
+//! The Streamable HTTP edge's decisions, as a pure function of one HTTP
+//! request (method, headers, body) → one HTTP reply. The axum glue in
+//! [`crate::http`] only moves bytes; everything that makes an answer right or
+//! wrong lives here, where tests can reach it without a socket.
+//!
+//! Era per request, as the MCP Python SDK routes it: an `MCP-Protocol-Version`
+//! header of `2026-07-28` (or any version that is not a legacy one) takes the
+//! modern stateless path; no header or a legacy version the session path.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use mcperr_protocol::era::META_PROTOCOL_VERSION;
+use mcperr_protocol::jsonrpc::{Message, ParseError};
+use mcperr_protocol::{codes, Era, ErrorObject};
+use serde_json::{json, Value};
+
+use crate::faults::Fault;
+use crate::handler::Handler;
+use crate::log::LogRecord;
+use crate::session::Session;
+
+/// Protocol versions that take the legacy (session) path.
+const LEGACY_VERSIONS: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+
+/// Settings of the HTTP edge.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// Answer every request as a `text/event-stream`.
+    pub sse: bool,
+    /// Largest accepted body.
+    pub max_body: usize,
+    /// Most legacy sessions alive at once.
+    pub max_sessions: usize,
+    /// A legacy session idle this long is forgotten.
+    pub session_idle: Duration,
+    /// Host header values accepted (the bound address and its loopback names).
+    pub allowed_hosts: Vec<String>,
+}
+
+/// One HTTP answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpReply {
+    /// Status code.
+    pub status: u16,
+    /// Headers to set.
+    pub headers: Vec<(String, String)>,
+    /// Body bytes.
+    pub body: Vec<u8>,
+}
+
+impl HttpReply {
+    fn empty(status: u16) -> Self {
+        HttpReply {
+            status,
+            headers: vec![],
+            body: vec![],
+        }
+    }
+
+    fn text(status: u16, text: &str) -> Self {
+        HttpReply {
+            status,
+            headers: vec![("Content-Type".into(), "text/plain; charset=utf-8".into())],
+            body: text.as_bytes().to_vec(),
+        }
+    }
+
+    fn json(status: u16, value: &Value) -> Self {
+        HttpReply {
+            status,
+            headers: vec![("Content-Type".into(), "application/json".into())],
+            body: serde_json::to_vec(value).expect("responses serialize"),
+        }
+    }
+
+    fn rpc_error(status: u16, code: i64, message: &str) -> Self {
+        Self::json(
+            status,
+            &json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}}),
+        )
+    }
+}
+
+/// The HTTP edge: the shared handler, legacy sessions, and the settings.
+pub struct HttpEdge {
+    handler: Handler,
+    config: HttpConfig,
+    sessions: Mutex<HashMap<String, Instant>>,
+    minted: std::sync::atomic::AtomicU64,
+}
+
+/// Case-insensitive header lookup over `(name, value)` pairs.
+fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
+fn is_loopback_origin(origin: &str) -> bool {
+    let rest = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+        .unwrap_or("");
+    let host = if rest.starts_with('[') {
+        rest.split(']')
+            .next()
+            .map(|h| format!("{h}]"))
+            .unwrap_or_default()
+    } else {
+        rest.split(':').next().unwrap_or("").to_string()
+    };
+    matches!(host.as_str(), "localhost" | "127.0.0.1" | "[::1]")
+}
+
+impl HttpEdge {
+    /// An edge over a fresh handler with at most one fault.
+    pub fn new(fault: Option<Fault>, config: HttpConfig) -> Self {
+        HttpEdge {
+            handler: Handler::new(fault),
+            config,
+            sessions: Mutex::new(HashMap::new()),
+            minted: 0.into(),
+        }
+    }
+
+    /// The largest body this edge reads.
+    pub fn max_body(&self) -> usize {
+        self.config.max_body
+    }
+
+    fn fault(&self) -> Option<Fault> {
+        self.handler.fault()
+    }
+
+    fn mint_session(&self) -> Option<String> {
+        let mut sessions = self.sessions.lock().unwrap();
+        let now = Instant::now();
+        sessions.retain(|_, seen| now.duration_since(*seen) < self.config.session_idle);
+        if sessions.len() >= self.config.max_sessions {
+            return None;
+        }
+        use std::hash::{BuildHasher, Hasher};
+        let n = self
+            .minted
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u64(n);
+        let id = format!("{:016x}{:08x}", h.finish(), n);
+        sessions.insert(id.clone(), now);
+        Some(id)
+    }
+
+    /// `Some(true)` live, `Some(false)` unknown, `None` no id sent.
+    fn touch_session(&self, id: Option<&str>) -> Option<bool> {
+        let id = id?;
+        let mut sessions = self.sessions.lock().unwrap();
+        let now = Instant::now();
+        match sessions.get_mut(id) {
+            Some(seen) if now.duration_since(*seen) < self.config.session_idle => {
+                *seen = now;
+                Some(true)
+            }
+            Some(_) => {
+                sessions.remove(id);
+                Some(false)
+            }
+            None => Some(false),
+        }
+    }
+
+    /// Answers one HTTP request to the MCP endpoint. Log records go to `logs`.
+    pub fn handle(
+        &self,
+        method: &str,
+        headers: &[(String, String)],
+        body: &[u8],
+        logs: &mut Vec<LogRecord>,
+    ) -> HttpReply {
+        if let Some(origin) = header(headers, "origin") {
+            if !is_loopback_origin(origin) && self.fault() != Some(Fault::HttpOriginUnchecked) {
+                return HttpReply::text(403, "Forbidden: Origin not allowed");
+            }
+        }
+        if let Some(host) = header(headers, "host") {
+            if !self.config.allowed_hosts.is_empty()
+                && !self
+                    .config
+                    .allowed_hosts
+                    .iter()
+                    .any(|h| h.eq_ignore_ascii_case(host))
+            {
+                return HttpReply::text(421, "Misdirected Request: Host not allowed");
+            }
+        }
+        let version = header(headers, "mcp-protocol-version");
+        let era = match version {
+            None => Era::Legacy,
+            Some(v) if LEGACY_VERSIONS.contains(&v) => Era::Legacy,
+            Some(_) => Era::Modern,
+        };
+        match (era, method) {
+            (_, "POST") => {}
+            (Era::Legacy, "DELETE") => {
+                return match self.touch_session(header(headers, "mcp-session-id")) {
+                    None => HttpReply::rpc_error(
+                        400,
+                        codes::INVALID_REQUEST,
+                        "Bad Request: Mcp-Session-Id header is required",
+                    ),
+                    Some(false) => {
+                        HttpReply::rpc_error(404, codes::INVALID_REQUEST, "Session not found")
+                    }
+                    Some(true) => {
+                        let id = header(headers, "mcp-session-id").unwrap_or_default();
+                        self.sessions.lock().unwrap().remove(id);
+                        HttpReply::empty(200)
+                    }
+                };
+            }
+            (_, "GET") if self.fault() == Some(Fault::HttpGetOk) => {
+                return HttpReply::json(200, &json!({}))
+            }
+            _ => {
+                let mut r = HttpReply::rpc_error(405, codes::INVALID_REQUEST, "Method Not Allowed");
+                r.headers.push((
+                    "Allow".into(),
+                    if era == Era::Legacy {
+                        "POST, DELETE"
+                    } else {
+                        "POST"
+                    }
+                    .into(),
+                ));
+                return r;
+            }
+        }
+        if body.len() > self.config.max_body {
+            return HttpReply::rpc_error(413, codes::INVALID_REQUEST, "Payload Too Large");
+        }
+        let accept = header(headers, "accept").unwrap_or("");
+        let accepts = |t: &str| {
+            accept.split(',').any(|a| {
+                a.trim().split(';').next().unwrap_or("").trim() == t || a.trim().starts_with("*/*")
+            })
+        };
+        if !(accepts("application/json") && accepts("text/event-stream")) {
+            return HttpReply::rpc_error(
+                406,
+                codes::INVALID_REQUEST,
+                "Not Acceptable: Accept must include application/json and text/event-stream",
+            );
+        }
+        let content_type = header(headers, "content-type").unwrap_or("");
+        if !content_type
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .eq_ignore_ascii_case("application/json")
+        {
+            return HttpReply::rpc_error(
+                415,
+                codes::INVALID_REQUEST,
+                "Unsupported Media Type: Content-Type must be application/json",
+            );
+        }
+        let message = match Message::parse(body) {
+            Ok(m) => m,
+            Err(e @ ParseError::NotJson(_)) => return HttpReply::json(400, &e.to_response()),
+            Err(e) => return HttpReply::json(400, &e.to_response()),
+        };
+        match era {
+            Era::Modern => self.modern(version.unwrap_or_default(), headers, message, logs),
+            Era::Legacy => self.legacy(headers, message, logs),
+        }
+    }
+
+    fn modern(
+        &self,
+        version: &str,
+        headers: &[(String, String)],
+        message: Message,
+        logs: &mut Vec<LogRecord>,
+    ) -> HttpReply {
+        let (method, params) = match &message {
+            Message::Request(r) => (r.method.clone(), r.params.clone()),
+            Message::Notification { method, params } => (method.clone(), params.clone()),
+            Message::Response { .. } => {
+                return HttpReply::rpc_error(
+                    400,
+                    codes::INVALID_REQUEST,
+                    "Invalid request: a response is not a request",
+                )
+            }
+        };
+        if let Message::Notification { .. } = message {
+            return if self.fault() == Some(Fault::HttpNotificationBody) {
+                HttpReply::json(200, &json!({"jsonrpc": "2.0", "id": null, "result": {}}))
+            } else {
+                HttpReply::empty(202)
+            };
+        }
+        // The body was read, so header rejections can name the request's id.
+        let id = match &message {
+            Message::Request(r) => r.id.to_value(),
+            _ => Value::Null,
+        };
+        let mismatch = |what: String| {
+            HttpReply::json(
+                400,
+                &json!({"jsonrpc": "2.0", "id": id, "error": {"code": codes::HEADER_MISMATCH, "message": what}}),
+            )
+        };
+        match header(headers, "mcp-method") {
+            Some(m) if m == method => {}
+            Some(m) => {
+                return mismatch(format!(
+                    "Header mismatch: Mcp-Method {m:?} does not match the body's method {method:?}"
+                ))
+            }
+            None => return mismatch("Header mismatch: Mcp-Method header is required".into()),
+        }
+        let name = match method.as_str() {
+            "tools/call" | "prompts/get" => params
+                .as_ref()
+                .and_then(|p| p.get("name"))
+                .and_then(Value::as_str),
+            "resources/read" => params
+                .as_ref()
+                .and_then(|p| p.get("uri"))
+                .and_then(Value::as_str),
+            _ => None,
+        };
+        if let Some(name) = name {
+            match header(headers, "mcp-name") {
+                Some(n) if n == name => {}
+                Some(n) => {
+                    return mismatch(format!(
+                        "Header mismatch: Mcp-Name {n:?} does not match the body's {name:?}"
+                    ))
+                }
+                None => {
+                    return mismatch(format!(
+                        "Header mismatch: Mcp-Name header is required for {method}"
+                    ))
+                }
+            }
+        }
+        let body_version = params
+            .as_ref()
+            .and_then(|p| {
+                p.pointer(&format!(
+                    "/_meta/{}",
+                    META_PROTOCOL_VERSION.replace('/', "~1")
+                ))
+            })
+            .and_then(Value::as_str);
+        if body_version.is_some_and(|b| b != version) {
+            return mismatch(format!("Header mismatch: MCP-Protocol-Version {version:?} does not match the body's {body_version:?}"));
+        }
+        if version != Era::Modern.version() {
+            return HttpReply::json(
+                400,
+                &json!({"jsonrpc": "2.0", "id": id, "error": ErrorObject::with_data(
+                codes::UNSUPPORTED_PROTOCOL_VERSION,
+                format!("Unsupported protocol version: {version}"),
+                json!({"supported": [Era::Modern.version()], "requested": version}),
+            ).to_value()}),
+            );
+        }
+        let mut session = Session::pinned(Era::Modern);
+        let outcome = session.handle(&self.handler, message);
+        logs.extend(outcome.logs);
+        self.reply(outcome.response, None, &method)
+    }
+
+    fn legacy(
+        &self,
+        headers: &[(String, String)],
+        message: Message,
+        logs: &mut Vec<LogRecord>,
+    ) -> HttpReply {
+        let is_initialize = matches!(&message, Message::Request(r) if r.method == "initialize");
+        let method = match &message {
+            Message::Request(r) => r.method.clone(),
+            _ => String::new(),
+        };
+        let mut minted = None;
+        if is_initialize {
+            match self.mint_session() {
+                Some(id) => minted = Some(id),
+                None => {
+                    return HttpReply::rpc_error(503, codes::INTERNAL_ERROR, "Too many sessions")
+                }
+            }
+        } else if self.fault() != Some(Fault::HttpSessionUnchecked) {
+            match self.touch_session(header(headers, "mcp-session-id")) {
+                None => {
+                    return HttpReply::rpc_error(
+                        400,
+                        codes::INVALID_REQUEST,
+                        "Bad Request: Mcp-Session-Id header is required",
+                    )
+                }
+                Some(false) => {
+                    return HttpReply::rpc_error(404, codes::INVALID_REQUEST, "Session not found")
+                }
+                Some(true) => {}
+            }
+        }
+        if let Message::Notification { .. } = message {
+            let mut session = Session::pinned(Era::Legacy);
+            logs.extend(session.handle(&self.handler, message).logs);
+            return if self.fault() == Some(Fault::HttpNotificationBody) {
+                HttpReply::json(200, &json!({"jsonrpc": "2.0", "id": null, "result": {}}))
+            } else {
+                HttpReply::empty(202)
+            };
+        }
+        let mut session = Session::pinned(Era::Legacy);
+        let outcome = session.handle(&self.handler, message);
+        logs.extend(outcome.logs);
+        let mut reply = self.reply(outcome.response, Some(200), &method);
+        if let Some(id) = minted {
+            reply.headers.push(("Mcp-Session-Id".into(), id));
+        }
+        reply
+    }
+
+    /// The HTTP form of a JSON-RPC response. `status`: a fixed status (legacy),
+    /// or `None` for the modern mapping (−32602 → 400, −32601 → 404, else 200).
+    fn reply(&self, response: Option<Value>, status: Option<u16>, method: &str) -> HttpReply {
+        let Some(response) = response else {
+            // The silent-tool fault: the request is accepted and never answered.
+            return HttpReply::empty(202);
+        };
+        let status = status.unwrap_or_else(|| {
+            match response.pointer("/error/code").and_then(Value::as_i64) {
+                Some(codes::INVALID_PARAMS) => 400,
+                Some(codes::METHOD_NOT_FOUND) => 404,
+                _ => 200,
+            }
+        });
+        let truncated = self.fault() == Some(Fault::HttpSseTruncated) && method == "tools/call";
+        if self.config.sse || truncated {
+            let data = serde_json::to_string(&response).expect("responses serialize");
+            let body = if truncated {
+                ": the stream ends before the response\n\n".to_string()
+            } else {
+                format!(": mcperr reference\n\nevent: message\ndata: {data}\n\n")
+            };
+            return HttpReply {
+                status,
+                headers: vec![
+                    ("Content-Type".into(), "text/event-stream".into()),
+                    ("Cache-Control".into(), "no-cache".into()),
+                ],
+                body: body.into_bytes(),
+            };
+        }
+        HttpReply::json(status, &response)
+    }
+}
