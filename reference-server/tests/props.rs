@@ -64,3 +64,66 @@ proptest! {
         prop_assert!(out.response.is_some());
     }
 }
+
+mod http_edge {
+    use std::time::Duration;
+
+    use mcperr_reference::http_edge::{HttpConfig, HttpEdge};
+    use proptest::prelude::*;
+
+    fn edge() -> HttpEdge {
+        HttpEdge::new(
+            None,
+            HttpConfig {
+                sse: false,
+                max_body: 1 << 16,
+                max_sessions: 4,
+                session_idle: Duration::from_secs(60),
+                allowed_hosts: vec![],
+            },
+        )
+    }
+
+    fn header() -> impl Strategy<Value = (String, String)> {
+        (
+            prop_oneof![
+                Just("Accept".to_string()),
+                Just("Content-Type".to_string()),
+                Just("MCP-Protocol-Version".to_string()),
+                Just("Mcp-Method".to_string()),
+                Just("Mcp-Name".to_string()),
+                Just("Mcp-Session-Id".to_string()),
+                Just("Origin".to_string()),
+                "[a-zA-Z-]{1,12}",
+            ],
+            prop_oneof![
+                Just("application/json, text/event-stream".to_string()),
+                Just("application/json".to_string()),
+                Just("2026-07-28".to_string()),
+                Just("2025-11-25".to_string()),
+                Just("tools/call".to_string()),
+                ".{0,20}",
+            ],
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn any_request_gets_a_status_and_never_a_panic(
+            method in prop_oneof![Just("POST"), Just("GET"), Just("DELETE"), Just("PUT")],
+            headers in proptest::collection::vec(header(), 0..8),
+            body in prop_oneof![
+                proptest::collection::vec(any::<u8>(), 0..300),
+                Just(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"crash","arguments":{"secret":"s"}}}"#.to_vec()),
+                Just(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#.to_vec()),
+            ],
+        ) {
+            let mut logs = Vec::new();
+            let reply = edge().handle(method, &headers, &body, &mut logs);
+            prop_assert!((200..600).contains(&reply.status));
+            prop_assert!(!String::from_utf8_lossy(&reply.body).contains("vault lookup failed"));
+        }
+    }
+}
