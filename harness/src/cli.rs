@@ -17,6 +17,7 @@ use serde_json::json;
 
 use crate::baseline::Baseline;
 use crate::case::{self, Case};
+use crate::client::Client;
 use crate::generate;
 use crate::profile::Profile;
 use crate::report::{html, junit, terminal, RunReport};
@@ -371,6 +372,28 @@ fn runtime() -> Result<tokio::runtime::Runtime, Usage> {
         .build()?)
 }
 
+/// Connects in `choice`'s era, discovers what the server offers, and plans the cases.
+async fn open(
+    settings: &RunSettings,
+    choice: EraChoice,
+    select: &SelectArgs,
+) -> Result<(Client, Discovery, Vec<Planned>), Usage> {
+    let (mut client, info) = runner::connect(settings, choice).await?;
+    let discovery = runner::discover(&mut client, info).await;
+    match plan(
+        select,
+        &discovery,
+        client.era,
+        matches!(settings.target, Target::Http(_)),
+    ) {
+        Ok(planned) => Ok((client, discovery, planned)),
+        Err(e) => {
+            client.conn.close().await;
+            Err(e)
+        }
+    }
+}
+
 fn run(args: RunArgs) -> Result<i32, Usage> {
     let (target, target_desc) = resolve_target(&args.target)?;
     let choice = era_choice(&args.target.era)?;
@@ -394,15 +417,8 @@ fn run(args: RunArgs) -> Result<i32, Usage> {
     };
     let rt = runtime()?;
     let mut report = rt.block_on(async {
-        let (mut client, info) = runner::connect(&settings, choice).await?;
+        let (client, _, planned) = open(&settings, choice, &args.select).await?;
         let era = client.era;
-        let discovery = runner::discover(&mut client, info).await;
-        let planned = plan(
-            &args.select,
-            &discovery,
-            era,
-            matches!(settings.target, Target::Http(_)),
-        )?;
         let mut to_run = Vec::new();
         let mut slots: Vec<Option<CaseResult>> = Vec::new();
         for (case, verdict) in planned {
@@ -462,14 +478,15 @@ fn list(args: ListArgs) -> Result<i32, Usage> {
     };
     let rt = runtime()?;
     rt.block_on(async {
-        let (mut client, info) = runner::connect(&settings, choice).await?;
+        let (client, discovery, planned) = open(&settings, choice, &args.select).await?;
         let era = client.era;
-        let discovery = runner::discover(&mut client, info).await;
         client.conn.close().await;
-        println!(
-            "server: {} · era {era}",
-            desc["command"].as_str().unwrap_or("?")
-        );
+        let shown = desc
+            .get("command")
+            .or_else(|| desc.get("url"))
+            .and_then(|v| v.as_str())
+            .unwrap_or("?");
+        println!("server: {shown} · era {era}");
         println!("serverInfo: {}", discovery.server_info);
         let names = |list: &[serde_json::Value], key: &str| -> String {
             let v: Vec<&str> = list
@@ -486,12 +503,6 @@ fn list(args: ListArgs) -> Result<i32, Usage> {
         println!("resources:  {}", names(&discovery.resources, "uri"));
         println!("templates:  {}", names(&discovery.templates, "uriTemplate"));
         println!("prompts:    {}", names(&discovery.prompts, "name"));
-        let planned = plan(
-            &args.select,
-            &discovery,
-            era,
-            matches!(settings.target, Target::Http(_)),
-        )?;
         let runs = planned.iter().filter(|(_, v)| v.is_ok()).count();
         println!(
             "\ncases: {runs} would run, {} would be skipped",

@@ -10,10 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use serde_json::Value;
-
-use crate::run::{faults, WARN_RULES};
-use crate::support::{mcperr, scratch, MCPERR};
+use crate::support::{mcperr, report, scratch, MCPERR};
 
 /// A server process that printed its URL on stdout; killed on drop.
 pub struct HttpServer {
@@ -58,11 +55,6 @@ impl Drop for HttpServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn report(path: &std::path::Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).expect("report written"))
-        .expect("report is JSON")
 }
 
 #[test]
@@ -125,63 +117,26 @@ fn the_reference_server_over_http_passes_in_both_eras_as_json_and_as_sse() {
 
 #[test]
 fn every_http_visible_fault_is_caught_in_both_eras() {
-    let dir = scratch("http-faults");
-    let jobs: Vec<(String, String, &str)> = faults("HTTP")
-        .into_iter()
-        .flat_map(|(f, r)| ["2026-07-28", "2025-11-25"].map(move |e| (f.clone(), r.clone(), e)))
-        // GET's 405 is a modern rule; sessions are a legacy one.
-        .filter(|(f, _, e)| {
-            let off_era = (f == "http-get-200" && *e == "2025-11-25")
-                || (f == "http-session-unchecked" && *e == "2026-07-28");
-            !off_era
-        })
-        .collect();
-    assert!(jobs.len() >= 60);
-    let chunks: Vec<Vec<(String, String, &str)>> = jobs
-        .chunks(jobs.len().div_ceil(2))
-        .map(|c| c.to_vec())
-        .collect();
-    let misses: Vec<String> = std::thread::scope(|s| {
-        let handles: Vec<_> = chunks
-            .into_iter()
-            .map(|chunk| {
-                let dir = dir.clone();
-                s.spawn(move || {
-                    let mut misses = Vec::new();
-                    for (fault, rule, era) in chunk {
-                        let server = HttpServer::reference(&["--fault", &fault]);
-                        let json = dir.join(format!("{fault}-{era}.json"));
-                        let out = mcperr(&["run", "--http", &server.url, "--era", era, "--timeout-ms", "800", "--json", json.to_str().unwrap()]);
-                        let r = report(&json);
-                        let hits: BTreeSet<(String, String)> = r["cases"]
-                            .as_array()
-                            .unwrap()
-                            .iter()
-                            .filter(|c| c["verdict"] != "pass" && c["verdict"] != "skip")
-                            .map(|c| (c["rule"].as_str().unwrap().to_string(), c["verdict"].as_str().unwrap().to_string()))
-                            .collect();
-                        let legacy_should = fault == "not-found-32002" && era == "2025-11-25";
-                        let want: &[&str] = if WARN_RULES.contains(&rule.as_str()) || legacy_should { &["warn"] } else { &["fail", "error"] };
-                        let caught = hits.iter().any(|(r, v)| *r == rule && want.contains(&v.as_str()));
-                        let code_ok = if legacy_should { out.code == Some(0) } else { out.code == Some(1) };
-                        if !caught || !code_ok {
-                            misses.push(format!("--fault {fault} ({rule}) over HTTP in {era}: exit {:?}, non-passing {hits:?}", out.code));
-                        }
-                    }
-                    misses
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap())
-            .collect()
+    // GET's 405 is a modern rule; sessions are a legacy one.
+    let off_era = |f: &str, e: &str| {
+        (f == "http-get-200" && e == "2025-11-25")
+            || (f == "http-session-unchecked" && e == "2026-07-28")
+    };
+    crate::faults::sweep("HTTP", off_era, |fault, era, json| {
+        let server = HttpServer::reference(&["--fault", fault]);
+        mcperr(&[
+            "run",
+            "--http",
+            &server.url,
+            "--era",
+            era,
+            "--timeout-ms",
+            "800",
+            "--json",
+            json.to_str().unwrap(),
+        ])
+        .code
     });
-    assert!(
-        misses.is_empty(),
-        "faults not caught:\n{}",
-        misses.join("\n")
-    );
 }
 
 /// One raw HTTP/1.1 exchange: the status and the whole response text.
@@ -265,39 +220,7 @@ fn raw_requests_get_the_documented_statuses() {
 fn python_sdk_bookshop_over_http_matches_its_baselines() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
     let python = crate::python_peer::python();
-    let server = HttpServer::start(
-        &python,
-        &[
-            &format!("{root}/fixtures/servers/python/bookshop.py"),
-            "--http",
-            "127.0.0.1:0",
-        ],
-    );
-    for era in ["2026-07-28", "2025-11-25"] {
-        for profile in ["spec", "python-sdk"] {
-            let baseline =
-                format!("{root}/fixtures/baselines/python-sdk.http.{era}.{profile}.toml");
-            let out = mcperr(&[
-                "run",
-                "--http",
-                &server.url,
-                "--era",
-                era,
-                "--profile",
-                profile,
-                "--baseline",
-                &baseline,
-                "--timeout-ms",
-                "10000",
-            ]);
-            assert_eq!(
-                out.code,
-                Some(0),
-                "{era} {profile}:\n{}{}",
-                out.stdout,
-                out.stderr
-            );
-            assert!(out.stdout.contains("0 skipped, 0 errors"), "{}", out.stdout);
-        }
-    }
+    let bookshop = format!("{root}/fixtures/servers/python/bookshop.py");
+    let server = HttpServer::start(&python, &[&bookshop, "--http", "127.0.0.1:0"]);
+    crate::python_peer::judge_against_baselines("http", ["--http", &server.url]);
 }

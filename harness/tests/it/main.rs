@@ -1,5 +1,6 @@
 //! Integration tests of the `mcperr` binary: one test binary, one module per area.
 
+mod faults;
 mod http;
 mod python_peer;
 mod reference_faults;

@@ -15,18 +15,18 @@ pub fn python() -> String {
     venv.to_string()
 }
 
-#[test]
-fn python_sdk_bookshop_matches_its_baselines() {
+/// Judges the Bookshop at `target` (`--stdio CMD` or `--http URL`) in both
+/// eras under both profiles against `fixtures/baselines/python-sdk.<transport>.<era>.<profile>.toml`.
+pub fn judge_against_baselines(transport: &str, target: [&str; 2]) {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let server = format!("{} {root}/fixtures/servers/python/bookshop.py", python());
     for era in ["2026-07-28", "2025-11-25"] {
         for profile in ["spec", "python-sdk"] {
             let baseline =
-                format!("{root}/fixtures/baselines/python-sdk.stdio.{era}.{profile}.toml");
+                format!("{root}/fixtures/baselines/python-sdk.{transport}.{era}.{profile}.toml");
             let out = mcperr(&[
                 "run",
-                "--stdio",
-                &server,
+                target[0],
+                target[1],
                 "--era",
                 era,
                 "--profile",
@@ -39,11 +39,18 @@ fn python_sdk_bookshop_matches_its_baselines() {
             assert_eq!(
                 out.code,
                 Some(0),
-                "{era} {profile}:\n{}{}",
+                "{transport} {era} {profile}:\n{}{}",
                 out.stdout,
                 out.stderr
             );
             assert!(out.stdout.contains("0 skipped, 0 errors"), "{}", out.stdout);
         }
     }
+}
+
+#[test]
+fn python_sdk_bookshop_matches_its_baselines() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let server = format!("{} {root}/fixtures/servers/python/bookshop.py", python());
+    judge_against_baselines("stdio", ["--stdio", &server]);
 }

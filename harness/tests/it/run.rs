@@ -4,14 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::Value;
-
-use crate::support::{mcperr, scratch, MCPERR};
-
-fn report(path: &std::path::Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).expect("report written"))
-        .expect("report is JSON")
-}
+use crate::support::{mcperr, report, scratch, MCPERR};
 
 #[test]
 fn the_embedded_reference_server_passes_every_case_in_both_eras() {
@@ -69,82 +62,26 @@ fn the_embedded_reference_server_passes_every_case_in_both_eras() {
     );
 }
 
-/// The faults (name, rule) that show over `transport` ("stdio" or "HTTP").
-pub fn faults(transport: &str) -> Vec<(String, String)> {
-    let out = mcperr(&["reference", "--list-faults"]);
-    let other = if transport == "stdio" {
-        "over HTTP:"
-    } else {
-        "over stdio:"
-    };
-    out.stdout
-        .lines()
-        .filter(|l| !l.contains(other))
-        .map(|l| {
-            let mut w = l.split_whitespace();
-            (w.next().unwrap().to_string(), w.next().unwrap().to_string())
-        })
-        .collect()
-}
-
-/// Rules with a warn-level verdict: their faults show as warnings, not failures.
-pub const WARN_RULES: &[&str] = &["T9"];
-
 #[test]
 fn every_fault_is_caught_by_the_rule_it_breaks_in_both_eras() {
-    let dir = scratch("faults");
-    let faults = faults("stdio");
-    assert!(faults.len() >= 30);
-    let jobs: Vec<(String, String, &str)> = faults
-        .into_iter()
-        .flat_map(|(f, r)| ["2026-07-28", "2025-11-25"].map(move |e| (f.clone(), r.clone(), e)))
-        .collect();
-    let chunks: Vec<Vec<(String, String, &str)>> = jobs
-        .chunks(jobs.len().div_ceil(2))
-        .map(|c| c.to_vec())
-        .collect();
-    let misses: Vec<String> = std::thread::scope(|s| {
-        let handles: Vec<_> = chunks
-            .into_iter()
-            .map(|chunk| {
-                let dir = dir.clone();
-                s.spawn(move || {
-                    let mut misses = Vec::new();
-                    for (fault, rule, era) in chunk {
-                        let json = dir.join(format!("{fault}-{era}.json"));
-                        let server = format!("{MCPERR} reference --fault {fault}");
-                        let out = mcperr(&["run", "--stdio", &server, "--era", era, "--timeout-ms", "800", "--json", json.to_str().unwrap()]);
-                        let r = report(&json);
-                        let hits: BTreeSet<(String, String)> = r["cases"]
-                            .as_array()
-                            .unwrap()
-                            .iter()
-                            .filter(|c| c["verdict"] != "pass" && c["verdict"] != "skip")
-                            .map(|c| (c["rule"].as_str().unwrap().to_string(), c["verdict"].as_str().unwrap().to_string()))
-                            .collect();
-                        let want = if WARN_RULES.contains(&rule.as_str()) { "warn" } else { "fail|error" };
-                        let caught = hits.iter().any(|(r, v)| *r == rule && want.split('|').any(|w| w == v));
-                        // R1's -32002 is a SHOULD in 2025-11-25: a warning there, a failure in 2026-07-28.
-                        let legacy_should = fault == "not-found-32002" && era == "2025-11-25";
-                        let code_ok = if legacy_should { out.code == Some(0) } else { out.code == Some(1) || want == "warn" };
-                        let caught = if legacy_should { hits.contains(&("R1".into(), "warn".into())) } else { caught };
-                        if !caught || !code_ok {
-                            misses.push(format!("--fault {fault} ({rule}) in {era}: exit {:?}, non-passing rules {hits:?}", out.code));
-                        }
-                    }
-                    misses
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap())
-            .collect()
-    });
-    assert!(
-        misses.is_empty(),
-        "faults not caught:\n{}",
-        misses.join("\n")
+    crate::faults::sweep(
+        "stdio",
+        |_, _| false,
+        |fault, era, json| {
+            let server = format!("{MCPERR} reference --fault {fault}");
+            mcperr(&[
+                "run",
+                "--stdio",
+                &server,
+                "--era",
+                era,
+                "--timeout-ms",
+                "800",
+                "--json",
+                json.to_str().unwrap(),
+            ])
+            .code
+        },
     );
 }
 
