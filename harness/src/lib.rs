@@ -5,7 +5,8 @@
 //! - [`client`]: one request at a time, answers matched by id, strays recorded.
 //! - [`case`], [`profile`], [`generate`]: what to send and what to expect.
 //! - [`oracle`]: an exchange in, a [`oracle::Verdict`] with its rule out.
-//! - [`runner`]: connect, detect the era, discover, run, restart the dead.
+//! - [`discovery`]: what the server offers; [`runner`]: connect, detect the
+//!   era, run, restart the dead.
 //! - [`report`], [`baseline`]: terminal, JSON and JUnit output; known failures.
 //! - [`cli`]: the `mcperr` command line; the only place that picks exit codes.
 
@@ -13,6 +14,7 @@ pub mod baseline;
 pub mod case;
 pub mod cli;
 pub mod client;
+pub mod discovery;
 pub mod generate;
 pub mod http_case;
 pub mod oracle;

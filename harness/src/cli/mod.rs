@@ -4,15 +4,14 @@
 //! (DESIGN.md §5): 0 all pass, 1 a failure or a stale baseline entry, 2 a
 //! usage or setup error, always as one line naming what to fix.
 
-use std::io::{self, BufReader, IsTerminal};
+use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use mcperr_protocol::Era;
-use mcperr_reference::http_edge::HttpConfig;
-use mcperr_reference::{stdio, Fault, Handler};
+use mcperr_reference::Fault;
 use serde_json::json;
 
 use crate::baseline::Baseline;
@@ -24,6 +23,8 @@ use crate::report::{html, junit, terminal, RunReport};
 use crate::runner::{self, CaseResult, Discovery, EraChoice, RunSettings};
 use crate::target;
 use crate::transport::Target;
+
+mod reference;
 
 /// Exit code for usage and setup errors.
 pub const EXIT_USAGE: i32 = 2;
@@ -142,28 +143,28 @@ struct ListArgs {
 }
 
 #[derive(Debug, Args)]
-struct ReferenceArgs {
+pub(crate) struct ReferenceArgs {
     /// Inject one named deviation from the error model (see --list-faults).
     #[arg(long, value_name = "NAME")]
-    fault: Option<Fault>,
+    pub(crate) fault: Option<Fault>,
     /// Print every fault with the rule it breaks, then exit.
     #[arg(long)]
-    list_faults: bool,
+    pub(crate) list_faults: bool,
     /// Serve Streamable HTTP on ADDR (e.g. 127.0.0.1:0) instead of stdio; the
     /// bound URL is printed on stdout, then only logs on stderr.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:0")]
-    http: Option<String>,
+    pub(crate) http: Option<String>,
     /// Over HTTP, answer every request as a text/event-stream.
     #[arg(long, requires = "http")]
-    sse: bool,
+    pub(crate) sse: bool,
     /// Over HTTP, the largest request body accepted (bytes).
     #[arg(long, value_name = "BYTES", default_value_t = 4 << 20, requires = "http")]
-    max_body: usize,
+    pub(crate) max_body: usize,
 }
 
 /// A usage or setup error: printed as one line, exit code 2.
 #[derive(Debug)]
-struct Usage(String);
+pub(crate) struct Usage(pub(crate) String);
 
 impl<E: std::fmt::Display> From<E> for Usage {
     fn from(e: E) -> Self {
@@ -175,7 +176,7 @@ impl<E: std::fmt::Display> From<E> for Usage {
 pub fn main() -> i32 {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Reference(args) => return reference(args),
+        Command::Reference(args) => return reference::main(args),
         Command::Run(args) => run(args),
         Command::List(args) => list(args),
     };
@@ -183,63 +184,6 @@ pub fn main() -> i32 {
         Ok(code) => code,
         Err(Usage(message)) => {
             eprintln!("mcperr: error: {}", message.replace('\n', " "));
-            EXIT_USAGE
-        }
-    }
-}
-
-fn reference(args: ReferenceArgs) -> i32 {
-    if args.list_faults {
-        for f in Fault::ALL {
-            println!("{:<28} {:<4} {}", f.name(), f.rule(), f.description());
-        }
-        return 0;
-    }
-    if let Some(addr) = &args.http {
-        return reference_http(addr, &args);
-    }
-    let handler = Handler::new(args.fault);
-    let stdin = io::stdin();
-    match stdio::serve(
-        &handler,
-        BufReader::new(stdin.lock()),
-        io::stdout().lock(),
-        io::stderr().lock(),
-    ) {
-        Ok(stdio::Stop::Eof) => 0,
-        Ok(stdio::Stop::FaultExit) => 1,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
-        Err(e) => {
-            eprintln!("mcperr reference: i/o error: {e}");
-            1
-        }
-    }
-}
-
-fn reference_http(addr: &str, args: &ReferenceArgs) -> i32 {
-    let config = HttpConfig {
-        sse: args.sse,
-        max_body: args.max_body,
-        max_sessions: 1024,
-        session_idle: Duration::from_secs(600),
-        allowed_hosts: vec![],
-    };
-    let result = runtime().map_err(|u| u.0).and_then(|rt| {
-        rt.block_on(async {
-            let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| format!("--http {addr}: {e}"))?;
-            let bound = listener.local_addr().map_err(|e| e.to_string())?;
-            if !bound.ip().is_loopback() {
-                eprintln!("mcperr reference: warning: listening on {bound}, which is not a loopback address");
-            }
-            println!("http://{bound}/mcp");
-            let _ = io::Write::flush(&mut io::stdout());
-            mcperr_reference::http::serve(listener, args.fault, config).await.map_err(|e| e.to_string())
-        })
-    });
-    match result {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("mcperr: error: {e}");
             EXIT_USAGE
         }
     }
@@ -365,7 +309,7 @@ fn plan(
     Ok(out)
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime, Usage> {
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, Usage> {
     Ok(tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
