@@ -39,6 +39,25 @@ pub enum Stray {
     TooLong(usize),
     /// A response whose id is `null`.
     NullIdResponse(Value),
+    /// A response to a request that was already answered (J1: one response each).
+    Duplicate(Value),
+    /// A response whose id answers no request mcperr sent.
+    Unsolicited(Value),
+    /// More strays than are kept; this many were dropped.
+    More(usize),
+}
+
+/// Most strays kept per exchange; a flood is summarised, not stored.
+const MAX_STRAYS: usize = 32;
+
+fn push_stray(strays: &mut Vec<Stray>, stray: Stray) {
+    if strays.len() < MAX_STRAYS {
+        strays.push(stray);
+    } else if let Some(Stray::More(n)) = strays.last_mut() {
+        *n += 1;
+    } else {
+        strays.push(Stray::More(1));
+    }
 }
 
 /// How an exchange ended.
@@ -87,8 +106,11 @@ impl Exchange {
 pub struct Client {
     /// The connection.
     pub conn: Conn,
-    /// Strays noticed outside an exchange (HTTP notifications answered).
+    /// Strays seen outside a judged exchange (handshake, discovery, steps,
+    /// probes, HTTP notifications), handed to the next judged case.
     pending: Vec<Stray>,
+    /// Ids already answered (recent ones), to tell a duplicate from a wrong id.
+    answered: std::collections::VecDeque<Value>,
     /// An empty log, for transports without a server stderr.
     no_log: StderrLog,
     /// The era the connection speaks.
@@ -135,6 +157,7 @@ impl Client {
             timeout,
             next_id: 0,
             pending: vec![],
+            answered: Default::default(),
             no_log: StderrLog::default(),
         }
     }
@@ -176,7 +199,17 @@ impl Client {
     ) -> Exchange {
         let id = self.fresh_id();
         let msg = jsonrpc::request(&id, method, self.params_for(params, envelope));
-        self.exchange(id, msg).await
+        let mut ex = self.exchange(id, msg).await;
+        // Not judged itself: what it saw goes to the next judged case.
+        for stray in ex.strays.drain(..) {
+            push_stray(&mut self.pending, stray);
+        }
+        ex
+    }
+
+    /// Strays carried from unjudged traffic since the last call.
+    pub fn take_pending(&mut self) -> Vec<Stray> {
+        std::mem::take(&mut self.pending)
     }
 
     /// Sends a built message with id `id` and waits for its answer.
@@ -280,18 +313,26 @@ impl Client {
         conn.send_line(msg.to_string().as_bytes()).await;
         let deadline = start + self.timeout;
         let want = id.to_value();
+        let answered = &self.answered;
         let ending = loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match conn.next_event(left).await {
+            // Checked first: a server that floods stdout must not outrun the timeout.
+            let now = Instant::now();
+            if now >= deadline {
+                break Ending::Timeout;
+            }
+            match conn.next_event(deadline - now).await {
                 None => break Ending::Timeout,
                 Some(StdoutEvent::Eof) => break Ending::Died(String::new()),
-                Some(StdoutEvent::TooLong(n)) => strays.push(Stray::TooLong(n)),
+                Some(StdoutEvent::TooLong(n)) => push_stray(&mut strays, Stray::TooLong(n)),
                 Some(StdoutEvent::Line(line)) => {
                     if line.iter().all(u8::is_ascii_whitespace) {
                         continue;
                     }
                     let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(&line) else {
-                        strays.push(Stray::NotJson(String::from_utf8_lossy(&line).into_owned()));
+                        push_stray(
+                            &mut strays,
+                            Stray::NotJson(String::from_utf8_lossy(&line).into_owned()),
+                        );
                         continue;
                     };
                     let value = Value::Object(obj);
@@ -303,12 +344,21 @@ impl Client {
                     }
                     match value.get("id") {
                         Some(got) if *got == want => break Ending::Answered(value),
-                        Some(Value::Null) | None => strays.push(Stray::NullIdResponse(value)),
+                        Some(Value::Null) | None => {
+                            push_stray(&mut strays, Stray::NullIdResponse(value))
+                        }
+                        Some(got) if answered.contains(got) => {
+                            push_stray(&mut strays, Stray::Duplicate(value))
+                        }
                         Some(_) => break Ending::WrongId(value),
                     }
                 }
             }
         };
+        self.answered.push_back(want);
+        if self.answered.len() > 256 {
+            self.answered.pop_front();
+        }
         let ending = match ending {
             Ending::Died(_) => Ending::Died(self.death().await),
             other => other,
@@ -364,22 +414,33 @@ impl Client {
 
     /// Lines that arrived unasked (between exchanges).
     pub fn drain(&mut self) -> Vec<Stray> {
+        let mut out = std::mem::take(&mut self.pending);
         let Conn::Stdio(conn) = &mut self.conn else {
-            return std::mem::take(&mut self.pending);
+            return out;
         };
-        conn.pending()
+        let answered = &self.answered;
+        let fresh: Vec<Stray> = conn
+            .pending()
             .into_iter()
             .filter_map(|e| match e {
                 StdoutEvent::Line(l) if l.iter().all(u8::is_ascii_whitespace) => None,
                 StdoutEvent::Line(l) => match serde_json::from_slice::<Value>(&l) {
                     Ok(v @ Value::Object(_)) if v.get("method").is_some() => None,
-                    Ok(v @ Value::Object(_)) => Some(Stray::NullIdResponse(v)),
+                    Ok(v @ Value::Object(_)) => Some(match v.get("id") {
+                        None | Some(Value::Null) => Stray::NullIdResponse(v),
+                        Some(id) if answered.contains(id) => Stray::Duplicate(v),
+                        Some(_) => Stray::Unsolicited(v),
+                    }),
                     _ => Some(Stray::NotJson(String::from_utf8_lossy(&l).into_owned())),
                 },
                 StdoutEvent::TooLong(n) => Some(Stray::TooLong(n)),
                 StdoutEvent::Eof => None,
             })
-            .collect()
+            .collect();
+        for stray in fresh {
+            push_stray(&mut out, stray);
+        }
+        out
     }
 
     /// The liveness probe of this era: `ping` (2025-11-25) or `server/discover`

@@ -10,6 +10,9 @@ use serde_json::{json, Map, Value};
 
 use crate::case::{Alternative, Case, RequestSpec};
 
+/// Longest string a generated case sends.
+const MAX_GENERATED_LEN: usize = 1 << 16;
+
 const SPEC: &str = "2025-11-25 server/tools#error-handling (SEP-1303: input validation errors are tool execution errors)";
 
 /// A valid sample value for a property schema (enough to isolate one fault).
@@ -37,16 +40,14 @@ pub fn sample(schema: &Value) -> Value {
         _ => "string",
     };
     match ty {
-        "integer" => json!(schema
-            .get("minimum")
-            .and_then(Value::as_i64)
-            .unwrap_or(1)
-            .max(
-                schema
-                    .get("exclusiveMinimum")
-                    .and_then(Value::as_i64)
-                    .map_or(i64::MIN, |m| m + 1)
-            )),
+        "integer" => {
+            let min = schema.get("minimum").and_then(Value::as_i64).unwrap_or(1);
+            let exclusive = schema
+                .get("exclusiveMinimum")
+                .and_then(Value::as_i64)
+                .map_or(i64::MIN, |m| m.saturating_add(1));
+            json!(min.max(exclusive))
+        }
         "number" => json!(schema.get("minimum").and_then(Value::as_f64).unwrap_or(1.0)),
         "boolean" => json!(true),
         "array" => json!([]),
@@ -58,10 +59,11 @@ pub fn sample(schema: &Value) -> Value {
             Value::Object(o)
         }
         "null" => Value::Null,
-        _ => json!(schema
-            .get("minLength")
-            .and_then(Value::as_u64)
-            .map_or("mcperr".to_string(), |n| "m".repeat(n.max(6) as usize))),
+        // A server's schema is untrusted input: lengths are capped.
+        _ => {
+            let n = schema.get("minLength").and_then(Value::as_u64).unwrap_or(6);
+            json!("m".repeat(n.clamp(6, MAX_GENERATED_LEN as u64) as usize))
+        }
     }
 }
 
@@ -110,7 +112,9 @@ fn wrong_type(schema: &Value) -> Option<Value> {
         .map(|(_, v)| v)
 }
 
-fn case(tool: &str, kind: &str, title: String, args: Value) -> Case {
+/// A T4 case: `field` is what the rejection must name (as a whole word), so
+/// that a crash of the body or a vague error cannot pass for a validation.
+fn case(tool: &str, kind: &str, title: String, args: Value, field: &str) -> Case {
     Case {
         id: format!("generated/{tool}/{kind}"),
         rule: "T4".into(),
@@ -124,7 +128,7 @@ fn case(tool: &str, kind: &str, title: String, args: Value) -> Case {
         envelope: true,
         send: vec![],
         request: RequestSpec { raw: None, id: None, method: "tools/call".into(), params: Some(json!({"name": tool, "arguments": args})) },
-        expect: json!({"result": {"isError": true, "content": "$nonempty"}, "error": "$absent"}),
+        expect: json!({"result": {"isError": true, "content": {"0": {"text": format!("$word:{field}")}}}, "error": "$absent"}),
         also_pass: vec![],
         warn: vec![Alternative {
             pattern: json!({"error": {"code": -32602}}),
@@ -165,6 +169,7 @@ pub fn t4_cases(tool: &Value) -> Vec<Case> {
                 &format!("wrong-type-{prop}"),
                 format!("{name}: {prop} = {bad} (wrong type) is rejected before the body runs"),
                 args,
+                prop,
             ));
             break;
         }
@@ -177,17 +182,21 @@ pub fn t4_cases(tool: &Value) -> Vec<Case> {
             &format!("missing-{prop}"),
             format!("{name}: missing required {prop} is rejected"),
             args,
+            prop,
         ));
     }
     for (prop, pschema) in &props {
+        // Untrusted bounds: no overflow, no giant strings (out-of-range needs
+        // a representable value; a maxLength beyond the cap is not probed).
         let bad = if let Some(max) = pschema.get("maximum").and_then(Value::as_i64) {
-            Some(json!(max + 1))
+            max.checked_add(1).map(|v| json!(v))
         } else if let Some(min) = pschema.get("minimum").and_then(Value::as_i64) {
-            Some(json!(min - 1))
+            min.checked_sub(1).map(|v| json!(v))
         } else {
             pschema
                 .get("maxLength")
                 .and_then(Value::as_u64)
+                .filter(|n| *n < MAX_GENERATED_LEN as u64)
                 .map(|n| json!("x".repeat(n as usize + 1)))
         };
         if let Some(bad) = bad {
@@ -198,6 +207,7 @@ pub fn t4_cases(tool: &Value) -> Vec<Case> {
                 &format!("out-of-range-{prop}"),
                 format!("{name}: {prop} = {bad} (out of range) is rejected"),
                 args,
+                prop,
             ));
             break;
         }
@@ -210,6 +220,7 @@ pub fn t4_cases(tool: &Value) -> Vec<Case> {
             "extra-property",
             format!("{name}: an undeclared property is rejected (additionalProperties: false)"),
             args,
+            "mcperr_unexpected",
         ));
     }
     out
@@ -218,6 +229,21 @@ pub fn t4_cases(tool: &Value) -> Vec<Case> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hostile_bounds_neither_overflow_nor_allocate_wildly() {
+        let tool = json!({"name": "t", "inputSchema": {"type": "object", "properties": {
+            "a": {"type": "integer", "maximum": i64::MAX},
+            "b": {"type": "integer", "minimum": i64::MIN},
+            "c": {"type": "string", "maxLength": u64::MAX},
+            "d": {"type": "string", "minLength": 100_000_000_000_u64},
+            "e": {"type": "integer", "exclusiveMinimum": i64::MAX}}, "required": ["a", "b", "c", "d", "e"]}});
+        let cases = t4_cases(&tool);
+        assert!(!cases.is_empty());
+        for c in cases {
+            assert!(c.request.params.unwrap().to_string().len() < 200_000);
+        }
+    }
 
     #[test]
     fn limited_gets_all_four_kinds() {

@@ -79,7 +79,20 @@ pub async fn exchange(
     match spec.session.as_deref() {
         Some("none") => overrides.push(("Mcp-Session-Id".into(), None)),
         Some("bogus") => overrides.push(("Mcp-Session-Id".into(), Some(BOGUS_SESSION.into()))),
-        Some("deleted") => overrides.push(("Mcp-Session-Id".into(), deleted_session(client).await)),
+        Some("deleted") => match deleted_session(client).await {
+            Some(id) => overrides.push(("Mcp-Session-Id".into(), Some(id))),
+            None => {
+                return Exchange {
+                    request: msg,
+                    ending: Ending::Empty(
+                        "could not open and DELETE a session to test with".into(),
+                    ),
+                    strays: vec![],
+                    duration: std::time::Duration::ZERO,
+                    http: None,
+                }
+            }
+        },
         _ => {}
     }
     let (request, body) = match (&case.request.raw, method.as_str()) {

@@ -323,23 +323,38 @@ pub async fn run_case(
         }
         evidence.stderr = Some(client.stderr().since(mark));
     }
-    let mut judgement = oracle::judge(case, &exp, &ex, &evidence);
+    // The liveness probe runs before judging, so that whatever the server
+    // wrote during the case (steps, counts, probe included) is judged here.
     let mut alive = ex.response().is_some() || ex.http.is_some();
+    let mut stopped = None;
     if alive {
         let probe = client.probe().await;
         if probe.response().is_none() {
             alive = false;
-            if judgement.verdict != Verdict::Fail {
-                let how = match &probe.ending {
-                    Ending::Died(how) => how.clone(),
-                    _ => "it gave no answer to the next request".to_string(),
-                };
-                judgement = Judgement {
-                    verdict: Verdict::Fail,
-                    rule: "J4".into(),
-                    message: format!("the server stopped answering after this request: {how}. Spec: DESIGN.md §1 J4"),
-                };
-            }
+            stopped = Some(match &probe.ending {
+                Ending::Died(how) => how.clone(),
+                _ => "it gave no answer to the next request".to_string(),
+            });
+        }
+    }
+    let late = client.drain();
+    ex.strays.extend(late);
+    let mut judgement = oracle::judge(case, &exp, &ex, &evidence);
+    if let Some(how) = stopped {
+        if judgement.verdict != Verdict::Fail {
+            judgement = Judgement {
+                verdict: Verdict::Fail,
+                rule: "J4".into(),
+                message: format!(
+                    "the server stopped answering after this request: {how}. Spec: DESIGN.md §1 J4"
+                ),
+            };
+        }
+    }
+    if judgement.verdict == Verdict::Error && client.has_stderr() {
+        let tail = client.stderr().tail(10);
+        if !tail.is_empty() && !judgement.message.contains("stderr tail") {
+            judgement.message = format!("{}; stderr tail:\n{tail}", judgement.message);
         }
     }
     let ms = ex.duration.as_millis() as u64;

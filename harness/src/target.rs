@@ -76,7 +76,9 @@ pub fn parse_headers(pairs: &[String]) -> Result<Vec<(String, String)>, TargetEr
             Some((k, v)) if !k.trim().is_empty() => {
                 Ok((k.trim().to_string(), v.trim().to_string()))
             }
-            _ => Err(TargetError(format!("--header {p:?}: expected NAME: VALUE"))),
+            _ => Err(TargetError(format!(
+                "--header {p:?}: expected \"NAME: VALUE\""
+            ))),
         })
         .collect()
 }

@@ -31,8 +31,7 @@ pub const EXIT_USAGE: i32 = 2;
 
 /// mcperr: conformance harness and fuzzer for the error behaviour of MCP servers.
 ///
-/// With no subcommand arguments, `mcperr run` checks the embedded reference
-/// server. Point it at your own server with `--stdio "CMD ARGS"` or with
+/// With no target, `mcperr run` checks the embedded reference server. Point it at your own server with `--stdio "CMD ARGS"` or with
 /// `--config FILE --server NAME` (an MCP host's mcpServers file).
 #[derive(Debug, Parser)]
 #[command(name = "mcperr", version, about, long_about)]
@@ -50,7 +49,7 @@ enum Command {
     Run(RunArgs),
     /// Show what a server offers and which cases apply to it (a dry run).
     List(ListArgs),
-    /// Serve the reference server (the executable error model) over stdio.
+    /// Serve the reference server (the executable error model) over stdio or HTTP.
     ///
     /// It implements every rule of the MCP error model and the Bookshop fixture
     /// in both protocol eras. `--fault NAME` makes it break exactly one rule, so
@@ -67,7 +66,7 @@ struct TargetArgs {
     #[arg(long, value_name = "URL", conflicts_with = "config")]
     http: Option<String>,
     /// An extra HTTP header on every request, e.g. "Authorization: Bearer …" (repeatable).
-    #[arg(long, value_name = "K:V")]
+    #[arg(long, value_name = "NAME: VALUE", conflicts_with = "stdio")]
     header: Vec<String>,
     /// Working directory for the --stdio server.
     #[arg(long, value_name = "DIR", requires = "stdio")]
@@ -175,6 +174,9 @@ impl<E: std::fmt::Display> From<E> for Usage {
 /// Runs the CLI and returns the process exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
+    if !matches!(cli.command, Command::Reference(_)) {
+        stop_servers_on_signals();
+    }
     let result = match cli.command {
         Command::Reference(args) => return reference::main(args),
         Command::Run(args) => run(args),
@@ -187,6 +189,49 @@ pub fn main() -> i32 {
             EXIT_USAGE
         }
     }
+}
+
+/// On SIGINT or SIGTERM (Ctrl-C, a cancelled CI job) every server process
+/// group mcperr started is killed before it exits: servers run in their own
+/// groups, so the signal would not reach them otherwise.
+fn stop_servers_on_signals() {
+    std::thread::spawn(|| {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
+        rt.block_on(async {
+            #[cfg(unix)]
+            {
+                use tokio::signal::unix::{signal, SignalKind};
+                let (Ok(mut int), Ok(mut term)) = (
+                    signal(SignalKind::interrupt()),
+                    signal(SignalKind::terminate()),
+                ) else {
+                    return;
+                };
+                let code = tokio::select! {
+                    _ = int.recv() => 130,
+                    _ = term.recv() => 143,
+                };
+                crate::transport::stdio::kill_all_servers();
+                eprintln!("mcperr: interrupted; stopped the servers under test");
+                std::process::exit(code);
+            }
+        });
+    });
+}
+
+/// Writes to stdout; a closed stdout (`mcperr list | head`) is not an error.
+/// (SIGPIPE stays ignored: a dying server's stdin must not kill mcperr.)
+fn out(text: &str) {
+    use std::io::Write;
+    let mut stdout = io::stdout().lock();
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush());
 }
 
 fn era_choice(s: &str) -> Result<EraChoice, Usage> {
@@ -359,6 +404,17 @@ fn run(args: RunArgs) -> Result<i32, Usage> {
         jobs: args.jobs as usize,
         canary: canary(),
     };
+    // Report paths are checked before the run, so a typo cannot cost a whole run.
+    for (flag, path) in [
+        ("--json", &args.json),
+        ("--junit", &args.junit),
+        ("--html", &args.html),
+    ] {
+        if let Some(path) = path {
+            std::fs::File::create(path)
+                .map_err(|e| Usage(format!("{flag} {}: {e}", path.display())))?;
+        }
+    }
     let rt = runtime()?;
     let mut report = rt.block_on(async {
         let (client, _, planned) = open(&settings, choice, &args.select).await?;
@@ -392,6 +448,9 @@ fn run(args: RunArgs) -> Result<i32, Usage> {
     if let Some(b) = &baseline {
         report.stale_baseline = b.apply(&mut report.cases);
     }
+    let colour = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let text = terminal::render(&report, colour, args.quiet);
+    out(&text);
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report.to_json()).expect("reports serialize");
         std::fs::write(path, text + "\n")
@@ -405,9 +464,6 @@ fn run(args: RunArgs) -> Result<i32, Usage> {
         std::fs::write(path, html::render(&report))
             .map_err(|e| Usage(format!("--html {}: {e}", path.display())))?;
     }
-    let colour = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let text = terminal::render(&report, colour, args.quiet);
-    print!("{text}");
     Ok(report.exit_code())
 }
 
@@ -430,8 +486,10 @@ fn list(args: ListArgs) -> Result<i32, Usage> {
             .or_else(|| desc.get("url"))
             .and_then(|v| v.as_str())
             .unwrap_or("?");
-        println!("server: {shown} · era {era}");
-        println!("serverInfo: {}", discovery.server_info);
+        use std::fmt::Write as _;
+        let mut text = String::new();
+        let _ = writeln!(text, "server: {shown} · era {era}");
+        let _ = writeln!(text, "serverInfo: {}", discovery.server_info);
         let names = |list: &[serde_json::Value], key: &str| -> String {
             let v: Vec<&str> = list
                 .iter()
@@ -443,21 +501,31 @@ fn list(args: ListArgs) -> Result<i32, Usage> {
                 v.join(", ")
             }
         };
-        println!("tools:      {}", names(&discovery.tools, "name"));
-        println!("resources:  {}", names(&discovery.resources, "uri"));
-        println!("templates:  {}", names(&discovery.templates, "uriTemplate"));
-        println!("prompts:    {}", names(&discovery.prompts, "name"));
+        let _ = writeln!(text, "tools:      {}", names(&discovery.tools, "name"));
+        let _ = writeln!(text, "resources:  {}", names(&discovery.resources, "uri"));
+        let _ = writeln!(
+            text,
+            "templates:  {}",
+            names(&discovery.templates, "uriTemplate")
+        );
+        let _ = writeln!(text, "prompts:    {}", names(&discovery.prompts, "name"));
         let runs = planned.iter().filter(|(_, v)| v.is_ok()).count();
-        println!(
+        let _ = writeln!(
+            text,
             "\ncases: {runs} would run, {} would be skipped",
             planned.len() - runs
         );
         for (case, verdict) in &planned {
             match verdict {
-                Ok(()) => println!("  run   {:<4} {}", case.rule, case.id),
-                Err(why) => println!("  skip  {:<4} {}  ({why})", case.rule, case.id),
+                Ok(()) => {
+                    let _ = writeln!(text, "  run   {:<4} {}", case.rule, case.id);
+                }
+                Err(why) => {
+                    let _ = writeln!(text, "  skip  {:<4} {}  ({why})", case.rule, case.id);
+                }
             }
         }
+        out(&text);
         Ok(0)
     })
 }

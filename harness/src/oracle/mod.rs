@@ -216,6 +216,43 @@ fn searchable(response: &Value, request: &Value) -> String {
     text
 }
 
+/// The verdict that stray output during the case forces, if any.
+fn judge_strays(case: &Case, exchange: &Exchange, evidence: &Evidence) -> Option<Judgement> {
+    let sent_raw = case
+        .send
+        .iter()
+        .any(|s| matches!(s, crate::case::SendStep::Raw { .. }));
+    for stray in &exchange.strays {
+        let (rule, message) = match stray {
+            Stray::NotJson(line) => (
+                "J5",
+                format!("stdout carried a line that is not a JSON-RPC message: {line:?}"),
+            ),
+            Stray::TooLong(n) => (
+                "J5",
+                format!("stdout carried a line of over {n} bytes, longer than the cap"),
+            ),
+            Stray::More(n) => (
+                "J5",
+                format!("the server wrote {n} more stray outputs than are kept"),
+            ),
+            Stray::NullIdResponse(v) if evidence.sent_notification => {
+                ("J3", format!("a notification was answered: {v}"))
+            }
+            // JSON-RPC allows answering unparseable input with an id-null error.
+            Stray::NullIdResponse(v) if sent_raw && v.get("error").is_some() => continue,
+            Stray::NullIdResponse(v) => ("J1", format!("a response without the request's id: {v}")),
+            Stray::Duplicate(v) => ("J1", format!("a request was answered more than once: {v}")),
+            Stray::Unsolicited(v) => (
+                "J1",
+                format!("a response whose id answers no request mcperr sent: {v}"),
+            ),
+        };
+        return Some(Judgement::fail(rule, message));
+    }
+    None
+}
+
 /// Judges one exchange of `case` under the expectation `exp`.
 pub fn judge(
     case: &Case,
@@ -254,6 +291,11 @@ pub fn judge(
             };
         }
     }
+    // Garbage or extra answers seen during the case decide first, even when
+    // no answer came: they are usually why.
+    if let Some(j) = judge_strays(case, exchange, evidence) {
+        return j;
+    }
     let response = match &exchange.ending {
         Ending::Empty(why) => {
             let rule = if why.contains("SSE") { "H3" } else { "J1" };
@@ -289,37 +331,6 @@ pub fn judge(
         }
         Ending::Answered(v) | Ending::WrongId(v) => v,
     };
-    for stray in &exchange.strays {
-        match stray {
-            Stray::NotJson(line) => {
-                return Judgement::fail(
-                    "J5",
-                    format!("stdout carried a line that is not a JSON-RPC message: {line:?}"),
-                )
-            }
-            Stray::TooLong(n) => {
-                return Judgement::fail(
-                    "J5",
-                    format!("stdout carried a line of over {n} bytes, longer than the cap"),
-                )
-            }
-            Stray::NullIdResponse(v) if evidence.sent_notification => {
-                return Judgement::fail("J3", format!("a notification was answered: {v}"))
-            }
-            Stray::NullIdResponse(v)
-                if v.get("error").is_some()
-                    && case
-                        .send
-                        .iter()
-                        .any(|s| matches!(s, crate::case::SendStep::Raw { .. })) =>
-            {
-                // JSON-RPC allows answering unparseable input with an id-null error.
-            }
-            Stray::NullIdResponse(v) => {
-                return Judgement::fail("J1", format!("a response without the request's id: {v}"))
-            }
-        }
-    }
     let rejected = exchange.http.as_ref().is_some_and(|a| a.status >= 400)
         && response.get("id") == Some(&Value::Null);
     if !rejected {

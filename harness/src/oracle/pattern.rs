@@ -13,6 +13,7 @@
 //! | `$nonempty` | a non-empty string, array or object |
 //! | `$any` | anything, including absence |
 //! | `$contains:TEXT` / `$prefix:TEXT` | a string containing / starting with TEXT |
+//! | `$word:TEXT` | a string containing TEXT as a whole word (`limit`, not `limited`) |
 //! | `$$TEXT` | the literal string `$TEXT` |
 //!
 //! A table `{ "$exact" = VALUE }` matches only JSON equal to VALUE, with no
@@ -102,6 +103,9 @@ fn match_at(pattern: &Value, actual: Option<&Value>, path: &str) -> Result<(), M
                 (m, Some(Value::String(x))) if m.starts_with("$prefix:") => {
                     x.starts_with(&m["$prefix:".len()..])
                 }
+                (m, Some(Value::String(x))) if m.starts_with("$word:") => {
+                    contains_word(x, &m["$word:".len()..])
+                }
                 _ => false,
             };
             if ok {
@@ -166,6 +170,14 @@ fn match_at(pattern: &Value, actual: Option<&Value>, path: &str) -> Result<(), M
             }
         }
     }
+}
+
+/// Whether `word` occurs in `text` with no identifier character on either side.
+fn contains_word(text: &str, word: &str) -> bool {
+    let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    text.match_indices(word).any(|(i, _)| {
+        !ident(text[..i].chars().next_back()) && !ident(text[i + word.len()..].chars().next())
+    })
 }
 
 /// Replaces every `{{name}}` in every string of `value` (keys included).
@@ -233,6 +245,18 @@ mod tests {
         assert_eq!(m.path, "result.content");
         assert!(matches(&json!({"error": "$absent"}), Some(&r)).is_ok());
         assert!(matches(&json!({"x": "$$absent"}), Some(&json!({"x": "$absent"}))).is_ok());
+        let word = json!({"t": "$word:limit"});
+        assert!(matches(&word, Some(&json!({"t": "limit: 999 is too big"}))).is_ok());
+        assert!(matches(
+            &word,
+            Some(&json!({"t": "error for limitedArguments\nlimit\n  Input"}))
+        )
+        .is_ok());
+        assert!(matches(
+            &word,
+            Some(&json!({"t": "Error executing tool limited: rejected"}))
+        )
+        .is_err());
         let exact = json!({"error": {"$exact": {"code": 1, "message": "m"}}});
         assert!(matches(&exact, Some(&json!({"error": {"code": 1, "message": "m"}}))).is_ok());
         assert!(matches(

@@ -26,6 +26,20 @@ fn label(v: Verdict, baselined: bool, colour: bool) -> String {
     paint(text, code, colour)
 }
 
+/// Server-provided text with control characters made visible, so that a
+/// server's escape sequences cannot reach the terminal.
+fn visible(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' {
+                format!("\\u{{{:x}}}", c as u32)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// Renders the report for a terminal; `quiet` leaves out the passing lines.
 pub fn render(report: &RunReport, colour: bool, quiet: bool) -> String {
     let mut out = String::new();
@@ -81,7 +95,7 @@ pub fn render(report: &RunReport, colour: bool, quiet: bool) -> String {
         if !c.title.is_empty() {
             let _ = writeln!(out, "  checks:   {}", c.title);
         }
-        for (i, line) in c.message.lines().enumerate() {
+        for (i, line) in visible(&c.message).lines().enumerate() {
             let _ = writeln!(
                 out,
                 "  {} {line}",
@@ -93,7 +107,7 @@ pub fn render(report: &RunReport, colour: bool, quiet: bool) -> String {
         }
         match &c.response {
             Some(r) => {
-                let _ = writeln!(out, "  response: {r}");
+                let _ = writeln!(out, "  response: {}", visible(&r.to_string()));
             }
             None => {
                 let _ = writeln!(out, "  response: (none)");

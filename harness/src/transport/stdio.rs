@@ -109,7 +109,7 @@ pub struct StdioConnection {
     child: Child,
     pgid: Option<i32>,
     stdin: Option<ChildStdin>,
-    events: mpsc::UnboundedReceiver<StdoutEvent>,
+    events: mpsc::Receiver<StdoutEvent>,
     /// The server's stderr.
     pub stderr: StderrLog,
     eof: bool,
@@ -138,9 +138,14 @@ impl StdioConnection {
             .spawn()
             .map_err(|e| format!("could not start `{}`: {e}", target.display()))?;
         let pgid = child.id().map(|p| p as i32);
+        if let Some(g) = pgid {
+            live_groups().lock().unwrap().insert(g);
+        }
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
-        let (tx, events) = mpsc::unbounded_channel();
+        // Bounded: a server that floods stdout is slowed down by its own pipe
+        // instead of growing mcperr's memory.
+        let (tx, events) = mpsc::channel(1024);
         let max_line = target.max_line;
         tokio::spawn(async move {
             let mut reader = BufReader::with_capacity(64 * 1024, stdout);
@@ -148,8 +153,10 @@ impl StdioConnection {
             let mut overflow = 0usize;
             while let Ok(buf) = reader.fill_buf().await {
                 if buf.is_empty() {
-                    if !line.is_empty() {
-                        let _ = tx.send(StdoutEvent::Line(std::mem::take(&mut line)));
+                    if overflow > 0 {
+                        let _ = tx.send(StdoutEvent::TooLong(overflow)).await;
+                    } else if !line.is_empty() {
+                        let _ = tx.send(StdoutEvent::Line(std::mem::take(&mut line))).await;
                     }
                     break;
                 }
@@ -175,12 +182,12 @@ impl StdioConnection {
                         }
                         StdoutEvent::Line(l)
                     };
-                    if tx.send(event).is_err() {
+                    if tx.send(event).await.is_err() {
                         return;
                     }
                 }
             }
-            let _ = tx.send(StdoutEvent::Eof);
+            let _ = tx.send(StdoutEvent::Eof).await;
         });
         let stderr = StderrLog::default();
         let sink = stderr.clone();
@@ -279,6 +286,7 @@ impl StdioConnection {
     fn kill_group(&self) {
         #[cfg(unix)]
         if let Some(pgid) = self.pgid {
+            live_groups().lock().unwrap().remove(&pgid);
             // SAFETY: killpg only sends a signal; the group is the child's own.
             unsafe {
                 libc::killpg(pgid, libc::SIGKILL);
@@ -290,6 +298,28 @@ impl StdioConnection {
 impl Drop for StdioConnection {
     fn drop(&mut self) {
         self.kill_group();
+    }
+}
+
+fn live_groups() -> &'static Mutex<std::collections::HashSet<i32>> {
+    static GROUPS: std::sync::OnceLock<Mutex<std::collections::HashSet<i32>>> =
+        std::sync::OnceLock::new();
+    GROUPS.get_or_init(Default::default)
+}
+
+/// Kills the process group of every server still running. For signal
+/// handlers: mcperr interrupted must not leave servers behind.
+pub fn kill_all_servers() {
+    let groups: Vec<i32> = live_groups()
+        .lock()
+        .map(|g| g.iter().copied().collect())
+        .unwrap_or_default();
+    for pgid in groups {
+        #[cfg(unix)]
+        // SAFETY: killpg only sends a signal to a group mcperr started.
+        unsafe {
+            libc::killpg(pgid, libc::SIGKILL);
+        }
     }
 }
 

@@ -88,9 +88,12 @@ pub fn sweep(
                         .filter_map(|(fault, rule, era)| {
                             let json = dir.join(format!("{fault}-{era}.json"));
                             let code = run(fault, era, &json);
-                            let report: Value =
-                                serde_json::from_str(&std::fs::read_to_string(&json).ok()?).ok()?;
-                            check(fault, rule, era, code, &report)
+                            // No report is a miss too: the run must finish and write one.
+                            let report = std::fs::read_to_string(&json).ok().and_then(|t| serde_json::from_str::<Value>(&t).ok());
+                            match report {
+                                Some(report) => check(fault, rule, era, code, &report),
+                                None => Some(format!("--fault {fault} ({rule}) in {era}: exit {code:?}, no JSON report")),
+                            }
                         })
                         .collect::<Vec<_>>()
                 })

@@ -290,3 +290,91 @@ fn config_files_jobs_and_case_selection() {
         out.stdout
     );
 }
+
+#[test]
+fn a_flooding_server_cannot_outrun_the_timeout() {
+    let start = std::time::Instant::now();
+    let out = mcperr(&[
+        "run",
+        "--stdio",
+        "sh -c 'yes 0123456789'",
+        "--timeout-ms",
+        "500",
+    ]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(start.elapsed().as_secs() < 15, "took {:?}", start.elapsed());
+}
+
+#[test]
+fn a_server_that_answers_twice_fails_j1_and_nothing_else_is_misjudged() {
+    let dir = scratch("twice");
+    let json = dir.join("r.json");
+    let server = format!("sh -c '{MCPERR} reference | sed -u p'");
+    let out = mcperr(&["run", "--stdio", &server, "--json", json.to_str().unwrap()]);
+    assert_eq!(out.code, Some(1), "{}", out.stdout);
+    let r = report(&json);
+    let cases = r["cases"].as_array().unwrap();
+    assert_eq!(
+        r["summary"]["skip"], 0,
+        "discovery was not confused: {}",
+        r["summary"]
+    );
+    let failing: BTreeSet<&str> = cases
+        .iter()
+        .filter(|c| c["verdict"] == "fail")
+        .map(|c| c["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(failing, BTreeSet::from(["J1"]), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("answered more than once"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn stdout_noise_outside_the_judged_request_is_still_judged() {
+    // A banner before the handshake, and noise after every line the server writes.
+    let server = format!("sh -c 'echo Server starting...; {MCPERR} reference'");
+    let out = mcperr(&["run", "--stdio", &server, "--cases", "jsonrpc/*"]);
+    assert_eq!(out.code, Some(1), "{}", out.stdout);
+    assert!(out.stdout.contains("FAIL  J5"), "{}", out.stdout);
+    assert!(out.stdout.contains("Server starting..."), "{}", out.stdout);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn interrupting_mcperr_stops_the_servers_it_started() {
+    let marker = "sleep 7771";
+    let server = format!("sh -c '{marker} & cat >/dev/null'");
+    let child = std::process::Command::new(MCPERR)
+        .args(["run", "--stdio", &server, "--timeout-ms", "20000"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let running = || {
+        std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
+            std::fs::read(e.path().join("cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).replace('\0', " ").trim() == marker)
+        })
+    };
+    let start = std::time::Instant::now();
+    while !running() {
+        assert!(start.elapsed().as_secs() < 10, "the server never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(143),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert!(!running(), "the server's child survived mcperr");
+}
