@@ -44,11 +44,20 @@ impl Baseline {
         }
     }
 
-    /// Marks baselined failures; returns the stale entries (listed, run, not failing).
-    pub fn apply(&self, cases: &mut [CaseResult]) -> Vec<String> {
+    /// Marks baselined failures; returns the stale entries: listed, run and
+    /// not failing, or naming no case at all (`known`: every case id there is).
+    pub fn apply(
+        &self,
+        cases: &mut [CaseResult],
+        known: &std::collections::HashSet<String>,
+    ) -> Vec<String> {
         let mut stale = Vec::new();
         for entry in &self.entries {
             let id = entry.rsplit_once(':').map_or(entry.as_str(), |(id, _)| id);
+            if !known.contains(id) && !known.contains(entry.as_str()) {
+                stale.push(format!("{entry} (names no case)"));
+                continue;
+            }
             let mut ran = false;
             let mut failing = false;
             for c in cases

@@ -416,8 +416,13 @@ fn run(args: RunArgs) -> Result<i32, Usage> {
         }
     }
     let rt = runtime()?;
-    let mut report = rt.block_on(async {
-        let (client, _, planned) = open(&settings, choice, &args.select).await?;
+    let report = rt.block_on(async {
+        let (client, discovery, planned) = open(&settings, choice, &args.select).await?;
+        let known: std::collections::HashSet<String> = case::builtin_cases()?
+            .into_iter()
+            .chain(discovery.tools.iter().flat_map(generate::t4_cases))
+            .map(|c| c.id)
+            .collect();
         let era = client.era;
         let mut to_run = Vec::new();
         let mut slots: Vec<Option<CaseResult>> = Vec::new();
@@ -437,16 +442,18 @@ fn run(args: RunArgs) -> Result<i32, Usage> {
             .into_iter()
             .map(|s| s.unwrap_or_else(|| ran.next().expect("one result per case")))
             .collect();
-        Ok::<_, Usage>(RunReport {
+        let report = RunReport {
             target: target_desc,
             era: era.to_string(),
             profile: profile.name.clone(),
             cases,
             stale_baseline: vec![],
-        })
+        };
+        Ok::<_, Usage>((report, known))
     })?;
+    let (mut report, known) = report;
     if let Some(b) = &baseline {
-        report.stale_baseline = b.apply(&mut report.cases);
+        report.stale_baseline = b.apply(&mut report.cases, &known);
     }
     let colour = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let text = terminal::render(&report, colour, args.quiet);

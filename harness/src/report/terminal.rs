@@ -132,11 +132,11 @@ pub fn render(report: &RunReport, colour: bool, quiet: bool) -> String {
         }
     );
     for stale in &report.stale_baseline {
-        let _ = writeln!(
-            out,
-            "{} baseline entry {stale} no longer fails: remove it",
-            paint("STALE", "31;1", colour)
-        );
+        let why = match stale.strip_suffix(" (names no case)") {
+            Some(entry) => format!("baseline entry {entry} names no case: fix or remove it"),
+            None => format!("baseline entry {stale} no longer fails: remove it"),
+        };
+        let _ = writeln!(out, "{} {why}", paint("STALE", "31;1", colour));
     }
     out
 }

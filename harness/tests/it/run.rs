@@ -190,6 +190,16 @@ fn baselined_failures_pass_and_stale_entries_fail() {
         "{}",
         out.stdout
     );
+    // A typo in a baseline is stale too: it names no case.
+    std::fs::write(&toml, "expected = [\"tools/unknwon-tool\"]\n").unwrap();
+    let out = mcperr(&["run", "--baseline", toml.to_str().unwrap()]);
+    assert_eq!(out.code, Some(1));
+    assert!(
+        out.stdout
+            .contains("baseline entry tools/unknwon-tool names no case"),
+        "{}",
+        out.stdout
+    );
     // A baseline for another rule does not cover the failure.
     std::fs::write(&toml, "expected = [\"tools/unknown-tool:T1\"]\n").unwrap();
     let out = mcperr(&[
