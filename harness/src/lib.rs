@@ -1,4 +1,4 @@
-//! mcperr: a conformance harness and fuzzer for the error behaviour of MCP servers.
+//! mcperr: a conformance harness for the error behaviour of MCP servers.
 //!
 //! Layout (transports, oracle, cases and reports kept apart):
 //! - [`transport`]: reaching a server (a stdio child in its own process group).

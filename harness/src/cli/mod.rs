@@ -29,9 +29,10 @@ mod reference;
 /// Exit code for usage and setup errors.
 pub const EXIT_USAGE: i32 = 2;
 
-/// mcperr: conformance harness and fuzzer for the error behaviour of MCP servers.
+/// mcperr: conformance harness for the error behaviour of MCP servers.
 ///
-/// With no target, `mcperr run` checks the embedded reference server. Point it at your own server with `--stdio "CMD ARGS"` or with
+/// With no target, `mcperr run` checks the embedded reference server. Point it
+/// at your own server with `--stdio "CMD ARGS"`, `--http URL`, or
 /// `--config FILE --server NAME` (an MCP host's mcpServers file).
 #[derive(Debug, Parser)]
 #[command(name = "mcperr", version, about, long_about)]
