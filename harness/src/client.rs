@@ -25,7 +25,9 @@ impl Conn {
     pub async fn close(self) {
         match self {
             Conn::Stdio(c) => c.close().await,
-            Conn::Http(c) => c.close().await,
+            Conn::Http(c) => {
+                c.close().await;
+            }
         }
     }
 }
@@ -43,6 +45,8 @@ pub enum Stray {
     Duplicate(Value),
     /// A response whose id answers no request mcperr sent.
     Unsolicited(Value),
+    /// A notification answered with something other than 202 and no body (J3).
+    NotificationAnswered(Value),
     /// More strays than are kept; this many were dropped.
     More(usize),
 }
@@ -68,6 +72,9 @@ pub enum Ending {
     /// The transport answered without a JSON-RPC response (an HTTP status
     /// without a body, an SSE stream that ended early), and why.
     Empty(String),
+    /// The case cannot be asked of this server (a legacy server without
+    /// sessions, say), and why: a skip, not a verdict.
+    NotApplicable(String),
     /// A response with another id, taken as the answer (only one request is
     /// ever outstanding): a J1 failure.
     WrongId(Value),
@@ -239,7 +246,10 @@ impl Client {
         let Conn::Http(http) = &mut self.conn else {
             unreachable!("http_exchange on a stdio client")
         };
-        let sent = http.send(method, headers, overrides, body).await;
+        let want_value = id.as_ref().map(Id::to_value);
+        let sent = http
+            .send(method, headers, overrides, want_value.as_ref(), body)
+            .await;
         let mut strays = std::mem::take(&mut self.pending);
         let (ending, answer) = match sent {
             Err(e) if e == "timeout" => (Ending::Timeout, None),
@@ -381,7 +391,13 @@ impl Client {
             Conn::Http(http) => {
                 let headers = http.headers_for(self.era, &msg);
                 if let Ok(a) = http
-                    .send("POST", headers, &vec![], Some(msg.to_string().into_bytes()))
+                    .send(
+                        "POST",
+                        headers,
+                        &vec![],
+                        None,
+                        Some(msg.to_string().into_bytes()),
+                    )
                     .await
                 {
                     if a.status != 202 || !a.body.trim().is_empty() {
@@ -390,9 +406,10 @@ impl Client {
                             .first()
                             .cloned()
                             .unwrap_or(Value::String(a.body.clone()));
-                        self.pending.push(Stray::NullIdResponse(
+                        let answered = Stray::NotificationAnswered(
                             json!({"httpStatus": a.status, "body": body}),
-                        ));
+                        );
+                        push_stray(&mut self.pending, answered);
                     }
                 }
             }
@@ -406,7 +423,13 @@ impl Client {
             Conn::Http(http) => {
                 let headers = http.headers_for(self.era, &json!({}));
                 let _ = http
-                    .send("POST", headers, &vec![], Some(line.as_bytes().to_vec()))
+                    .send(
+                        "POST",
+                        headers,
+                        &vec![],
+                        None,
+                        Some(line.as_bytes().to_vec()),
+                    )
                     .await;
             }
         }

@@ -11,28 +11,46 @@ use crate::transport::HttpConnection;
 
 const BOGUS_SESSION: &str = "mcperr-bogus-session-0000";
 
-/// A session id that the server minted and then ended with DELETE.
-async fn deleted_session(client: &Client) -> Option<String> {
+/// A session id that the server minted and then ended with DELETE, or why
+/// there is none to test with.
+async fn deleted_session(client: &Client) -> Result<String, Ending> {
     let Conn::Http(http) = &client.conn else {
-        return None;
+        return Err(Ending::Empty("not an HTTP client".into()));
     };
-    let mut fresh = Client::new(
-        Conn::Http(HttpConnection::new(&http.target, client.timeout).ok()?),
-        client.era,
-        client.timeout,
-    );
+    let conn = HttpConnection::new(&http.target, client.timeout).map_err(Ending::Empty)?;
+    let mut fresh = Client::new(Conn::Http(conn), client.era, client.timeout);
     let params = serde_json::json!({"protocolVersion": mcperr_protocol::Era::Legacy.version(), "capabilities": {},
         "clientInfo": {"name": "mcperr", "version": env!("CARGO_PKG_VERSION")}});
     let ex = fresh.request("initialize", Some(params), false).await;
     if !matches!(ex.ending, Ending::Answered(_)) {
-        return None;
+        return Err(Ending::Empty(
+            "a second initialize, to get a session to delete, failed".into(),
+        ));
     }
     let Conn::Http(h) = &fresh.conn else {
-        return None;
+        unreachable!("built as HTTP")
     };
-    let id = h.session.clone()?;
-    h.close().await;
-    Some(id)
+    let Some(id) = h.session.clone() else {
+        return Err(no_sessions());
+    };
+    match h.close().await {
+        Some(s) if (200..300).contains(&s) => Ok(id),
+        Some(405) => Err(Ending::NotApplicable(
+            "the server does not let clients end sessions (DELETE 405), which the spec allows"
+                .into(),
+        )),
+        Some(s) => Err(Ending::Empty(format!(
+            "DELETE of a fresh session was answered {s}"
+        ))),
+        None => Err(Ending::Empty("DELETE of a fresh session failed".into())),
+    }
+}
+
+fn no_sessions() -> Ending {
+    Ending::NotApplicable(
+        "the server minted no Mcp-Session-Id: it runs without sessions, which 2025-11-25 allows"
+            .into(),
+    )
 }
 
 /// Sends the case's judged request over HTTP as its `[http]` table says.
@@ -76,22 +94,23 @@ pub async fn exchange(
             )
         })
         .collect();
+    let has_session = matches!(&client.conn, Conn::Http(h) if h.session.is_some());
+    let skip_or_fail = |ending: Ending| Exchange {
+        request: msg.clone(),
+        ending,
+        strays: vec![],
+        duration: std::time::Duration::ZERO,
+        http: None,
+    };
+    if spec.session.is_some() && !has_session {
+        return skip_or_fail(no_sessions());
+    }
     match spec.session.as_deref() {
         Some("none") => overrides.push(("Mcp-Session-Id".into(), None)),
         Some("bogus") => overrides.push(("Mcp-Session-Id".into(), Some(BOGUS_SESSION.into()))),
         Some("deleted") => match deleted_session(client).await {
-            Some(id) => overrides.push(("Mcp-Session-Id".into(), Some(id))),
-            None => {
-                return Exchange {
-                    request: msg,
-                    ending: Ending::Empty(
-                        "could not open and DELETE a session to test with".into(),
-                    ),
-                    strays: vec![],
-                    duration: std::time::Duration::ZERO,
-                    http: None,
-                }
-            }
+            Ok(id) => overrides.push(("Mcp-Session-Id".into(), Some(id))),
+            Err(ending) => return skip_or_fail(ending),
         },
         _ => {}
     }

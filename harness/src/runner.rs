@@ -131,7 +131,9 @@ fn describe_failure(what: &str, ex: &Exchange) -> String {
     match &ex.ending {
         Ending::Answered(r) | Ending::WrongId(r) => format!("{what} was answered {r}"),
         Ending::Timeout => format!("{what} got no answer within {} ms", ex.duration.as_millis()),
-        Ending::Empty(why) => format!("{what} got no JSON-RPC answer ({why})"),
+        Ending::Empty(why) | Ending::NotApplicable(why) => {
+            format!("{what} got no JSON-RPC answer ({why})")
+        }
         Ending::Died(how) => format!("{what} got no answer: {how}"),
     }
 }

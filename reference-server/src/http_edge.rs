@@ -12,6 +12,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use mcperr_protocol::era::META_PROTOCOL_VERSION;
+use mcperr_protocol::headers::decode_header_value;
 use mcperr_protocol::jsonrpc::{Message, ParseError};
 use mcperr_protocol::{codes, Era, ErrorObject};
 use serde_json::{json, Value};
@@ -99,7 +100,39 @@ fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
+fn body_names_modern_version(body: &[u8]) -> bool {
+    serde_json::from_slice::<Value>(body)
+        .ok()
+        .and_then(|v| {
+            v.pointer(&format!(
+                "/params/_meta/{}",
+                META_PROTOCOL_VERSION.replace('/', "~1")
+            ))
+            .cloned()
+        })
+        .and_then(|v| v.as_str().map(|s| !LEGACY_VERSIONS.contains(&s)))
+        .unwrap_or(false)
+}
+
+/// Whether an `Accept` header admits `wanted` (`type/subtype`), wildcards and
+/// case-insensitivity included; `q=0` refuses.
+fn accepts(accept: &str, wanted: &str) -> bool {
+    let (wtype, _) = wanted.split_once('/').unwrap_or((wanted, ""));
+    accept.split(',').any(|item| {
+        let mut parts = item.split(';');
+        let range = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let refused = parts.any(|p| {
+            let p = p.trim().to_ascii_lowercase();
+            p.strip_prefix("q=")
+                .is_some_and(|q| q.parse::<f32>().is_ok_and(|q| q == 0.0))
+        });
+        !refused && (range == wanted || range == "*/*" || range == format!("{wtype}/*"))
+    })
+}
+
 fn is_loopback_origin(origin: &str) -> bool {
+    let origin = origin.to_ascii_lowercase();
+    let origin = origin.as_str();
     let rest = origin
         .strip_prefix("http://")
         .or_else(|| origin.strip_prefix("https://"))
@@ -197,6 +230,9 @@ impl HttpEdge {
         }
         let version = header(headers, "mcp-protocol-version");
         let era = match version {
+            // No header: a body whose envelope names a modern version is a
+            // modern request missing its header (−32020), not a legacy one.
+            None if body_names_modern_version(body) => Era::Modern,
             None => Era::Legacy,
             Some(v) if LEGACY_VERSIONS.contains(&v) => Era::Legacy,
             Some(_) => Era::Modern,
@@ -241,12 +277,7 @@ impl HttpEdge {
             return HttpReply::rpc_error(413, codes::INVALID_REQUEST, "Payload Too Large");
         }
         let accept = header(headers, "accept").unwrap_or("");
-        let accepts = |t: &str| {
-            accept.split(',').any(|a| {
-                a.trim().split(';').next().unwrap_or("").trim() == t || a.trim().starts_with("*/*")
-            })
-        };
-        if !(accepts("application/json") && accepts("text/event-stream")) {
+        if !(accepts(accept, "application/json") && accepts(accept, "text/event-stream")) {
             return HttpReply::rpc_error(
                 406,
                 codes::INVALID_REQUEST,
@@ -273,21 +304,23 @@ impl HttpEdge {
             Err(e) => return HttpReply::json(400, &e.to_response()),
         };
         match era {
-            Era::Modern => self.modern(version.unwrap_or_default(), headers, message, logs),
+            Era::Modern => self.modern(version, headers, message, logs),
             Era::Legacy => self.legacy(headers, message, logs),
         }
     }
 
     fn modern(
         &self,
-        version: &str,
+        version: Option<&str>,
         headers: &[(String, String)],
         message: Message,
         logs: &mut Vec<LogRecord>,
     ) -> HttpReply {
-        let (method, params) = match &message {
-            Message::Request(r) => (r.method.clone(), r.params.clone()),
-            Message::Notification { method, params } => (method.clone(), params.clone()),
+        let (method, params, id) = match &message {
+            Message::Request(r) => (r.method.clone(), r.params.clone(), r.id.to_value()),
+            Message::Notification { method, params } => {
+                (method.clone(), params.clone(), Value::Null)
+            }
             Message::Response { .. } => {
                 return HttpReply::rpc_error(
                     400,
@@ -296,23 +329,16 @@ impl HttpEdge {
                 )
             }
         };
-        if let Message::Notification { .. } = message {
-            return if self.fault() == Some(Fault::HttpNotificationBody) {
-                HttpReply::json(200, &json!({"jsonrpc": "2.0", "id": null, "result": {}}))
-            } else {
-                HttpReply::empty(202)
-            };
-        }
-        // The body was read, so header rejections can name the request's id.
-        let id = match &message {
-            Message::Request(r) => r.id.to_value(),
-            _ => Value::Null,
-        };
+        // Headers are checked for notifications too (SEP-2243 sends them on every POST);
+        // the body was read, so a rejection can name the request's id.
         let mismatch = |what: String| {
             HttpReply::json(
                 400,
                 &json!({"jsonrpc": "2.0", "id": id, "error": {"code": codes::HEADER_MISMATCH, "message": what}}),
             )
+        };
+        let Some(version) = version else {
+            return mismatch("Header mismatch: MCP-Protocol-Version header is required".into());
         };
         match header(headers, "mcp-method") {
             Some(m) if m == method => {}
@@ -335,11 +361,16 @@ impl HttpEdge {
             _ => None,
         };
         if let Some(name) = name {
-            match header(headers, "mcp-name") {
-                Some(n) if n == name => {}
-                Some(n) => {
+            match header(headers, "mcp-name").map(|raw| (raw, decode_header_value(raw))) {
+                Some((_, Some(n))) if n == name => {}
+                Some((raw, Some(_))) => {
                     return mismatch(format!(
-                        "Header mismatch: Mcp-Name {n:?} does not match the body's {name:?}"
+                        "Header mismatch: Mcp-Name {raw:?} does not match the body's {name:?}"
+                    ))
+                }
+                Some((raw, None)) => {
+                    return mismatch(format!(
+                        "Header mismatch: Mcp-Name {raw:?} is not valid =?base64?…?= text"
                     ))
                 }
                 None => {
@@ -358,18 +389,28 @@ impl HttpEdge {
                 ))
             })
             .and_then(Value::as_str);
-        if body_version.is_some_and(|b| b != version) {
-            return mismatch(format!("Header mismatch: MCP-Protocol-Version {version:?} does not match the body's {body_version:?}"));
+        if let Some(body_version) = body_version.filter(|b| *b != version) {
+            return mismatch(format!(
+                "Header mismatch: MCP-Protocol-Version {version:?} does not match the body's {body_version:?}"
+            ));
         }
         if version != Era::Modern.version() {
-            return HttpReply::json(
-                400,
-                &json!({"jsonrpc": "2.0", "id": id, "error": ErrorObject::with_data(
+            let error = ErrorObject::with_data(
                 codes::UNSUPPORTED_PROTOCOL_VERSION,
                 format!("Unsupported protocol version: {version}"),
                 json!({"supported": [Era::Modern.version()], "requested": version}),
-            ).to_value()}),
             );
+            return HttpReply::json(
+                400,
+                &json!({"jsonrpc": "2.0", "id": id, "error": error.to_value()}),
+            );
+        }
+        if let Message::Notification { .. } = message {
+            return if self.fault() == Some(Fault::HttpNotificationBody) {
+                HttpReply::json(200, &json!({"jsonrpc": "2.0", "id": null, "result": {}}))
+            } else {
+                HttpReply::empty(202)
+            };
         }
         let mut session = Session::pinned(Era::Modern);
         let outcome = session.handle(&self.handler, message);
@@ -462,5 +503,29 @@ impl HttpEdge {
             };
         }
         HttpReply::json(status, &response)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::accepts;
+
+    #[test]
+    fn accept_matching() {
+        assert!(accepts(
+            "application/json, text/event-stream",
+            "text/event-stream"
+        ));
+        assert!(accepts(
+            "Application/JSON, Text/Event-Stream",
+            "application/json"
+        ));
+        assert!(accepts("*/*", "text/event-stream"));
+        assert!(accepts("application/*;q=0.5", "application/json"));
+        assert!(!accepts(
+            "application/json;q=0, text/event-stream",
+            "application/json"
+        ));
+        assert!(!accepts("application/json", "text/event-stream"));
     }
 }

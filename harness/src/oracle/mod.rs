@@ -8,7 +8,7 @@
 pub mod pattern;
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::case::{Case, Check};
 use crate::client::{Ending, Exchange, Stray};
@@ -183,7 +183,13 @@ pub fn check_http_status(status: u16, response: &Value, _method: Option<&str>) -
         Some(-32602) => &[200, 400],
         Some(-32601) => &[200, 404],
         Some(-32603) => &[200],
-        Some(_) => return None,
+        // Any other code (a tool's own, −32002…): a JSON-RPC answer, not a
+        // server failure: 200 or a 4xx, never 5xx.
+        Some(_) => {
+            return (!(status == 200 || (400..500).contains(&status))).then(|| {
+                format!("HTTP status {status} with a JSON-RPC error answer; expected 200 or 4xx")
+            })
+        }
     };
     (!allowed.contains(&status))
         .then(|| format!("HTTP status {status} with this answer; expected one of {allowed:?}"))
@@ -243,6 +249,10 @@ fn judge_strays(case: &Case, exchange: &Exchange, evidence: &Evidence) -> Option
             Stray::NullIdResponse(v) if sent_raw && v.get("error").is_some() => continue,
             Stray::NullIdResponse(v) => ("J1", format!("a response without the request's id: {v}")),
             Stray::Duplicate(v) => ("J1", format!("a request was answered more than once: {v}")),
+            Stray::NotificationAnswered(v) => (
+                "J3",
+                format!("a notification was answered (expected 202 with no body): {v}"),
+            ),
             Stray::Unsolicited(v) => (
                 "J1",
                 format!("a response whose id answers no request mcperr sent: {v}"),
@@ -261,18 +271,23 @@ pub fn judge(
     evidence: &Evidence,
 ) -> Judgement {
     let spec = &case.spec;
+    if let Ending::NotApplicable(why) = &exchange.ending {
+        return Judgement::new(Verdict::Skip, case, why.clone());
+    }
+    // Garbage or extra answers seen during the case decide first, even when
+    // no answer came: they are usually why.
+    if let Some(j) = judge_strays(case, exchange, evidence) {
+        return j;
+    }
     if let (Some(want), Some(answer)) = (&case.http, &exchange.http) {
         if !want.status.is_empty() && !want.status.contains(&answer.status) {
-            return Judgement::new(
-                Verdict::Fail,
-                case,
-                format!(
-                    "HTTP status {}, expected {:?}; body: {}. Spec: {spec}",
-                    answer.status,
-                    want.status,
-                    clip(&answer.body)
-                ),
+            let message = format!(
+                "HTTP status {}, expected {:?}; body: {}. Spec: {spec}",
+                answer.status,
+                want.status,
+                clip(&answer.body)
             );
+            return Judgement::new(Verdict::Fail, case, message);
         }
         let status_only =
             case.expect.as_object().is_some_and(|o| o.is_empty()) && case.checks.is_empty();
@@ -291,12 +306,8 @@ pub fn judge(
             };
         }
     }
-    // Garbage or extra answers seen during the case decide first, even when
-    // no answer came: they are usually why.
-    if let Some(j) = judge_strays(case, exchange, evidence) {
-        return j;
-    }
     let response = match &exchange.ending {
+        Ending::NotApplicable(why) => return Judgement::new(Verdict::Skip, case, why.clone()),
         Ending::Empty(why) => {
             let rule = if why.contains("SSE") { "H3" } else { "J1" };
             return Judgement {
@@ -331,12 +342,18 @@ pub fn judge(
         }
         Ending::Answered(v) | Ending::WrongId(v) => v,
     };
-    let rejected = exchange.http.as_ref().is_some_and(|a| a.status >= 400)
+    // An HTTP-level rejection (an `[http]` case: bad headers, bad JSON) may
+    // carry id null; everything else about its framing is still checked.
+    let rejected = case.http.is_some()
+        && exchange.http.as_ref().is_some_and(|a| a.status >= 400)
         && response.get("id") == Some(&Value::Null);
-    if !rejected {
-        if let Err(why) = check_framing(response, &exchange.request) {
-            return Judgement::fail("J1", format!("{why}. Spec: JSON-RPC 2.0 §5"));
-        }
+    let framed_against = if rejected {
+        json!({"id": null})
+    } else {
+        exchange.request.clone()
+    };
+    if let Err(why) = check_framing(response, &framed_against) {
+        return Judgement::fail("J1", format!("{why}. Spec: JSON-RPC 2.0 §5"));
     }
     if let (Some(answer), None) = (&exchange.http, &case.http) {
         if let Some(why) = check_http_status(

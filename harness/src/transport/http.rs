@@ -7,6 +7,7 @@
 
 use std::time::Duration;
 
+use mcperr_protocol::headers::encode_header_value;
 use mcperr_protocol::Era;
 use serde_json::Value;
 
@@ -81,6 +82,14 @@ pub fn sse_messages(body: &str) -> Vec<String> {
     out
 }
 
+/// Whether an SSE body so far holds a complete `message` event answering `want`.
+fn sse_has_response(body: &str, want: &Value) -> bool {
+    sse_messages(body).iter().any(|data| {
+        serde_json::from_str::<Value>(data)
+            .is_ok_and(|v| v.get("id") == Some(want) && v.get("method").is_none())
+    })
+}
+
 /// A connection to an HTTP MCP endpoint.
 pub struct HttpConnection {
     client: reqwest::Client,
@@ -131,7 +140,7 @@ impl HttpConnection {
                     _ => None,
                 };
                 if let Some(Value::String(n)) = name {
-                    h.push(("Mcp-Name".into(), n.clone()));
+                    h.push(("Mcp-Name".into(), encode_header_value(n)));
                 }
             }
             Era::Legacy => {
@@ -153,6 +162,7 @@ impl HttpConnection {
         method: &str,
         headers: Vec<(String, String)>,
         overrides: &HeaderOverrides,
+        want: Option<&Value>,
         body: Option<Vec<u8>>,
     ) -> Result<HttpAnswer, String> {
         let method = reqwest::Method::from_bytes(method.as_bytes()).map_err(|e| e.to_string())?;
@@ -182,9 +192,19 @@ impl HttpConnection {
                 )
             })
             .collect();
+        let is_sse = headers.iter().any(|(k, v)| {
+            k.eq_ignore_ascii_case("content-type")
+                && v.to_ascii_lowercase().starts_with("text/event-stream")
+        });
         let mut bytes = Vec::new();
         while let Some(chunk) = resp.chunk().await.map_err(describe)? {
             bytes.extend_from_slice(&chunk);
+            // A server SHOULD close the stream after the response, but need not:
+            // stop reading once the awaited response has arrived whole.
+            if is_sse && want.is_some_and(|w| sse_has_response(&String::from_utf8_lossy(&bytes), w))
+            {
+                break;
+            }
             if bytes.len() > self.target.max_body {
                 return Err(format!(
                     "the response body exceeds the cap of {} bytes",
@@ -229,17 +249,19 @@ impl HttpConnection {
         Ok(answer)
     }
 
-    /// Ends a legacy session (DELETE), ignoring failures.
-    pub async fn close(&self) {
-        if let Some(s) = &self.session {
-            let _ = self
-                .client
-                .delete(&self.target.url)
-                .header("Mcp-Session-Id", s)
-                .header("MCP-Protocol-Version", Era::Legacy.version())
-                .send()
-                .await;
+    /// Ends a legacy session with DELETE (with the `--header` headers);
+    /// the status, or `None` without a session or on a transport failure.
+    pub async fn close(&self) -> Option<u16> {
+        let s = self.session.as_ref()?;
+        let mut req = self
+            .client
+            .delete(&self.target.url)
+            .header("Mcp-Session-Id", s)
+            .header("MCP-Protocol-Version", Era::Legacy.version());
+        for (k, v) in &self.target.headers {
+            req = req.header(k.as_str(), v.as_str());
         }
+        req.send().await.ok().map(|r| r.status().as_u16())
     }
 }
 
