@@ -196,7 +196,8 @@ pub fn main() -> i32 {
 /// group mcperr started is killed before it exits: servers run in their own
 /// groups, so the signal would not reach them otherwise.
 fn stop_servers_on_signals() {
-    std::thread::spawn(|| {
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
         let Ok(rt) = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -213,6 +214,7 @@ fn stop_servers_on_signals() {
                 ) else {
                     return;
                 };
+                let _ = ready_tx.send(());
                 let code = tokio::select! {
                     _ = int.recv() => 130,
                     _ = term.recv() => 143,
@@ -223,6 +225,8 @@ fn stop_servers_on_signals() {
             }
         });
     });
+    // No server starts before the handlers are in place.
+    let _ = ready_rx.recv_timeout(std::time::Duration::from_secs(2));
 }
 
 /// Writes to stdout; a closed stdout (`mcperr list | head`) is not an error.

@@ -82,11 +82,17 @@ pub fn sse_messages(body: &str) -> Vec<String> {
     out
 }
 
-/// Whether an SSE body so far holds a complete `message` event answering `want`.
-fn sse_has_response(body: &str, want: &Value) -> bool {
+/// Whether an SSE body so far holds a complete response event that ends the
+/// wait: one with the awaited id, or, with no id awaited (raw bodies) or for
+/// a rejection, one with id null.
+fn sse_has_response(body: &str, want: Option<&Value>) -> bool {
     sse_messages(body).iter().any(|data| {
-        serde_json::from_str::<Value>(data)
-            .is_ok_and(|v| v.get("id") == Some(want) && v.get("method").is_none())
+        serde_json::from_str::<Value>(data).is_ok_and(|v| {
+            let is_response = v.get("method").is_none()
+                && (v.get("result").is_some() || v.get("error").is_some());
+            let id = v.get("id").unwrap_or(&Value::Null);
+            is_response && (want.is_none() || Some(id) == want || id.is_null())
+        })
     })
 }
 
@@ -201,8 +207,7 @@ impl HttpConnection {
             bytes.extend_from_slice(&chunk);
             // A server SHOULD close the stream after the response, but need not:
             // stop reading once the awaited response has arrived whole.
-            if is_sse && want.is_some_and(|w| sse_has_response(&String::from_utf8_lossy(&bytes), w))
-            {
+            if is_sse && sse_has_response(&String::from_utf8_lossy(&bytes), want) {
                 break;
             }
             if bytes.len() > self.target.max_body {

@@ -310,10 +310,13 @@ fn live_groups() -> &'static Mutex<std::collections::HashSet<i32>> {
 /// Kills the process group of every server still running. For signal
 /// handlers: mcperr interrupted must not leave servers behind.
 pub fn kill_all_servers() {
-    let groups: Vec<i32> = live_groups()
+    let mut groups: std::collections::HashSet<i32> = live_groups()
         .lock()
         .map(|g| g.iter().copied().collect())
         .unwrap_or_default();
+    // Belt and braces: every direct child's own process group too, in case a
+    // server was started but not yet registered when the signal came.
+    groups.extend(child_groups());
     for pgid in groups {
         #[cfg(unix)]
         // SAFETY: killpg only sends a signal to a group mcperr started.
@@ -321,6 +324,32 @@ pub fn kill_all_servers() {
             libc::killpg(pgid, libc::SIGKILL);
         }
     }
+}
+
+/// The process groups led by this process's direct children (Linux `/proc`),
+/// excluding mcperr's own group.
+fn child_groups() -> Vec<i32> {
+    let me = std::process::id() as i32;
+    // SAFETY: getpgrp has no preconditions.
+    #[cfg(unix)]
+    let own = unsafe { libc::getpgrp() };
+    #[cfg(not(unix))]
+    let own = -1;
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return vec![];
+    };
+    entries
+        .flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+        .filter_map(|stat| {
+            // Fields after the command name, which is in parentheses: state ppid pgrp …
+            let rest = &stat[stat.rfind(')')? + 1..];
+            let mut fields = rest.split_whitespace().skip(1);
+            let ppid: i32 = fields.next()?.parse().ok()?;
+            let pgrp: i32 = fields.next()?.parse().ok()?;
+            (ppid == me && pgrp != own && pgrp > 1).then_some(pgrp)
+        })
+        .collect()
 }
 
 fn describe_status(status: std::process::ExitStatus) -> String {

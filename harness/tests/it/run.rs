@@ -355,7 +355,8 @@ fn stdout_noise_outside_the_judged_request_is_still_judged() {
 #[cfg(target_os = "linux")]
 #[test]
 fn interrupting_mcperr_stops_the_servers_it_started() {
-    let marker = "sleep 7771";
+    // Unique per test process, so a leftover of another run cannot be mistaken for ours.
+    let marker = format!("sleep {}", 700_000 + std::process::id() % 100_000);
     let server = format!("sh -c '{marker} & cat >/dev/null'");
     let child = std::process::Command::new(MCPERR)
         .args(["run", "--stdio", &server, "--timeout-ms", "20000"])
@@ -385,6 +386,13 @@ fn interrupting_mcperr_stops_the_servers_it_started() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    assert!(!running(), "the server's child survived mcperr");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let gone = (0..50).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(40));
+        !running()
+    });
+    assert!(
+        gone,
+        "the server's child survived mcperr; its stderr:\n{stderr}"
+    );
 }
