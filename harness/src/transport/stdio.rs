@@ -134,13 +134,21 @@ impl StdioConnection {
             cmd.current_dir(dir);
         }
         cmd.envs(target.env.iter().map(|(k, v)| (k, v)));
+        // Spawned and registered under the registry's lock, and never once
+        // shutdown has begun: a server must not start between a signal's kill
+        // and mcperr's exit (the run would restart the one just killed).
+        let mut registry = live_groups().lock().unwrap_or_else(|e| e.into_inner());
+        if SHUTTING_DOWN.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err("mcperr is shutting down".to_string());
+        }
         let mut child = cmd
             .spawn()
             .map_err(|e| format!("could not start `{}`: {e}", target.display()))?;
         let pgid = child.id().map(|p| p as i32);
         if let Some(g) = pgid {
-            live_groups().lock().unwrap().insert(g);
+            registry.insert(g);
         }
+        drop(registry);
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
         // Bounded: a server that floods stdout is slowed down by its own pipe
@@ -286,7 +294,10 @@ impl StdioConnection {
     fn kill_group(&self) {
         #[cfg(unix)]
         if let Some(pgid) = self.pgid {
-            live_groups().lock().unwrap().remove(&pgid);
+            live_groups()
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&pgid);
             // SAFETY: killpg only sends a signal; the group is the child's own.
             unsafe {
                 libc::killpg(pgid, libc::SIGKILL);
@@ -310,12 +321,10 @@ fn live_groups() -> &'static Mutex<std::collections::HashSet<i32>> {
 /// Kills the process group of every server still running. For signal
 /// handlers: mcperr interrupted must not leave servers behind.
 pub fn kill_all_servers() {
-    let mut groups: std::collections::HashSet<i32> = live_groups()
-        .lock()
-        .map(|g| g.iter().copied().collect())
-        .unwrap_or_default();
-    // Belt and braces: every direct child's own process group too, in case a
-    // server was started but not yet registered when the signal came.
+    let registry = live_groups().lock().unwrap_or_else(|e| e.into_inner());
+    SHUTTING_DOWN.store(true, std::sync::atomic::Ordering::SeqCst);
+    let mut groups: std::collections::HashSet<i32> = registry.iter().copied().collect();
+    // Belt and braces: every direct child's own process group too.
     groups.extend(child_groups());
     for pgid in groups {
         #[cfg(unix)]
@@ -325,6 +334,9 @@ pub fn kill_all_servers() {
         }
     }
 }
+
+/// Set once a signal has stopped the servers: no new server may start.
+static SHUTTING_DOWN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// The process groups led by this process's direct children (Linux `/proc`),
 /// excluding mcperr's own group.
