@@ -1,0 +1,39 @@
+//! Signal handling for `run` and `list`: servers run in their own process
+//! groups, so mcperr must stop them itself when it is interrupted.
+
+/// On SIGINT or SIGTERM (Ctrl-C, a cancelled CI job) every server process
+/// group mcperr started is killed before it exits: servers run in their own
+/// groups, so the signal would not reach them otherwise.
+pub(crate) fn stop_servers_on_signals() {
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
+        rt.block_on(async {
+            #[cfg(unix)]
+            {
+                use tokio::signal::unix::{signal, SignalKind};
+                let (Ok(mut int), Ok(mut term)) = (
+                    signal(SignalKind::interrupt()),
+                    signal(SignalKind::terminate()),
+                ) else {
+                    return;
+                };
+                let _ = ready_tx.send(());
+                let code = tokio::select! {
+                    _ = int.recv() => 130,
+                    _ = term.recv() => 143,
+                };
+                crate::transport::stdio::kill_all_servers();
+                eprintln!("mcperr: interrupted; stopped the servers under test");
+                std::process::exit(code);
+            }
+        });
+    });
+    // No server starts before the handlers are in place.
+    let _ = ready_rx.recv_timeout(std::time::Duration::from_secs(2));
+}
