@@ -131,7 +131,7 @@ fn every_http_visible_fault_is_caught_in_both_eras() {
             "--era",
             era,
             "--timeout-ms",
-            "800",
+            "1500",
             "--json",
             json.to_str().unwrap(),
         ])

@@ -76,7 +76,7 @@ fn every_fault_is_caught_by_the_rule_it_breaks_in_both_eras() {
                 "--era",
                 era,
                 "--timeout-ms",
-                "800",
+                "1500",
                 "--json",
                 json.to_str().unwrap(),
             ])
