@@ -214,11 +214,6 @@ impl Client {
         ex
     }
 
-    /// Strays carried from unjudged traffic since the last call.
-    pub fn take_pending(&mut self) -> Vec<Stray> {
-        std::mem::take(&mut self.pending)
-    }
-
     /// Sends a built message with id `id` and waits for its answer.
     pub async fn exchange(&mut self, id: Id, msg: Value) -> Exchange {
         if let Conn::Http(http) = &self.conn {

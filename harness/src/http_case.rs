@@ -19,10 +19,7 @@ async fn deleted_session(client: &Client) -> Result<String, Ending> {
     };
     let conn = HttpConnection::new(&http.target, client.timeout).map_err(Ending::Empty)?;
     let mut fresh = Client::new(Conn::Http(conn), client.era, client.timeout);
-    let params = serde_json::json!({"protocolVersion": mcperr_protocol::Era::Legacy.version(), "capabilities": {},
-        "clientInfo": {"name": "mcperr", "version": env!("CARGO_PKG_VERSION")}});
-    let ex = fresh.request("initialize", Some(params), false).await;
-    if !matches!(ex.ending, Ending::Answered(_)) {
+    if crate::runner::legacy_handshake(&mut fresh).await.is_err() {
         return Err(Ending::Empty(
             "a second initialize, to get a session to delete, failed".into(),
         ));

@@ -112,7 +112,8 @@ pub struct RunSettings {
     pub canary: String,
 }
 
-async fn legacy_handshake(client: &mut Client) -> Result<Value, String> {
+/// The 2025-11-25 handshake: `initialize`, then `notifications/initialized`.
+pub(crate) async fn legacy_handshake(client: &mut Client) -> Result<Value, String> {
     let params = json!({"protocolVersion": Era::Legacy.version(), "capabilities": {},
         "clientInfo": {"name": "mcperr", "version": env!("CARGO_PKG_VERSION")}});
     let ex = client.request("initialize", Some(params), false).await;

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use mcperr_protocol::era::META_PROTOCOL_VERSION;
 use mcperr_protocol::headers::decode_header_value;
-use mcperr_protocol::jsonrpc::{Message, ParseError};
+use mcperr_protocol::jsonrpc::Message;
 use mcperr_protocol::{codes, Era, ErrorObject};
 use serde_json::{json, Value};
 
@@ -300,7 +300,7 @@ impl HttpEdge {
         }
         let message = match Message::parse(body) {
             Ok(m) => m,
-            Err(e @ ParseError::NotJson(_)) => return HttpReply::json(400, &e.to_response()),
+            // −32700 for bad JSON, −32600 for JSON that is not one request.
             Err(e) => return HttpReply::json(400, &e.to_response()),
         };
         match era {

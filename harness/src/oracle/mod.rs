@@ -177,7 +177,7 @@ pub fn check_framing(response: &Value, request: &Value) -> Result<(), String> {
 /// H3: the status that goes with a JSON-RPC answer over HTTP. −32602 may be
 /// 400 or 200 (SDKs differ, the spec is silent); −32601 may be 404 or 200;
 /// −32603 and results are 200.
-pub fn check_http_status(status: u16, response: &Value, _method: Option<&str>) -> Option<String> {
+pub fn check_http_status(status: u16, response: &Value) -> Option<String> {
     let allowed: &[u16] = match response.pointer("/error/code").and_then(Value::as_i64) {
         None => &[200],
         Some(-32602) => &[200, 400],
@@ -356,11 +356,7 @@ pub fn judge(
         return Judgement::fail("J1", format!("{why}. Spec: JSON-RPC 2.0 §5"));
     }
     if let (Some(answer), None) = (&exchange.http, &case.http) {
-        if let Some(why) = check_http_status(
-            answer.status,
-            response,
-            exchange.request.get("method").and_then(Value::as_str),
-        ) {
+        if let Some(why) = check_http_status(answer.status, response) {
             return Judgement::fail("H3", format!("{why}. Spec: DESIGN.md §1 H3"));
         }
     }

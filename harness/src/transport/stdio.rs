@@ -259,11 +259,6 @@ impl StdioConnection {
         out
     }
 
-    /// Whether stdout has closed.
-    pub fn is_closed(&self) -> bool {
-        self.eof
-    }
-
     /// How the process ended, waiting up to `wait` for it.
     pub async fn exit_status(&mut self, wait: Duration) -> Option<ExitInfo> {
         match tokio::time::timeout(wait, self.child.wait()).await {

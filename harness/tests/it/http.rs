@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use crate::support::{mcperr, report, scratch, MCPERR};
+use crate::support::{assert_clean, mcperr, report, scratch, MCPERR};
 
 /// A server process that printed its URL on stdout; killed on drop.
 pub struct HttpServer {
@@ -81,17 +81,7 @@ fn the_reference_server_over_http_passes_in_both_eras_as_json_and_as_sse() {
                 out.stderr
             );
             let r = report(&json);
-            let s = &r["summary"];
-            assert_eq!(
-                (
-                    s["fail"].as_u64(),
-                    s["warn"].as_u64(),
-                    s["skip"].as_u64(),
-                    s["error"].as_u64()
-                ),
-                (Some(0), Some(0), Some(0), Some(0)),
-                "{s}"
-            );
+            assert_clean(&r);
             let cases = r["cases"].as_array().unwrap();
             assert!(cases
                 .iter()

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::support::{mcperr, report, scratch, MCPERR};
+use crate::support::{assert_clean, mcperr, report, scratch, MCPERR};
 
 #[test]
 fn the_embedded_reference_server_passes_every_case_in_both_eras() {
@@ -17,17 +17,7 @@ fn the_embedded_reference_server_passes_every_case_in_both_eras() {
         assert_eq!(r["era"], era);
         assert_eq!(r["profile"], "spec");
         assert_eq!(r["target"]["kind"], "embedded");
-        let s = &r["summary"];
-        assert_eq!(
-            (
-                s["fail"].as_u64(),
-                s["warn"].as_u64(),
-                s["skip"].as_u64(),
-                s["error"].as_u64()
-            ),
-            (Some(0), Some(0), Some(0), Some(0)),
-            "{s}"
-        );
+        assert_clean(&r);
         let cases = r["cases"].as_array().unwrap();
         assert!(cases.len() >= 45, "{}", cases.len());
         for c in cases {
@@ -394,5 +384,52 @@ fn interrupting_mcperr_stops_the_servers_it_started() {
     assert!(
         gone,
         "the server's child survived mcperr; its stderr:\n{stderr}"
+    );
+}
+
+#[test]
+fn the_python_sdk_log_checks_can_fail() {
+    // A crash must log its headline and traceback: a server whose stderr is gone fails T3 and T7.
+    let silent = format!("sh -c '{MCPERR} reference 2>/dev/null'");
+    let out = mcperr(&[
+        "run",
+        "--stdio",
+        &silent,
+        "--profile",
+        "python-sdk",
+        "--cases",
+        "tools/*",
+    ]);
+    assert_eq!(out.code, Some(1), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("FAIL  T3   tools/crash-hides-text"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("stderr lacks the line \"Tool 'crash' raised an unexpected exception\""),
+        "{}",
+        out.stdout
+    );
+    // An expected failure must log no traceback: a server that keeps printing one fails T1.
+    let noisy = format!(
+        "sh -c 'while :; do echo \"Traceback (most recent call last):\" >&2; sleep 0.005; done & exec {MCPERR} reference'"
+    );
+    let out = mcperr(&[
+        "run",
+        "--stdio",
+        &noisy,
+        "--profile",
+        "python-sdk",
+        "--cases",
+        "tools/tool-error-is-result",
+    ]);
+    assert_eq!(out.code, Some(1), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("an expected failure logged a traceback"),
+        "{}",
+        out.stdout
     );
 }

@@ -234,3 +234,15 @@ pub fn report(path: &std::path::Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("report written"))
         .expect("report is JSON")
 }
+
+/// Asserts a report has no failure, warning, skip or error.
+pub fn assert_clean(report: &Value) {
+    let s = &report["summary"];
+    let counts = (
+        s["fail"].as_u64(),
+        s["warn"].as_u64(),
+        s["skip"].as_u64(),
+        s["error"].as_u64(),
+    );
+    assert_eq!(counts, (Some(0), Some(0), Some(0), Some(0)), "{s}");
+}
