@@ -5,32 +5,20 @@
 //! the source documents: a tool error the model reads, a protocol error
 //! forwarded verbatim, and anything else (an `Err` crash or a real panic),
 //! which the dispatch layer turns into a crash that hides its text.
-
-use std::sync::atomic::{AtomicU64, Ordering};
+//!
+//! Built from [`crate::fixture`]'s types alone: the rule modules never import
+//! this one; [`crate::handler`] hands them these definitions.
 
 use mcperr_protocol::ErrorObject;
 use serde_json::{json, Map, Value};
 
-use crate::prompts::PromptDef;
-use crate::resources::{ResourceFailure, TemplateDef};
-use crate::tools::{ToolDef, ToolFailure, ToolOutput};
+use crate::fixture::{
+    FixtureState, PromptDef, ResourceFailure, TemplateDef, ToolDef, ToolFailure, ToolOutput,
+};
 
 /// The catalog both `get_author` and `books://{title}` read.
 pub const CATALOG: &[(&str, &str)] =
     &[("Dune", "Frank Herbert"), ("Neuromancer", "William Gibson")];
-
-/// Mutable fixture state: how often `limited`'s body ran (T4 evidence).
-#[derive(Debug, Default)]
-pub struct Bookshop {
-    limited_runs: AtomicU64,
-}
-
-impl Bookshop {
-    /// How often `limited`'s body has run.
-    pub fn limited_runs(&self) -> u64 {
-        self.limited_runs.load(Ordering::SeqCst)
-    }
-}
 
 fn author(title: &str) -> Option<&'static str> {
     CATALOG.iter().find(|(t, _)| *t == title).map(|(_, a)| *a)
@@ -75,7 +63,7 @@ fn str_arg<'a>(args: &'a Map<String, Value>, key: &str) -> &'a str {
     args.get(key).and_then(Value::as_str).unwrap_or_default()
 }
 
-fn get_author(_: &Bookshop, args: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
+fn get_author(_: &FixtureState, args: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
     let title = str_arg(args, "title");
     match author(title) {
         Some(a) => Ok(ToolOutput::text(a)),
@@ -84,7 +72,7 @@ fn get_author(_: &Bookshop, args: &Map<String, Value>) -> Result<ToolOutput, Too
 }
 
 fn raise_protocol_error(
-    _: &Bookshop,
+    _: &FixtureState,
     args: &Map<String, Value>,
 ) -> Result<ToolOutput, ToolFailure> {
     Err(ToolFailure::Protocol(ErrorObject {
@@ -94,25 +82,25 @@ fn raise_protocol_error(
     }))
 }
 
-fn crash(_: &Bookshop, args: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
+fn crash(_: &FixtureState, args: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
     // A real panic: the dispatch layer must survive it and hide its text.
     let secret = str_arg(args, "secret");
     panic!("vault lookup failed: connection postgres://admin:{secret}@db.internal/vault refused")
 }
 
-fn limited(shop: &Bookshop, args: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
-    shop.limited_runs.fetch_add(1, Ordering::SeqCst);
+fn limited(shop: &FixtureState, args: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
+    shop.count_limited_run();
     let limit = args.get("limit").cloned().unwrap_or(Value::Null);
     Ok(ToolOutput::text(format!("ok {limit}")))
 }
 
-fn limited_calls(shop: &Bookshop, _: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
+fn limited_calls(shop: &FixtureState, _: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
     Ok(ToolOutput::structured(
         json!({"count": shop.limited_runs()}),
     ))
 }
 
-fn bad_output(_: &Bookshop, _: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
+fn bad_output(_: &FixtureState, _: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
     Ok(ToolOutput::structured(json!({"temperature": "hot"})))
 }
 
@@ -178,20 +166,20 @@ pub fn tools() -> Vec<ToolDef> {
     ]
 }
 
-fn read_book(_: &Bookshop, title: &str) -> Result<String, ResourceFailure> {
+fn read_book(_: &FixtureState, title: &str) -> Result<String, ResourceFailure> {
     match author(title) {
         Some(a) => Ok(format!("{title} by {a}")),
         None => Err(ResourceFailure::NotFound(not_in_catalog(title))),
     }
 }
 
-fn read_fail(_: &Bookshop, name: &str) -> Result<String, ResourceFailure> {
+fn read_fail(_: &FixtureState, name: &str) -> Result<String, ResourceFailure> {
     Err(ResourceFailure::Failed(format!(
         "Backend unavailable for {name}"
     )))
 }
 
-fn read_crash(_: &Bookshop, secret: &str) -> Result<String, ResourceFailure> {
+fn read_crash(_: &FixtureState, secret: &str) -> Result<String, ResourceFailure> {
     let inner = format!("open /var/lib/bookshop/{secret}.db: permission denied");
     Err(ResourceFailure::Crash(vec![
         "storage backend error: could not load the catalog".to_string(),
@@ -199,7 +187,7 @@ fn read_crash(_: &Bookshop, secret: &str) -> Result<String, ResourceFailure> {
     ]))
 }
 
-fn read_mcperror(_: &Bookshop, code: &str) -> Result<String, ResourceFailure> {
+fn read_mcperror(_: &FixtureState, code: &str) -> Result<String, ResourceFailure> {
     match code.parse::<i64>() {
         Ok(n) => Err(ResourceFailure::Protocol(ErrorObject::with_data(
             n,

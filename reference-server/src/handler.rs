@@ -2,73 +2,28 @@
 //!
 //! Era checks (the modern `_meta` envelope, unsupported versions), method
 //! dispatch and pagination live here; the rules of each area live in
-//! [`crate::tools`], [`crate::resources`] and [`crate::prompts`].
+//! [`crate::tools`], [`crate::resources`] and [`crate::prompts`]. This is the
+//! one place that joins those rules to the Bookshop's definitions
+//! ([`crate::bookshop`]); nothing below it imports it.
 
 use mcperr_protocol::era::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
 use mcperr_protocol::{codes, Era, ErrorObject, Request};
 use serde_json::{json, Value};
 
-use crate::bookshop::{self, Bookshop};
+use crate::answer::Answer;
+use crate::bookshop;
 use crate::faults::Fault;
-use crate::log::LogRecord;
-use crate::prompts::{self, PromptDef};
-use crate::resources::{self, TemplateDef};
+use crate::fixture::{FixtureState, PromptDef, TemplateDef};
+use crate::prompts;
+use crate::resources;
 use crate::tools::ToolSet;
 
 /// The server's name in `serverInfo`.
 pub const SERVER_NAME: &str = "mcperr-reference";
 
-/// What the handler decided for one request.
-#[derive(Debug, Default)]
-pub struct Answer {
-    /// `Some(Ok(result))`, `Some(Err(error))`, or `None` for no response at all
-    /// (only under the `silent-tool` fault).
-    pub reply: Option<Result<Value, ErrorObject>>,
-    /// Log records for the server's stderr.
-    pub logs: Vec<LogRecord>,
-    /// Whether the server process should exit after sending the reply
-    /// (only under the `exit-after-crash` fault).
-    pub exit_after: bool,
-}
-
-impl Answer {
-    /// A success.
-    pub fn result(value: Value) -> Self {
-        Answer {
-            reply: Some(Ok(value)),
-            ..Default::default()
-        }
-    }
-
-    /// A JSON-RPC error.
-    pub fn error(error: ErrorObject) -> Self {
-        Answer {
-            reply: Some(Err(error)),
-            ..Default::default()
-        }
-    }
-
-    /// No response.
-    pub fn silent() -> Self {
-        Answer::default()
-    }
-
-    /// Adds a log record.
-    pub fn log(mut self, record: LogRecord) -> Self {
-        self.logs.push(record);
-        self
-    }
-
-    /// Marks the process to exit after this answer.
-    pub fn then_exit(mut self) -> Self {
-        self.exit_after = true;
-        self
-    }
-}
-
 /// The reference server's state and fixture, shared by every connection.
 pub struct Handler {
-    shop: Bookshop,
+    shop: FixtureState,
     tools: ToolSet,
     templates: Vec<TemplateDef>,
     prompts: Vec<PromptDef>,
@@ -79,7 +34,7 @@ impl Handler {
     /// A server with the Bookshop fixture and at most one injected fault.
     pub fn new(fault: Option<Fault>) -> Self {
         Handler {
-            shop: Bookshop::default(),
+            shop: FixtureState::default(),
             tools: ToolSet::new(bookshop::tools()),
             templates: bookshop::templates(),
             prompts: bookshop::prompts(),
@@ -93,7 +48,7 @@ impl Handler {
     }
 
     /// The Bookshop state (for tests that look behind the wire).
-    pub fn bookshop(&self) -> &Bookshop {
+    pub fn bookshop(&self) -> &FixtureState {
         &self.shop
     }
 

@@ -1,18 +1,26 @@
 //! The mcperr reference server: the executable specification of the MCP
 //! error model (DESIGN.md §1) and the Bookshop fixture (§3).
 //!
-//! Layout:
+//! Layout, bottom-up (each module imports only modules above it in this list):
+//! - [`faults`]: named deviations, one rule each; [`log`]: log records and the
+//!   panic capture that keeps crash text in the log. Both import nothing here.
+//! - [`answer`]: [`answer::Answer`], one request's decision (imports `log`).
+//! - [`fixture`]: the types a fixture is made of (tool, template and prompt
+//!   definitions, their failures, the shared state); imports nothing here.
+//! - [`bookshop`]: the Bookshop's tools, templates and prompts (imports `fixture`).
+//! - [`tools`], [`resources`], [`prompts`]: the rules that run those
+//!   definitions (import `answer`, `fixture`, `faults`, `log`; not `bookshop`).
 //! - [`handler`]: the pure handler, one request in an established era → one
-//!   answer plus log records; dispatches to [`tools`], [`resources`], [`prompts`].
-//! - [`bookshop`]: the fixture's tools, templates and prompts as plain functions.
-//! - [`session`]: one connection (era lock, response ids); [`stdio`]: the edge.
-//! - [`http_edge`]: Streamable HTTP decisions as a pure function; `http` (feature
-//!   `http`): the axum glue that serves them.
-//! - [`faults`]: named deviations, one rule each, so tests prove rules can fail.
-//! - [`log`]: log records and the panic capture that keeps crash text in the log.
+//!   answer; joins the rules to the Bookshop.
+//! - [`session`]: one connection (era lock, response ids).
+//! - [`stdio`]: the stdio edge ([`stdio::StdioEdge`] decides, `serve` does I/O);
+//!   [`http_edge`]: Streamable HTTP decisions as a pure function; `http`
+//!   (feature `http`): the axum glue that serves them.
 
+pub mod answer;
 pub mod bookshop;
 pub mod faults;
+pub mod fixture;
 pub mod handler;
 #[cfg(feature = "http")]
 pub mod http;
@@ -27,3 +35,17 @@ pub mod tools;
 pub use faults::Fault;
 pub use handler::Handler;
 pub use session::{Outcome, Session};
+
+#[cfg(test)]
+mod tests {
+    use crate::http_edge::HttpEdge;
+    use crate::Handler;
+
+    /// The harness shares these across tokio tasks.
+    #[test]
+    fn shared_types_are_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Handler>();
+        assert_send_sync::<HttpEdge>();
+    }
+}

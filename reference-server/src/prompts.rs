@@ -1,26 +1,15 @@
 //! `prompts/list` and `prompts/get`: rules P1–P3.
+//!
+//! Rules only: the prompts arrive as [`crate::fixture::PromptDef`]s from the
+//! handler, so this module knows no fixture in particular.
 
 use mcperr_protocol::{codes, ErrorObject};
 use serde_json::{json, Map, Value};
 
+use crate::answer::Answer;
 use crate::faults::Fault;
-use crate::handler::Answer;
+use crate::fixture::PromptDef;
 use crate::log::{catch_panic, LogRecord};
-
-/// Renders a prompt's text from its (string) arguments; `Err` is a crash chain.
-pub type PromptRender = fn(&Map<String, Value>) -> Result<String, Vec<String>>;
-
-/// A prompt: its required string arguments and its renderer.
-pub struct PromptDef {
-    /// The prompt's name.
-    pub name: &'static str,
-    /// Its description.
-    pub description: &'static str,
-    /// Required arguments: name and description.
-    pub arguments: &'static [(&'static str, &'static str)],
-    /// The renderer.
-    pub render: PromptRender,
-}
 
 /// The `prompts/list` result's `prompts` array.
 pub fn list(prompts: &[PromptDef]) -> Value {

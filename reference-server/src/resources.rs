@@ -2,55 +2,17 @@
 //!
 //! Resources have the protocol path only: a read returns contents or fails
 //! with a JSON-RPC error, never an `isError` half-result.
+//!
+//! Rules only: the templates arrive as [`crate::fixture::TemplateDef`]s from
+//! the handler, so this module knows no fixture in particular.
 
 use mcperr_protocol::{codes, ErrorObject};
 use serde_json::{json, Value};
 
-use crate::bookshop::Bookshop;
+use crate::answer::Answer;
 use crate::faults::Fault;
-use crate::handler::Answer;
+use crate::fixture::{FixtureState, ResourceFailure, TemplateDef};
 use crate::log::{catch_panic, LogRecord};
-
-/// How a resource read fails, as in the source documents.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ResourceFailure {
-    /// The template matched but the item does not exist (`ResourceNotFoundError`): R1.
-    NotFound(String),
-    /// A failure that is not "not found" (`ResourceError`): R3.
-    Failed(String),
-    /// A protocol error, forwarded verbatim (`MCPError`): R5.
-    Protocol(ErrorObject),
-    /// Anything else, with its failure chain for the log only: R4.
-    Crash(Vec<String>),
-}
-
-/// Reads the item a template parameter names.
-pub type ResourceRead = fn(&Bookshop, &str) -> Result<String, ResourceFailure>;
-
-/// A resource template: `scheme://{param}` and the function that reads it.
-pub struct TemplateDef {
-    /// The RFC 6570 template, one trailing `{param}`.
-    pub uri_template: &'static str,
-    /// A short name.
-    pub name: &'static str,
-    /// Its description.
-    pub description: &'static str,
-    /// The reader.
-    pub read: ResourceRead,
-}
-
-impl TemplateDef {
-    /// The template parameter if `uri` matches: the text after the fixed
-    /// prefix, non-empty and without `/` (the SDK's `[^/]+`).
-    fn matches<'u>(&self, uri: &'u str) -> Option<&'u str> {
-        let prefix = &self.uri_template[..self
-            .uri_template
-            .find('{')
-            .unwrap_or(self.uri_template.len())];
-        let rest = uri.strip_prefix(prefix)?;
-        (!rest.is_empty() && !rest.contains('/')).then_some(rest)
-    }
-}
 
 /// The `resources/templates/list` result's `resourceTemplates` array.
 pub fn list_templates(templates: &[TemplateDef]) -> Value {
@@ -63,7 +25,7 @@ pub fn list_templates(templates: &[TemplateDef]) -> Value {
 /// Answers one `resources/read`.
 pub fn read(
     templates: &[TemplateDef],
-    shop: &Bookshop,
+    shop: &FixtureState,
     fault: Option<Fault>,
     params: Option<&Value>,
 ) -> Answer {

@@ -4,69 +4,17 @@
 //! (T6), tool lookup (T5), `inputSchema` validation before the body (T4), the
 //! body itself with panics caught (T1–T3), and `outputSchema` validation of
 //! what it produced (T7, T8).
+//!
+//! Rules only: the tools arrive as [`crate::fixture::ToolDef`]s from the
+//! handler, so this module knows no fixture in particular.
 
 use mcperr_protocol::{codes, ErrorObject};
 use serde_json::{json, Map, Value};
 
-use crate::bookshop::Bookshop;
+use crate::answer::Answer;
 use crate::faults::Fault;
-use crate::handler::Answer;
+use crate::fixture::{FixtureState, ToolDef, ToolFailure};
 use crate::log::{catch_panic, LogRecord};
-
-/// What a tool body produced on success.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ToolOutput {
-    /// The `content` blocks.
-    pub content: Vec<Value>,
-    /// `structuredContent`, for tools with an `outputSchema`.
-    pub structured: Option<Value>,
-}
-
-impl ToolOutput {
-    /// One text block.
-    pub fn text(text: impl Into<String>) -> Self {
-        ToolOutput {
-            content: vec![json!({"type": "text", "text": text.into()})],
-            structured: None,
-        }
-    }
-
-    /// Structured output, mirrored as JSON text for clients that read only `content`.
-    pub fn structured(value: Value) -> Self {
-        ToolOutput {
-            content: vec![json!({"type": "text", "text": value.to_string()})],
-            structured: Some(value),
-        }
-    }
-}
-
-/// The three ways a tool body fails, as in the source documents.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ToolFailure {
-    /// An execution failure the model can fix (Python `ToolError`): T1.
-    Tool(String),
-    /// A protocol error, forwarded verbatim (Python `MCPError`): T2.
-    Protocol(ErrorObject),
-    /// Anything else, with its failure chain for the log only: T3.
-    Crash(Vec<String>),
-}
-
-/// A tool body: arguments already validated against the `inputSchema`.
-pub type ToolBody = fn(&Bookshop, &Map<String, Value>) -> Result<ToolOutput, ToolFailure>;
-
-/// A tool's definition: what `tools/list` shows and the body to run.
-pub struct ToolDef {
-    /// The tool's name.
-    pub name: &'static str,
-    /// Its description.
-    pub description: &'static str,
-    /// Its `inputSchema` (JSON Schema 2020-12).
-    pub input_schema: Value,
-    /// Its `outputSchema`, if it returns structured content.
-    pub output_schema: Option<Value>,
-    /// The body.
-    pub body: ToolBody,
-}
 
 struct Tool {
     def: ToolDef,
@@ -153,7 +101,12 @@ impl ToolSet {
     }
 
     /// Answers one `tools/call`.
-    pub fn call(&self, shop: &Bookshop, fault: Option<Fault>, params: Option<&Value>) -> Answer {
+    pub fn call(
+        &self,
+        shop: &FixtureState,
+        fault: Option<Fault>,
+        params: Option<&Value>,
+    ) -> Answer {
         let malformed = |why: &str| {
             let code = if fault == Some(Fault::MalformedParamsInternal) {
                 codes::INTERNAL_ERROR
