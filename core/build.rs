@@ -1,4 +1,4 @@
-//! Embeds fixtures/cases and fixtures/profiles into the binary, so `mcperr`
+//! Embeds fixtures/cases, fixtures/profiles and fixtures/rules.toml into the binary, so `mcperr`
 //! works from any directory.
 
 use std::fmt::Write;
@@ -50,6 +50,16 @@ fn main() {
     let fixtures = manifest.parent().unwrap().join("fixtures");
     let mut out = table("BUILTIN_CASES", &fixtures.join("cases"));
     out.push_str(&table("BUILTIN_PROFILES", &fixtures.join("profiles")));
-    let dest = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("fixtures.rs");
-    std::fs::write(dest, out).unwrap();
+    let rules = fixtures.join("rules.toml");
+    println!("cargo:rerun-if-changed={}", rules.display());
+    let mut rules_rs = String::new();
+    writeln!(
+        rules_rs,
+        "/// The rule table (fixtures/rules.toml).\npub static BUILTIN_RULES: &str = include_str!({:?});",
+        rules.display().to_string()
+    )
+    .unwrap();
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    std::fs::write(out_dir.join("fixtures.rs"), out).unwrap();
+    std::fs::write(out_dir.join("rules.rs"), rules_rs).unwrap();
 }

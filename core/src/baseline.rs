@@ -2,12 +2,13 @@
 //! `case-id:rule`. A listed case that no longer fails is stale (exit 1), so
 //! a baseline can only shrink as a server improves.
 //!
-//! TOML: `expected = ["id", "id:RULE"]`. YAML: `expected: [...]`, or a bare list.
+//! TOML: `expected = ["id", "id:RULE"]`. YAML (read with `serde_norway`, the
+//! maintained fork of the deprecated `serde_yaml`): `expected: [...]`, or a bare list.
 
 use serde::Deserialize;
 
 use crate::oracle::Verdict;
-use crate::runner::CaseResult;
+use crate::report::CaseResult;
 
 /// A loaded baseline.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -29,7 +30,7 @@ impl Baseline {
         let doc: Doc = if path.ends_with(".toml") {
             toml::from_str(text).map_err(|e| e.to_string())?
         } else {
-            serde_yaml::from_str(text).map_err(|e| e.to_string())?
+            serde_norway::from_str(text).map_err(|e| e.to_string())?
         };
         let entries = match doc {
             Doc::Table { expected } | Doc::List(expected) => expected,

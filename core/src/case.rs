@@ -183,7 +183,7 @@ pub struct Override {
 pub struct Case {
     /// Stable id (`tools/crash-hides-text`); reports and baselines name it.
     pub id: String,
-    /// The rule it proves (DESIGN.md §1).
+    /// The rule it proves: an id of the rule table ([`crate::rules`]).
     pub rule: String,
     /// The spec section it cites.
     pub spec: String,
@@ -256,6 +256,14 @@ impl Case {
         case.source = source.to_string();
         if case.expect.is_null() {
             case.expect = Value::Object(Default::default());
+        }
+        if crate::rules::get(&case.rule).is_none() {
+            let known: Vec<&str> = crate::rules::all().iter().map(|r| r.id.as_str()).collect();
+            return Err(err(format!(
+                "unknown rule {:?} (the rule table has {})",
+                case.rule,
+                known.join(", ")
+            )));
         }
         case.needs().map_err(err)?;
         case.eras().map_err(err)?;

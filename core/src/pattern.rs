@@ -68,18 +68,26 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
-/// Matches `actual` (None = absent) against `pattern`.
+/// Matches `actual` (None = absent) against `pattern`; the first mismatch.
 pub fn matches(pattern: &Value, actual: Option<&Value>) -> Result<(), Mismatch> {
-    match_at(pattern, actual, "")
+    match mismatches(pattern, actual).into_iter().next() {
+        None => Ok(()),
+        Some(m) => Err(m),
+    }
 }
 
-fn match_at(pattern: &Value, actual: Option<&Value>, path: &str) -> Result<(), Mismatch> {
-    let fail = |expected: String| {
-        Err(Mismatch {
-            path: path.to_string(),
-            expected,
-            actual: show(actual),
-        })
+/// Every place where `actual` differs from `pattern`, in pattern order.
+pub fn mismatches(pattern: &Value, actual: Option<&Value>) -> Vec<Mismatch> {
+    let mut out = Vec::new();
+    match_at(pattern, actual, "", &mut out);
+    out
+}
+
+fn match_at(pattern: &Value, actual: Option<&Value>, path: &str, out: &mut Vec<Mismatch>) {
+    let mismatch = |expected: String| Mismatch {
+        path: path.to_string(),
+        expected,
+        actual: show(actual),
     };
     match pattern {
         Value::String(s) if s.starts_with('$') && !s.starts_with("$$") => {
@@ -108,65 +116,55 @@ fn match_at(pattern: &Value, actual: Option<&Value>, path: &str) -> Result<(), M
                 }
                 _ => false,
             };
-            if ok {
-                Ok(())
-            } else {
-                fail(s[1..].replace(':', " "))
+            if !ok {
+                out.push(mismatch(s[1..].replace(':', " ")))
             }
         }
         Value::String(s) if s.starts_with("$$") => {
             let literal = Value::String(s[1..].to_string());
-            if actual == Some(&literal) {
-                Ok(())
-            } else {
-                fail(literal.to_string())
+            if actual != Some(&literal) {
+                out.push(mismatch(literal.to_string()))
             }
         }
         Value::Object(fields) if fields.len() == 1 && fields.contains_key("$exact") => {
-            if actual == fields.get("$exact") {
-                Ok(())
-            } else {
-                fail(format!("exactly {}", show(fields.get("$exact"))))
+            if actual != fields.get("$exact") {
+                out.push(mismatch(format!("exactly {}", show(fields.get("$exact")))))
             }
         }
         Value::Object(fields) => {
             let Some(actual) = actual else {
-                return fail("an object".into());
+                return out.push(mismatch("an object".into()));
             };
             for (key, sub) in fields {
                 let child = match actual {
                     Value::Object(o) => o.get(key),
                     Value::Array(a) => match key.parse::<usize>() {
                         Ok(i) => a.get(i),
-                        Err(_) => return fail(format!("an object with {key:?}")),
+                        Err(_) => return out.push(mismatch(format!("an object with {key:?}"))),
                     },
-                    _ => return fail("an object".into()),
+                    _ => return out.push(mismatch("an object".into())),
                 };
-                match_at(sub, child, &join(path, key))?;
+                match_at(sub, child, &join(path, key), out);
             }
-            Ok(())
         }
         Value::Array(items) => {
             let Some(Value::Array(actual_items)) = actual else {
-                return fail(format!("an array of {}", items.len()));
+                return out.push(mismatch(format!("an array of {}", items.len())));
             };
             if actual_items.len() != items.len() {
-                return fail(format!(
+                return out.push(mismatch(format!(
                     "{} element(s) {}",
                     items.len(),
                     show(Some(pattern))
-                ));
+                )));
             }
             for (i, (p, a)) in items.iter().zip(actual_items).enumerate() {
-                match_at(p, Some(a), &join(path, &i.to_string()))?;
+                match_at(p, Some(a), &join(path, &i.to_string()), out);
             }
-            Ok(())
         }
         scalar => {
-            if actual == Some(scalar) {
-                Ok(())
-            } else {
-                fail(scalar.to_string())
+            if actual != Some(scalar) {
+                out.push(mismatch(scalar.to_string()))
             }
         }
     }
@@ -264,6 +262,17 @@ mod tests {
             Some(&json!({"error": {"code": 1, "message": "m", "data": null}}))
         )
         .is_err());
+    }
+
+    #[test]
+    fn every_mismatch_is_reported() {
+        let r = json!({"error": {"code": -32603, "message": "boom"}});
+        let all = mismatches(
+            &json!({"error": {"code": -32602, "message": "$prefix:Unknown", "data": "$present"}}),
+            Some(&r),
+        );
+        let paths: Vec<&str> = all.iter().map(|m| m.path.as_str()).collect();
+        assert_eq!(paths, ["error.code", "error.message", "error.data"]);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::case::{Alternative, Case, Check, Override, BUILTIN_PROFILES};
-use crate::oracle::pattern;
+use crate::pattern;
 
 /// A profile file.
 #[derive(Debug, Clone, Deserialize)]

@@ -1,22 +1,24 @@
-//! The MCP client side of a case: one request at a time, answers matched by
-//! id, everything else that came out of the server recorded for the oracle.
+//! The MCP client side: one request at a time, answers matched by id,
+//! everything else the server wrote kept as strays for the oracle. The
+//! executor of a [`CasePlan`] lives in [`crate::execute`]; this module only
+//! sends and collects.
 
 use std::time::{Duration, Instant};
 
-use mcperr_protocol::era::{META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION};
+use mcperr_core::exchange::{push_stray, Ending, Exchange, HttpAnswer, NoResponse, Stray};
+use mcperr_core::plan;
 use mcperr_protocol::jsonrpc;
 use mcperr_protocol::{Era, Id};
 use serde_json::{json, Value};
 
-use crate::transport::http::{HeaderOverrides, HttpAnswer, HttpConnection};
-use crate::transport::stdio::StderrLog;
-use crate::transport::{StdioConnection, StdoutEvent};
+use crate::transport::http::{HeaderOverrides, HttpConnection, HttpFailure};
+use crate::transport::{LineConn, StderrLog, StdoutEvent};
 
 /// The transport under a client.
 pub enum Conn {
-    /// A child process over stdio.
-    Stdio(StdioConnection),
-    /// An HTTP endpoint.
+    /// Line-framed: a child process over stdio, or the in-process edge.
+    Lines(LineConn),
+    /// An HTTP endpoint (real or in process).
     Http(HttpConnection),
 }
 
@@ -24,87 +26,10 @@ impl Conn {
     /// Closes the connection (reaps the child; ends an HTTP session).
     pub async fn close(self) {
         match self {
-            Conn::Stdio(c) => c.close().await,
+            Conn::Lines(c) => c.close().await,
             Conn::Http(c) => {
                 c.close().await;
             }
-        }
-    }
-}
-
-/// Something the server wrote that was not the awaited answer.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Stray {
-    /// A stdout line that is not a JSON object (J5).
-    NotJson(String),
-    /// A stdout line longer than the cap (J5), with its length.
-    TooLong(usize),
-    /// A response whose id is `null`.
-    NullIdResponse(Value),
-    /// A response to a request that was already answered (J1: one response each).
-    Duplicate(Value),
-    /// A response whose id answers no request mcperr sent.
-    Unsolicited(Value),
-    /// A notification answered with something other than 202 and no body (J3).
-    NotificationAnswered(Value),
-    /// More strays than are kept; this many were dropped.
-    More(usize),
-}
-
-/// Most strays kept per exchange; a flood is summarised, not stored.
-const MAX_STRAYS: usize = 32;
-
-fn push_stray(strays: &mut Vec<Stray>, stray: Stray) {
-    if strays.len() < MAX_STRAYS {
-        strays.push(stray);
-    } else if let Some(Stray::More(n)) = strays.last_mut() {
-        *n += 1;
-    } else {
-        strays.push(Stray::More(1));
-    }
-}
-
-/// How an exchange ended.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Ending {
-    /// A response with the request's id.
-    Answered(Value),
-    /// The transport answered without a JSON-RPC response (an HTTP status
-    /// without a body, an SSE stream that ended early), and why.
-    Empty(String),
-    /// The case cannot be asked of this server (a legacy server without
-    /// sessions, say), and why: a skip, not a verdict.
-    NotApplicable(String),
-    /// A response with another id, taken as the answer (only one request is
-    /// ever outstanding): a J1 failure.
-    WrongId(Value),
-    /// Nothing within the timeout.
-    Timeout,
-    /// stdout closed before an answer came.
-    Died(String),
-}
-
-/// One request and what came back.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Exchange {
-    /// The request as sent.
-    pub request: Value,
-    /// How it ended.
-    pub ending: Ending,
-    /// Lines seen while waiting that were not the answer.
-    pub strays: Vec<Stray>,
-    /// Wall time.
-    pub duration: Duration,
-    /// The HTTP answer, over HTTP.
-    pub http: Option<HttpAnswer>,
-}
-
-impl Exchange {
-    /// The response, if one arrived (with the right id or not).
-    pub fn response(&self) -> Option<&Value> {
-        match &self.ending {
-            Ending::Answered(v) | Ending::WrongId(v) => Some(v),
-            _ => None,
         }
     }
 }
@@ -127,32 +52,11 @@ pub struct Client {
     next_id: i64,
 }
 
-/// The modern `_meta` envelope mcperr sends.
-pub fn envelope() -> Value {
-    json!({
-        META_PROTOCOL_VERSION: Era::Modern.version(),
-        META_CLIENT_CAPABILITIES: {},
-        META_CLIENT_INFO: {"name": "mcperr", "version": env!("CARGO_PKG_VERSION")},
-    })
-}
-
-/// `params` with the modern envelope merged in (an object is created if needed).
-pub fn with_envelope(params: Option<Value>) -> Value {
-    let mut params = match params {
-        Some(Value::Object(o)) => Value::Object(o),
-        _ => json!({}),
-    };
-    let meta = params
-        .as_object_mut()
-        .unwrap()
-        .entry("_meta")
-        .or_insert_with(|| json!({}));
-    if let (Some(meta), Value::Object(env)) = (meta.as_object_mut(), envelope()) {
-        for (k, v) in env {
-            meta.entry(k).or_insert(v);
-        }
+fn ending_value(e: &Ending) -> Option<&Value> {
+    match e {
+        Ending::Answered(v) | Ending::WrongId(v) => Some(v),
+        _ => None,
     }
-    params
 }
 
 impl Client {
@@ -172,14 +76,31 @@ impl Client {
     /// The server's stderr (empty over HTTP: a remote server's log is not ours to read).
     pub fn stderr(&self) -> &StderrLog {
         match &self.conn {
-            Conn::Stdio(c) => &c.stderr,
+            Conn::Lines(c) => c.stderr(),
             Conn::Http(_) => &self.no_log,
         }
     }
 
     /// Whether the server's stderr can be read.
     pub fn has_stderr(&self) -> bool {
-        matches!(self.conn, Conn::Stdio(_))
+        matches!(self.conn, Conn::Lines(_))
+    }
+
+    /// Waits until stderr stops growing after `mark` (a pipe lags behind
+    /// stdout; an in-process server has written it already).
+    pub async fn settle_stderr(&self, mark: usize) {
+        if matches!(&self.conn, Conn::Lines(c) if c.stderr_is_synchronous()) {
+            return;
+        }
+        let mut last = self.stderr().mark();
+        for _ in 0..10 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            let now = self.stderr().mark();
+            if now == last && now > mark {
+                break;
+            }
+            last = now;
+        }
     }
 
     /// A fresh request id (numbers; cases may use their own).
@@ -188,16 +109,8 @@ impl Client {
         Id::from(self.next_id)
     }
 
-    /// The params a request gets in this era.
-    pub fn params_for(&self, params: Option<Value>, envelope: bool) -> Option<Value> {
-        if self.era == Era::Modern && envelope {
-            Some(with_envelope(params))
-        } else {
-            params
-        }
-    }
-
-    /// Sends a request and waits for its answer.
+    /// Sends an unjudged request and waits for its answer; what it saw goes
+    /// to the next judged case.
     pub async fn request(
         &mut self,
         method: &str,
@@ -205,9 +118,8 @@ impl Client {
         envelope: bool,
     ) -> Exchange {
         let id = self.fresh_id();
-        let msg = jsonrpc::request(&id, method, self.params_for(params, envelope));
-        let mut ex = self.exchange(id, msg).await;
-        // Not judged itself: what it saw goes to the next judged case.
+        let msg = jsonrpc::request(&id, method, plan::params_for(self.era, params, envelope));
+        let mut ex = self.exchange(id, msg, true).await;
         for stray in ex.strays.drain(..) {
             push_stray(&mut self.pending, stray);
         }
@@ -215,7 +127,9 @@ impl Client {
     }
 
     /// Sends a built message with id `id` and waits for its answer.
-    pub async fn exchange(&mut self, id: Id, msg: Value) -> Exchange {
+    /// `null_id_is_stray`: an id-null error may answer earlier malformed input,
+    /// so it is kept as a stray rather than taken as this request's answer.
+    pub async fn exchange(&mut self, id: Id, msg: Value, null_id_is_stray: bool) -> Exchange {
         if let Conn::Http(http) = &self.conn {
             let headers = http.headers_for(self.era, &msg);
             let body = msg.to_string().into_bytes();
@@ -223,7 +137,7 @@ impl Client {
                 .http_exchange(Some(id), msg, "POST", headers, &vec![], Some(body))
                 .await;
         }
-        self.stdio_exchange(id, msg).await
+        self.line_exchange(id, msg, null_id_is_stray).await
     }
 
     /// One HTTP request whose answer is judged. `id` is the JSON-RPC id the
@@ -239,15 +153,15 @@ impl Client {
     ) -> Exchange {
         let start = Instant::now();
         let Conn::Http(http) = &mut self.conn else {
-            unreachable!("http_exchange on a stdio client")
+            unreachable!("http_exchange on a line client")
         };
-        let want_value = id.as_ref().map(Id::to_value);
+        let want = id.as_ref().map(Id::to_value);
         let sent = http
-            .send(method, headers, overrides, want_value.as_ref(), body)
+            .send(method, headers, overrides, want.as_ref(), body)
             .await;
         let mut strays = std::mem::take(&mut self.pending);
         let (ending, answer) = match sent {
-            Err(e) if e == "timeout" => (Ending::Timeout, None),
+            Err(HttpFailure::Timeout) => (Ending::Timeout, None),
             Err(e) => (Ending::Died(format!("the HTTP request failed: {e}")), None),
             Ok(answer) => {
                 if request.get("method").and_then(Value::as_str) == Some("initialize") {
@@ -255,47 +169,11 @@ impl Client {
                         http.session = Some(s.to_string());
                     }
                 }
-                let want = id.as_ref().map(Id::to_value);
-                let responses: Vec<&Value> = answer
-                    .messages
-                    .iter()
-                    .filter(|m| {
-                        m.get("method").is_none()
-                            && (m.get("result").is_some() || m.get("error").is_some())
-                    })
-                    .collect();
-                let mine = responses
-                    .iter()
-                    .find(|r| want.is_some() && r.get("id") == want.as_ref());
-                let ending = if let Some(r) = mine {
-                    Ending::Answered((*r).clone())
-                } else if let Some(r) = responses
-                    .iter()
-                    .find(|r| r.get("id").is_some_and(|i| !i.is_null()))
-                {
-                    Ending::WrongId((*r).clone())
-                } else if let Some(r) = responses.first() {
-                    // An error with id null: the answer to a request the server
-                    // could not read (or rejected before reading, over HTTP).
-                    Ending::Answered((*r).clone())
-                } else if let Some(p) = &answer.problem {
-                    Ending::Empty(format!("HTTP {}: {p}", answer.status))
-                } else if answer.sse {
-                    Ending::Empty(format!(
-                        "HTTP {}: the SSE stream ended without the response",
-                        answer.status
-                    ))
-                } else {
-                    Ending::Empty(format!(
-                        "HTTP {} without a JSON-RPC response",
-                        answer.status
-                    ))
-                };
-                for other in responses
-                    .iter()
-                    .filter(|r| Some(**r) != ending_value(&ending))
-                {
-                    strays.push(Stray::NullIdResponse((*other).clone()));
+                let ending = http_ending(&answer, want.as_ref());
+                for other in answer.messages.iter().filter(|m| is_response(m)) {
+                    if Some(other) != ending_value(&ending) {
+                        strays.push(Stray::NullIdResponse(other.clone()));
+                    }
                 }
                 (ending, Some(answer))
             }
@@ -309,9 +187,9 @@ impl Client {
         }
     }
 
-    async fn stdio_exchange(&mut self, id: Id, msg: Value) -> Exchange {
-        let Conn::Stdio(conn) = &mut self.conn else {
-            unreachable!("stdio_exchange on an HTTP client")
+    async fn line_exchange(&mut self, id: Id, msg: Value, null_id_is_stray: bool) -> Exchange {
+        let Conn::Lines(conn) = &mut self.conn else {
+            unreachable!("line_exchange on an HTTP client")
         };
         let start = Instant::now();
         let mut strays = Vec::new();
@@ -341,14 +219,19 @@ impl Client {
                         continue;
                     };
                     let value = Value::Object(obj);
-                    let is_response = value.get("method").is_none()
-                        && (value.get("result").is_some() || value.get("error").is_some());
-                    if !is_response {
+                    if !is_response(&value) {
                         // A server-to-client request or notification: allowed, not ours.
                         continue;
                     }
                     match value.get("id") {
                         Some(got) if *got == want => break Ending::Answered(value),
+                        // One request in flight: an id-null error can only be its
+                        // answer (J1 fails it at once, no need to wait out the timeout).
+                        Some(Value::Null) | None
+                            if !null_id_is_stray && value.get("error").is_some() =>
+                        {
+                            break Ending::WrongId(value)
+                        }
                         Some(Value::Null) | None => {
                             push_stray(&mut strays, Stray::NullIdResponse(value))
                         }
@@ -379,13 +262,13 @@ impl Client {
 
     /// Sends a notification. Over HTTP anything but `202` without a body is
     /// kept as a stray for the next exchange (J3).
-    pub async fn notify(&mut self, method: &str, params: Option<Value>, envelope: bool) {
-        let msg = jsonrpc::notification(method, self.params_for(params, envelope));
+    pub async fn notify(&mut self, method: &str, params: Option<Value>) {
+        let msg = jsonrpc::notification(method, params);
         match &mut self.conn {
-            Conn::Stdio(c) => c.send_line(msg.to_string().as_bytes()).await,
+            Conn::Lines(c) => c.send_line(msg.to_string().as_bytes()).await,
             Conn::Http(http) => {
                 let headers = http.headers_for(self.era, &msg);
-                if let Ok(a) = http
+                let sent = http
                     .send(
                         "POST",
                         headers,
@@ -393,8 +276,8 @@ impl Client {
                         None,
                         Some(msg.to_string().into_bytes()),
                     )
-                    .await
-                {
+                    .await;
+                if let Ok(a) = sent {
                     if a.status != 202 || !a.body.trim().is_empty() {
                         let body = a
                             .messages
@@ -414,7 +297,7 @@ impl Client {
     /// Sends raw bytes as one line (stdio) or one POST body (HTTP; the answer is not judged).
     pub async fn send_raw(&mut self, line: &str) {
         match &mut self.conn {
-            Conn::Stdio(c) => c.send_line(line.as_bytes()).await,
+            Conn::Lines(c) => c.send_line(line.as_bytes()).await,
             Conn::Http(http) => {
                 let headers = http.headers_for(self.era, &json!({}));
                 let _ = http
@@ -430,10 +313,10 @@ impl Client {
         }
     }
 
-    /// Lines that arrived unasked (between exchanges).
+    /// What arrived unasked (between exchanges).
     pub fn drain(&mut self) -> Vec<Stray> {
         let mut out = std::mem::take(&mut self.pending);
-        let Conn::Stdio(conn) = &mut self.conn else {
+        let Conn::Lines(conn) = &mut self.conn else {
             return out;
         };
         let answered = &self.answered;
@@ -472,15 +355,14 @@ impl Client {
 
     /// A description of how the server died, with its stderr tail.
     pub async fn death(&mut self) -> String {
-        let Conn::Stdio(conn) = &mut self.conn else {
+        let Conn::Lines(conn) = &mut self.conn else {
             return "the HTTP server stopped answering".to_string();
         };
         let status = conn
             .exit_status(Duration::from_millis(500))
             .await
-            .map(|s| s.0)
             .unwrap_or_else(|| "closed stdout".to_string());
-        let tail = conn.stderr.tail(10);
+        let tail = conn.stderr().tail(10);
         if tail.is_empty() {
             format!("the server {status}")
         } else {
@@ -489,9 +371,53 @@ impl Client {
     }
 }
 
-fn ending_value(e: &Ending) -> Option<&Value> {
-    match e {
-        Ending::Answered(v) | Ending::WrongId(v) => Some(v),
-        _ => None,
+/// The 2025-11-25 handshake: `initialize`, then `notifications/initialized`.
+pub async fn legacy_handshake(client: &mut Client) -> Result<Value, Exchange> {
+    let params = json!({"protocolVersion": Era::Legacy.version(), "capabilities": {},
+        "clientInfo": plan::client_info()});
+    let ex = client.request("initialize", Some(params), false).await;
+    match &ex.ending {
+        Ending::Answered(r) | Ending::WrongId(r) if r.get("result").is_some() => {
+            client.notify("notifications/initialized", None).await;
+            Ok(r["result"]["serverInfo"].clone())
+        }
+        _ => Err(ex),
+    }
+}
+
+fn is_response(m: &Value) -> bool {
+    m.get("method").is_none() && (m.get("result").is_some() || m.get("error").is_some())
+}
+
+/// How an HTTP answer ends an exchange that awaits `want`.
+fn http_ending(answer: &HttpAnswer, want: Option<&Value>) -> Ending {
+    let responses: Vec<&Value> = answer.messages.iter().filter(|m| is_response(m)).collect();
+    if let Some(r) = responses
+        .iter()
+        .find(|r| want.is_some() && r.get("id") == want)
+    {
+        return Ending::Answered((*r).clone());
+    }
+    if let Some(r) = responses
+        .iter()
+        .find(|r| r.get("id").is_some_and(|i| !i.is_null()))
+    {
+        return Ending::WrongId((*r).clone());
+    }
+    if let Some(r) = responses.first() {
+        // An error with id null: the answer to a request the server could
+        // not read (or rejected before reading, over HTTP).
+        return Ending::Answered((*r).clone());
+    }
+    let why = if let Some(p) = &answer.problem {
+        NoResponse::Unreadable(p.clone())
+    } else if answer.sse {
+        NoResponse::SseEndedEarly
+    } else {
+        NoResponse::EmptyBody
+    };
+    Ending::Empty {
+        status: answer.status,
+        why,
     }
 }

@@ -1,25 +1,22 @@
-//! mcperr: a conformance harness for the error behaviour of MCP servers.
+//! mcperr: the I/O shell of a conformance harness for the error behaviour
+//! of MCP servers. Everything it decides lives in `mcperr-core` (no I/O);
+//! this crate reaches servers and runs the cases.
 //!
-//! Layout (transports, oracle, cases and reports kept apart):
-//! - [`transport`]: reaching a server (a stdio child in its own process group).
-//! - [`client`]: one request at a time, answers matched by id, strays recorded.
-//! - [`case`], [`profile`], [`generate`]: what to send and what to expect.
-//! - [`oracle`]: an exchange in, a [`oracle::Verdict`] with its rule out.
-//! - [`discovery`]: what the server offers; [`runner`]: connect, detect the
-//!   era, run, restart the dead.
-//! - [`report`], [`baseline`]: terminal, JSON and JUnit output; known failures.
-//! - [`cli`]: the `mcperr` command line; the only place that picks exit codes.
+//! Layout:
+//! - [`transport`]: reaching a server: a stdio child in its own process
+//!   group, an HTTP endpoint, or the reference server in process.
+//! - [`client`]: one request at a time, answers matched by id, strays kept.
+//! - [`execute`]: sends what a case plan says and hands the exchange to the oracle.
+//! - [`engine`]: connect, detect the era, discover, plan, run on N servers,
+//!   restart the dead; `run`, `list` and the modes to come share it.
+//! - [`target`]: the server from the command line or an MCP host's config.
+//! - [`cli`]: the `mcperr` command line: parses, prints, picks exit codes.
 
-pub mod baseline;
-pub mod case;
 pub mod cli;
 pub mod client;
-pub mod discovery;
-pub mod generate;
-pub mod http_case;
-pub mod oracle;
-pub mod profile;
-pub mod report;
-pub mod runner;
+pub mod engine;
+pub mod execute;
 pub mod target;
 pub mod transport;
+
+pub use mcperr_core as core;

@@ -88,8 +88,8 @@ faults! {
         "responses carry a different id than the request's";
     IdTypeChanged => "id-type-changed", "J1",
         "numeric ids are answered as strings and string ids as numbers where they parse";
-    SilentTool => "silent-tool", "J1",
-        "tools/call of get_author is never answered";
+    SilentTool => "silent-tool", "J4",
+        "tools/call of get_author is never answered (over HTTP: a bare 202 without the response)";
     UnknownMethodResult => "unknown-method-result", "J2",
         "an unknown method is answered with an empty result instead of -32601";
     NotificationAnswered => "notification-answered", "J3",

@@ -17,11 +17,7 @@ fn esc(s: &str) -> String {
 /// Renders the report as one HTML page.
 pub fn render(report: &RunReport) -> String {
     let s = report.summary();
-    let target = report
-        .target
-        .get("command")
-        .and_then(|v| v.as_str())
-        .unwrap_or("?");
+    let target = report.target.shown();
     let mut h = String::new();
     let _ = write!(
         h,

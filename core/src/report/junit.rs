@@ -1,32 +1,17 @@
 //! JUnit XML, as CI test reporters read it: a `<testsuite>` per area, a
 //! `<testcase>` per case, `<failure>`/`<error>`/`<skipped>` children.
-//! Warnings pass, with the reason in `<system-out>`.
+//! Warnings pass, with the reason in `<system-out>`. Written with
+//! `quick-junit` (the serializer cargo-nextest uses), which escapes text and
+//! counts the attributes.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
+use std::time::Duration;
+
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::oracle::Verdict;
-use crate::report::RunReport;
-use crate::runner::CaseResult;
-
-/// Escapes text for XML attributes and content; drops characters XML 1.0 forbids.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\n' => out.push_str("&#10;"),
-            '\t' | '\r' => out.push_str(&format!("&#{};", c as u32)),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use crate::report::{CaseResult, RunReport};
 
 fn details(c: &CaseResult) -> String {
     let mut d = format!("{}\nrule: {}\nspec: {}", c.message, c.rule, c.spec);
@@ -43,81 +28,60 @@ fn details(c: &CaseResult) -> String {
     d
 }
 
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or("")
+}
+
+fn test_case(area: &str, c: &CaseResult) -> TestCase {
+    let status = match c.verdict {
+        Verdict::Pass | Verdict::Warn => TestCaseStatus::success(),
+        Verdict::Skip => {
+            let mut s = TestCaseStatus::skipped();
+            s.set_message(c.message.as_str());
+            s
+        }
+        Verdict::Fail | Verdict::Error => {
+            let kind = if c.verdict == Verdict::Fail {
+                NonSuccessKind::Failure
+            } else {
+                NonSuccessKind::Error
+            };
+            let ty = match (c.verdict, c.baselined) {
+                (Verdict::Fail, true) => format!("{} baselined", c.rule),
+                (Verdict::Fail, false) => format!("{} failure", c.rule),
+                _ => c.rule.clone(),
+            };
+            let mut s = TestCaseStatus::non_success(kind);
+            s.set_message(first_line(&c.message))
+                .set_type(ty)
+                .set_description(details(c));
+            s
+        }
+    };
+    let mut t = TestCase::new(c.id.as_str(), status);
+    t.set_classname(format!("mcperr.{area}"))
+        .set_time(Duration::from_millis(c.duration_ms));
+    if c.verdict == Verdict::Warn {
+        t.set_system_out(format!("warn [{}]: {}", c.rule, c.message));
+    }
+    t
+}
+
 /// Renders the report as JUnit XML.
 pub fn render(report: &RunReport) -> String {
     let mut areas: BTreeMap<&str, Vec<&CaseResult>> = BTreeMap::new();
     for c in &report.cases {
         areas.entry(c.area.as_str()).or_default().push(c);
     }
-    let s = report.summary();
+    let mut x = Report::new("mcperr");
     let total_ms: u64 = report.cases.iter().map(|c| c.duration_ms).sum();
-    let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = writeln!(
-        x,
-        "<testsuites name=\"mcperr\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3}\">",
-        report.cases.len(),
-        s.fail,
-        s.error,
-        s.skip,
-        total_ms as f64 / 1000.0
-    );
+    x.set_time(Duration::from_millis(total_ms));
     for (area, cases) in areas {
-        let count = |v: Verdict| cases.iter().filter(|c| c.verdict == v).count();
+        let mut suite = TestSuite::new(format!("{area} ({} · {})", report.era, report.profile));
         let ms: u64 = cases.iter().map(|c| c.duration_ms).sum();
-        let _ = writeln!(
-            x,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3}\">",
-            escape(&format!("{area} ({} · {})", report.era, report.profile)),
-            cases.len(),
-            count(Verdict::Fail),
-            count(Verdict::Error),
-            count(Verdict::Skip),
-            ms as f64 / 1000.0
-        );
-        for c in cases {
-            let _ = write!(
-                x,
-                "    <testcase name=\"{}\" classname=\"{}\" time=\"{:.3}\">",
-                escape(&c.id),
-                escape(&format!("mcperr.{area}")),
-                c.duration_ms as f64 / 1000.0
-            );
-            match c.verdict {
-                Verdict::Fail => {
-                    let kind = if c.baselined { "baselined" } else { "failure" };
-                    let _ = write!(
-                        x,
-                        "<failure message=\"{}\" type=\"{}\">{}</failure>",
-                        escape(c.message.lines().next().unwrap_or("")),
-                        escape(&format!("{} {kind}", c.rule)),
-                        escape(&details(c))
-                    );
-                }
-                Verdict::Error => {
-                    let _ = write!(
-                        x,
-                        "<error message=\"{}\" type=\"{}\">{}</error>",
-                        escape(c.message.lines().next().unwrap_or("")),
-                        escape(&c.rule),
-                        escape(&details(c))
-                    );
-                }
-                Verdict::Skip => {
-                    let _ = write!(x, "<skipped message=\"{}\"/>", escape(&c.message));
-                }
-                Verdict::Warn => {
-                    let _ = write!(
-                        x,
-                        "<system-out>{}</system-out>",
-                        escape(&format!("warn [{}]: {}", c.rule, c.message))
-                    );
-                }
-                Verdict::Pass => {}
-            }
-            x.push_str("</testcase>\n");
-        }
-        x.push_str("  </testsuite>\n");
+        suite.set_time(Duration::from_millis(ms));
+        suite.add_test_cases(cases.iter().map(|c| test_case(area, c)));
+        x.add_test_suite(suite);
     }
-    x.push_str("</testsuites>\n");
-    x
+    x.to_string().expect("JUnit XML serializes to a string")
 }

@@ -1,33 +1,131 @@
-//! Reports of a run: the terminal, JSON (DESIGN.md §5), JUnit XML and HTML.
+//! The run report: a typed, deserializable record of one run (target, era,
+//! transport, profile, one result per case), and its renderings for the
+//! terminal, JUnit XML and HTML. The JSON report is this structure
+//! serialized, so a matrix can read many of them back.
 
 pub mod html;
 pub mod junit;
 pub mod terminal;
 
-use serde::Serialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use crate::oracle::Verdict;
-use crate::runner::CaseResult;
+use crate::case::Case;
+use crate::oracle::{Judgement, Verdict};
 
-/// Everything a run found.
-#[derive(Debug, Clone, Serialize)]
-pub struct RunReport {
-    /// What was tested (`{"kind": "stdio", "command": ...}`).
-    pub target: Value,
-    /// The negotiated era.
-    pub era: String,
-    /// The profile's name.
-    pub profile: String,
-    /// One result per case.
-    pub cases: Vec<CaseResult>,
-    /// Baseline entries that no longer fail.
-    #[serde(skip)]
-    pub stale_baseline: Vec<String>,
+/// What was tested.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TargetInfo {
+    /// `embedded` (the reference server in this binary), `stdio`, `http` or `in-process`.
+    pub kind: String,
+    /// The command line, for stdio servers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// The endpoint, for HTTP servers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+impl TargetInfo {
+    /// The command line or the URL, for people.
+    pub fn shown(&self) -> &str {
+        self.command
+            .as_deref()
+            .or(self.url.as_deref())
+            .unwrap_or(&self.kind)
+    }
+}
+
+/// One case's outcome, as reports show it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CaseResult {
+    /// Case id.
+    pub id: String,
+    /// The deciding rule.
+    pub rule: String,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Why: every violation found, the deciding one first.
+    pub message: String,
+    /// The judged request, as sent.
+    pub request: Option<Value>,
+    /// The raw response.
+    pub response: Option<Value>,
+    /// HTTP status (HTTP transports only).
+    pub http_status: Option<u16>,
+    /// Wall time of the judged exchange.
+    pub duration_ms: u64,
+    /// The case's area (first id segment).
+    #[serde(default)]
+    pub area: String,
+    /// The case's title.
+    #[serde(default)]
+    pub title: String,
+    /// The spec section the case cites.
+    #[serde(default)]
+    pub spec: String,
+    /// A baselined failure (does not fail the run).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub baselined: bool,
+}
+
+impl CaseResult {
+    /// The result of `case` judged as `j`.
+    pub fn judged(
+        case: &Case,
+        j: Judgement,
+        request: Option<Value>,
+        response: Option<Value>,
+        ms: u64,
+    ) -> CaseResult {
+        CaseResult {
+            id: case.id.clone(),
+            rule: j.rule,
+            verdict: j.verdict,
+            message: j.message,
+            request,
+            response,
+            http_status: None,
+            duration_ms: ms,
+            area: case.area().to_string(),
+            title: case.title.clone(),
+            spec: case.spec.clone(),
+            baselined: false,
+        }
+    }
+
+    /// A skipped case.
+    pub fn skipped(case: &Case, why: String) -> CaseResult {
+        CaseResult::judged(
+            case,
+            Judgement::new(Verdict::Skip, &case.rule, why),
+            None,
+            None,
+            0,
+        )
+    }
+
+    /// The one result of a run whose server could not be set up.
+    pub fn setup_error(rule: &str, message: String) -> CaseResult {
+        CaseResult {
+            id: "setup/connect".into(),
+            rule: rule.into(),
+            verdict: Verdict::Error,
+            message,
+            request: None,
+            response: None,
+            http_status: None,
+            duration_ms: 0,
+            area: "setup".into(),
+            title: "the server starts and completes the handshake".into(),
+            spec: String::new(),
+            baselined: false,
+        }
+    }
 }
 
 /// Counts per verdict.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
     /// Passing cases.
     pub pass: usize,
@@ -41,11 +139,11 @@ pub struct Summary {
     pub error: usize,
 }
 
-impl RunReport {
-    /// Counts per verdict.
-    pub fn summary(&self) -> Summary {
+impl Summary {
+    /// Counts the verdicts of `cases`.
+    pub fn of(cases: &[CaseResult]) -> Summary {
         let mut s = Summary::default();
-        for c in &self.cases {
+        for c in cases {
             match c.verdict {
                 Verdict::Pass => s.pass += 1,
                 Verdict::Fail => s.fail += 1,
@@ -55,6 +153,53 @@ impl RunReport {
             }
         }
         s
+    }
+}
+
+/// Everything one run found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunReport {
+    /// What was tested.
+    pub target: TargetInfo,
+    /// The era judged (`2025-11-25`, `2026-07-28`), or what was asked for
+    /// when setup failed before an era was established.
+    pub era: String,
+    /// `stdio` or `http`.
+    pub transport: String,
+    /// The profile's name.
+    pub profile: String,
+    /// One result per case.
+    pub cases: Vec<CaseResult>,
+    /// Counts per verdict.
+    pub summary: Summary,
+    /// Baseline entries that no longer fail (or name no case).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stale_baseline: Vec<String>,
+}
+
+impl RunReport {
+    /// A report of `cases`, with its summary.
+    pub fn new(
+        target: TargetInfo,
+        era: String,
+        transport: &str,
+        profile: &str,
+        cases: Vec<CaseResult>,
+    ) -> RunReport {
+        RunReport {
+            target,
+            era,
+            transport: transport.to_string(),
+            profile: profile.to_string(),
+            summary: Summary::of(&cases),
+            cases,
+            stale_baseline: vec![],
+        }
+    }
+
+    /// Counts per verdict.
+    pub fn summary(&self) -> Summary {
+        Summary::of(&self.cases)
     }
 
     /// Failures and errors that are not baselined.
@@ -73,22 +218,8 @@ impl RunReport {
         }
     }
 
-    /// The JSON report (DESIGN.md §5).
-    pub fn to_json(&self) -> Value {
-        let mut v = serde_json::to_value(self).expect("reports serialize");
-        v["summary"] = serde_json::to_value(self.summary()).expect("summary serializes");
-        for (c, out) in self
-            .cases
-            .iter()
-            .zip(v["cases"].as_array_mut().expect("cases array"))
-        {
-            if c.baselined {
-                out["baselined"] = json!(true);
-            }
-        }
-        if !self.stale_baseline.is_empty() {
-            v["stale_baseline"] = json!(self.stale_baseline);
-        }
-        v
+    /// The JSON report text.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("reports serialize") + "\n"
     }
 }

@@ -43,16 +43,11 @@ fn visible(text: &str) -> String {
 /// Renders the report for a terminal; `quiet` leaves out the passing lines.
 pub fn render(report: &RunReport, colour: bool, quiet: bool) -> String {
     let mut out = String::new();
-    let target = report
-        .target
-        .get("command")
-        .or_else(|| report.target.get("url"))
-        .and_then(|v| v.as_str())
-        .unwrap_or("?");
+    let target = report.target.shown();
     let _ = writeln!(
         out,
-        "mcperr run: {target}\nera {} · profile {}\n",
-        report.era, report.profile
+        "mcperr run: {target}\nera {} · {} · profile {}\n",
+        report.era, report.transport, report.profile
     );
     for c in report
         .cases

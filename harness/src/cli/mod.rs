@@ -9,18 +9,14 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use mcperr_core::baseline::Baseline;
+use mcperr_core::profile::Profile;
+use mcperr_core::report::{html, junit, terminal, RunReport};
+use mcperr_core::select::Selection;
 use mcperr_protocol::Era;
 use mcperr_reference::Fault;
-use serde_json::json;
 
-use crate::baseline::Baseline;
-use crate::case::{self, Case};
-use crate::client::Client;
-use crate::generate;
-use crate::profile::Profile;
-use crate::report::{html, junit, terminal, RunReport};
-use crate::runner::{self, CaseResult, Discovery, EraChoice, RunSettings};
+use crate::engine::{self, EngineError, EraChoice, RunSettings};
 use crate::target;
 use crate::transport::Target;
 
@@ -88,6 +84,9 @@ struct TargetArgs {
     /// Per-request timeout in milliseconds.
     #[arg(long, value_name = "N", default_value_t = 5000)]
     timeout_ms: u64,
+    /// Timeout of the start-up handshake in milliseconds (a server may be slow to start).
+    #[arg(long, value_name = "N", default_value_t = 10000)]
+    startup_timeout_ms: u64,
     /// Longest stdout line (stdio) or response body (HTTP) accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = target::DEFAULT_MAX_LINE)]
     max_line: usize,
@@ -213,7 +212,7 @@ fn era_choice(s: &str) -> Result<EraChoice, Usage> {
     }
 }
 
-fn resolve_target(t: &TargetArgs) -> Result<(Target, serde_json::Value), Usage> {
+fn resolve_target(t: &TargetArgs) -> Result<(Target, bool), Usage> {
     let headers = target::parse_headers(&t.header)?;
     let target = match (&t.stdio, &t.http, &t.config, &t.server) {
         (Some(cmd), _, _, _) => {
@@ -232,95 +231,30 @@ fn resolve_target(t: &TargetArgs) -> Result<(Target, serde_json::Value), Usage> 
             h.max_body = t.max_line;
             Target::Http(h)
         }
+        other => other,
     };
     let embedded = t.stdio.is_none() && t.http.is_none() && t.config.is_none();
-    let desc = match &target {
-        _ if embedded => {
-            json!({"kind": "embedded", "command": "mcperr reference (embedded reference server)"})
-        }
-        Target::Stdio(s) => json!({"kind": "stdio", "command": s.display()}),
-        Target::Http(h) => json!({"kind": "http", "url": h.url}),
+    Ok((target, embedded))
+}
+
+fn selection(select: &SelectArgs) -> Result<Selection, Usage> {
+    let s = Selection {
+        cases: select.cases.clone(),
+        tools: select.tools.clone(),
+        allow_destructive: select.allow_destructive,
     };
-    Ok((target, desc))
+    s.validate()?;
+    Ok(s)
 }
 
-fn globs(patterns: &[String], flag: &str) -> Result<Option<GlobSet>, Usage> {
-    if patterns.is_empty() {
-        return Ok(None);
-    }
-    let mut b = GlobSetBuilder::new();
-    for p in patterns {
-        b.add(Glob::new(p).map_err(|e| Usage(format!("{flag} {p:?}: {e}")))?);
-    }
-    Ok(Some(b.build()?))
-}
-
-fn canary() -> String {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
-    );
-    h.write_u32(std::process::id());
-    format!("mcperrcanary{:016x}", h.finish())
-}
-
-/// A planned case: `Ok` to run it, `Err` with the reason to skip it.
-type Planned = (Case, Result<(), String>);
-
-/// The cases of a run in order.
-fn plan(
-    select: &SelectArgs,
-    discovery: &Discovery,
-    era: Era,
-    http: bool,
-) -> Result<Vec<Planned>, Usage> {
-    let case_filter = globs(&select.cases, "--cases")?;
-    let tool_filter = globs(&select.tools, "--tools")?;
-    let mut cases = case::builtin_cases()?;
-    cases.sort_by(|a, b| a.id.cmp(&b.id));
-    let callable = |tool: &serde_json::Value| {
-        let name = tool.get("name").and_then(|n| n.as_str()).unwrap_or("");
-        let chosen = tool_filter.as_ref().is_none_or(|g| g.is_match(name));
-        chosen && (select.allow_destructive || !generate::is_destructive(tool))
-    };
-    for tool in discovery.tools.iter().filter(|t| callable(t)) {
-        cases.extend(generate::t4_cases(tool));
-    }
-    let excluded: Vec<String> = discovery
-        .tools
-        .iter()
-        .filter(|t| !callable(t))
-        .filter_map(|t| {
-            t.get("name")
-                .and_then(|n| n.as_str())
-                .map(|n| format!("tool:{n}"))
-        })
-        .collect();
-    let mut out = Vec::new();
-    for case in cases {
-        if case_filter.as_ref().is_some_and(|g| !g.is_match(&case.id)) {
-            continue;
-        }
-        if case.transport_ok(http).is_err() || !case.eras().unwrap_or_default().contains(&era) {
-            continue; // another transport's or era's case: not about this run
-        }
-        let mut verdict = discovery.applies(&case, era);
-        if verdict.is_ok() {
-            if let Some(n) = case.needs.iter().find(|n| excluded.contains(n)) {
-                verdict = Err(format!(
-                    "{n} is excluded (--tools, or destructiveHint without --allow-destructive)"
-                ));
-            }
-        }
-        out.push((case, verdict));
-    }
-    if out.is_empty() {
-        return Err(Usage(format!("--cases {:?} matches no case", select.cases)));
-    }
-    Ok(out)
+fn settings(t: &TargetArgs, target: Target, jobs: u64, canary: String) -> RunSettings {
+    RunSettings::new(
+        target,
+        Duration::from_millis(t.timeout_ms.max(1)),
+        Duration::from_millis(t.startup_timeout_ms.max(1)),
+        jobs as usize,
+        canary,
+    )
 }
 
 pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, Usage> {
@@ -330,32 +264,27 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, Usage> {
         .build()?)
 }
 
-/// Connects in `choice`'s era, discovers what the server offers, and plans the cases.
-async fn open(
-    settings: &RunSettings,
-    choice: EraChoice,
-    select: &SelectArgs,
-) -> Result<(Client, Discovery, Vec<Planned>), Usage> {
-    let (mut client, info) = runner::connect(settings, choice).await?;
-    let discovery = runner::discover(&mut client, info).await;
-    match plan(
-        select,
-        &discovery,
-        client.era,
-        matches!(settings.target, Target::Http(_)),
-    ) {
-        Ok(planned) => Ok((client, discovery, planned)),
-        Err(e) => {
-            client.conn.close().await;
-            Err(e)
+/// Writes the requested report files.
+fn write_reports(args: &RunArgs, report: &RunReport) -> Result<(), Usage> {
+    let files = [
+        ("--json", &args.json, report.to_json()),
+        ("--junit", &args.junit, junit::render(report)),
+        ("--html", &args.html, html::render(report)),
+    ];
+    for (flag, path, text) in files {
+        if let Some(path) = path {
+            std::fs::write(path, text)
+                .map_err(|e| Usage(format!("{flag} {}: {e}", path.display())))?;
         }
     }
+    Ok(())
 }
 
 fn run(args: RunArgs) -> Result<i32, Usage> {
-    let (target, target_desc) = resolve_target(&args.target)?;
+    let (target, embedded) = resolve_target(&args.target)?;
     let choice = era_choice(&args.target.era)?;
     let profile = Profile::load(&args.select.profile)?;
+    let selection = selection(&args.select)?;
     let baseline = match &args.baseline {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -367,12 +296,7 @@ fn run(args: RunArgs) -> Result<i32, Usage> {
         }
         None => None,
     };
-    let settings = RunSettings {
-        target,
-        timeout: Duration::from_millis(args.target.timeout_ms.max(1)),
-        jobs: args.jobs as usize,
-        canary: canary(),
-    };
+    let settings = settings(&args.target, target, args.jobs, engine::canary());
     // Report paths are checked before the run, so a typo cannot cost a whole run.
     for (flag, path) in [
         ("--json", &args.json),
@@ -385,123 +309,102 @@ fn run(args: RunArgs) -> Result<i32, Usage> {
         }
     }
     let rt = runtime()?;
-    let report = rt.block_on(async {
-        let (client, discovery, planned) = open(&settings, choice, &args.select).await?;
-        let known: std::collections::HashSet<String> = case::builtin_cases()?
-            .into_iter()
-            .chain(discovery.tools.iter().flat_map(generate::t4_cases))
-            .map(|c| c.id)
-            .collect();
-        let era = client.era;
-        let mut to_run = Vec::new();
-        let mut slots: Vec<Option<CaseResult>> = Vec::new();
-        for (case, verdict) in planned {
-            match verdict {
-                Ok(()) => {
-                    to_run.push(case);
-                    slots.push(None);
-                }
-                Err(why) => slots.push(Some(CaseResult::skipped(&case, why))),
+    let info = settings.target_info(embedded);
+    let outcome = rt.block_on(engine::run(&settings, choice, &selection, &profile, info));
+    let mut outcome = match outcome {
+        Ok(o) => o,
+        Err((e, report)) => {
+            // Setup failed: the requested reports still say what happened.
+            if let Some(report) = &report {
+                write_reports(&args, report)?;
             }
+            return Err(Usage(match e {
+                EngineError::Setup(s) => format!(
+                    "{s} (per-request timeout {} ms, start-up timeout {} ms)",
+                    args.target.timeout_ms, args.target.startup_timeout_ms
+                ),
+                other => other.to_string(),
+            }));
         }
-        let mut ran = runner::run_cases(&settings, era, client, to_run, &profile)
-            .await
-            .into_iter();
-        let cases = slots
-            .into_iter()
-            .map(|s| s.unwrap_or_else(|| ran.next().expect("one result per case")))
-            .collect();
-        let report = RunReport {
-            target: target_desc,
-            era: era.to_string(),
-            profile: profile.name.clone(),
-            cases,
-            stale_baseline: vec![],
-        };
-        Ok::<_, Usage>((report, known))
-    })?;
-    let (mut report, known) = report;
+    };
+    let report = &mut outcome.report;
     if let Some(b) = &baseline {
+        let known: std::collections::HashSet<String> = outcome.known_ids.iter().cloned().collect();
         report.stale_baseline = b.apply(&mut report.cases, &known);
     }
     let colour = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let text = terminal::render(&report, colour, args.quiet);
-    out(&text);
-    if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&report.to_json()).expect("reports serialize");
-        std::fs::write(path, text + "\n")
-            .map_err(|e| Usage(format!("--json {}: {e}", path.display())))?;
-    }
-    if let Some(path) = &args.junit {
-        std::fs::write(path, junit::render(&report))
-            .map_err(|e| Usage(format!("--junit {}: {e}", path.display())))?;
-    }
-    if let Some(path) = &args.html {
-        std::fs::write(path, html::render(&report))
-            .map_err(|e| Usage(format!("--html {}: {e}", path.display())))?;
-    }
+    out(&terminal::render(report, colour, args.quiet));
+    write_reports(&args, report)?;
     Ok(report.exit_code())
 }
 
 fn list(args: ListArgs) -> Result<i32, Usage> {
-    let (target, desc) = resolve_target(&args.target)?;
+    let (target, _) = resolve_target(&args.target)?;
     let choice = era_choice(&args.target.era)?;
-    let settings = RunSettings {
-        target,
-        timeout: Duration::from_millis(args.target.timeout_ms.max(1)),
-        jobs: 1,
-        canary: String::new(),
-    };
+    let selection = selection(&args.select)?;
+    let settings = settings(&args.target, target, 1, String::new());
     let rt = runtime()?;
     rt.block_on(async {
-        let (client, discovery, planned) = open(&settings, choice, &args.select).await?;
-        let era = client.era;
-        client.conn.close().await;
-        let shown = desc
-            .get("command")
-            .or_else(|| desc.get("url"))
-            .and_then(|v| v.as_str())
-            .unwrap_or("?");
-        use std::fmt::Write as _;
-        let mut text = String::new();
-        let _ = writeln!(text, "server: {shown} · era {era}");
-        let _ = writeln!(text, "serverInfo: {}", discovery.server_info);
-        let names = |list: &[serde_json::Value], key: &str| -> String {
-            let v: Vec<&str> = list
-                .iter()
-                .filter_map(|x| x.get(key).and_then(|n| n.as_str()))
-                .collect();
-            if v.is_empty() {
-                "(none)".to_string()
-            } else {
-                v.join(", ")
-            }
-        };
-        let _ = writeln!(text, "tools:      {}", names(&discovery.tools, "name"));
-        let _ = writeln!(text, "resources:  {}", names(&discovery.resources, "uri"));
-        let _ = writeln!(
-            text,
-            "templates:  {}",
-            names(&discovery.templates, "uriTemplate")
-        );
-        let _ = writeln!(text, "prompts:    {}", names(&discovery.prompts, "name"));
-        let runs = planned.iter().filter(|(_, v)| v.is_ok()).count();
-        let _ = writeln!(
-            text,
-            "\ncases: {runs} would run, {} would be skipped",
-            planned.len() - runs
-        );
-        for (case, verdict) in &planned {
-            match verdict {
-                Ok(()) => {
-                    let _ = writeln!(text, "  run   {:<4} {}", case.rule, case.id);
-                }
-                Err(why) => {
-                    let _ = writeln!(text, "  skip  {:<4} {}  ({why})", case.rule, case.id);
-                }
-            }
-        }
-        out(&text);
+        let opened = engine::open(&settings, choice, &selection)
+            .await
+            .map_err(|e| Usage(e.to_string()))?;
+        let era = opened.client.era;
+        opened.client.conn.close().await;
+        out(&render_listing(
+            &settings.target.display(),
+            era,
+            &opened.discovery,
+            &opened.planned,
+        ));
         Ok(0)
     })
+}
+
+/// The `mcperr list` text: what the server offers and which cases apply.
+fn render_listing(
+    shown: &str,
+    era: Era,
+    discovery: &mcperr_core::discovery::Discovery,
+    planned: &[mcperr_core::select::Planned],
+) -> String {
+    use std::fmt::Write as _;
+    let mut text = String::new();
+    let _ = writeln!(text, "server: {shown} · era {era}");
+    let _ = writeln!(text, "serverInfo: {}", discovery.server_info);
+    let names = |list: &[serde_json::Value], key: &str| -> String {
+        let v: Vec<&str> = list
+            .iter()
+            .filter_map(|x| x.get(key).and_then(|n| n.as_str()))
+            .collect();
+        if v.is_empty() {
+            "(none)".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    let _ = writeln!(text, "tools:      {}", names(&discovery.tools, "name"));
+    let _ = writeln!(text, "resources:  {}", names(&discovery.resources, "uri"));
+    let _ = writeln!(
+        text,
+        "templates:  {}",
+        names(&discovery.templates, "uriTemplate")
+    );
+    let _ = writeln!(text, "prompts:    {}", names(&discovery.prompts, "name"));
+    let runs = planned.iter().filter(|(_, v)| v.is_ok()).count();
+    let _ = writeln!(
+        text,
+        "\ncases: {runs} would run, {} would be skipped",
+        planned.len() - runs
+    );
+    for (case, verdict) in planned {
+        match verdict {
+            Ok(()) => {
+                let _ = writeln!(text, "  run   {:<4} {}", case.rule, case.id);
+            }
+            Err(why) => {
+                let _ = writeln!(text, "  skip  {:<4} {}  ({why})", case.rule, case.id);
+            }
+        }
+    }
+    text
 }

@@ -1,14 +1,24 @@
-//! The Streamable HTTP transport: one POST per message, the answer read as
-//! JSON or as an SSE stream, with the headers each era requires.
+//! The Streamable HTTP transport: one request per message, the answer read
+//! as JSON or as an SSE stream (decoded incrementally by `eventsource-stream`,
+//! stopping at the awaited response), with the headers each era requires.
+//!
+//! Two backends share everything above the bytes: a real endpoint reached
+//! with `reqwest`, and the reference server's pure HTTP edge called in
+//! process (no socket), so that HTTP cases and faults run in tests without
+//! a server process.
 //!
 //! A legacy (2025-11-25) connection keeps the `Mcp-Session-Id` minted by
-//! `initialize` and ends the session with DELETE on close; a modern one sends
-//! `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` on every request.
+//! `initialize` and ends the session with DELETE on close.
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcperr_protocol::headers::encode_header_value;
+use eventsource_stream::Eventsource;
+use futures_util::stream::{self, BoxStream, StreamExt};
+use mcperr_core::exchange::HttpAnswer;
+use mcperr_core::plan;
 use mcperr_protocol::Era;
+use mcperr_reference::http_edge::HttpEdge;
 use serde_json::Value;
 
 /// How to reach an HTTP server.
@@ -22,95 +32,109 @@ pub struct HttpTarget {
     pub max_body: usize,
 }
 
-/// One HTTP answer, with the JSON-RPC messages it carried.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct HttpAnswer {
-    /// Status code.
-    pub status: u16,
-    /// Response headers (lowercase names).
-    pub headers: Vec<(String, String)>,
-    /// The body as text.
-    pub body: String,
-    /// JSON-RPC messages found (one JSON body, or each SSE `message` event).
-    pub messages: Vec<Value>,
-    /// Why the body could not be read as messages, if it could not.
-    pub problem: Option<String>,
-    /// The body was an SSE stream.
-    pub sse: bool,
+/// Why an HTTP request got no answer at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HttpFailure {
+    /// Nothing within the timeout.
+    #[error("no answer within the timeout")]
+    Timeout,
+    /// The connection was refused or dropped.
+    #[error("could not connect: {0}")]
+    Connect(String),
+    /// The body outgrew the cap.
+    #[error("the response body exceeds the cap of {0} bytes")]
+    TooLarge(usize),
+    /// Anything else the HTTP client reported.
+    #[error("{0}")]
+    Other(String),
 }
 
-impl HttpAnswer {
-    /// A header value by (case-insensitive) name.
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
+/// Header overrides for one request: `None` removes the header.
+pub type HeaderOverrides = Vec<(String, Option<String>)>;
 
-/// Parses an SSE body into its `message` events' data (CRLF or LF, comments,
-/// multi-line data).
-pub fn sse_messages(body: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut event = String::new();
-    let mut data: Vec<String> = Vec::new();
-    let body = body.replace("\r\n", "\n").replace('\r', "\n");
-    for line in body.split('\n') {
-        if line.is_empty() {
-            if !data.is_empty() && (event.is_empty() || event == "message") {
-                out.push(data.join("\n"));
-            }
-            event.clear();
-            data.clear();
-            continue;
-        }
-        if line.starts_with(':') {
-            continue;
-        }
-        let (field, value) = match line.split_once(':') {
-            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
-            None => (line, ""),
-        };
-        match field {
-            "event" => event = value.to_string(),
-            "data" => data.push(value.to_string()),
-            _ => {}
-        }
-    }
-    // A final event without its blank line is incomplete: the stream was cut.
-    out
-}
-
-/// Whether an SSE body so far holds a complete response event that ends the
-/// wait: one with the awaited id, or, with no id awaited (raw bodies) or for
-/// a rejection, one with id null.
-fn sse_has_response(body: &str, want: Option<&Value>) -> bool {
-    sse_messages(body).iter().any(|data| {
-        serde_json::from_str::<Value>(data).is_ok_and(|v| {
-            let is_response = v.get("method").is_none()
-                && (v.get("result").is_some() || v.get("error").is_some());
-            let id = v.get("id").unwrap_or(&Value::Null);
-            is_response && (want.is_none() || Some(id) == want || id.is_null())
-        })
-    })
+#[derive(Clone)]
+enum Backend {
+    Remote(reqwest::Client),
+    Memory(Arc<HttpEdge>),
 }
 
 /// A connection to an HTTP MCP endpoint.
 pub struct HttpConnection {
-    client: reqwest::Client,
+    backend: Backend,
     /// The target.
     pub target: HttpTarget,
     /// The legacy session id, once `initialize` minted one.
     pub session: Option<String>,
 }
 
-/// Header overrides for one request: `None` removes the header.
-pub type HeaderOverrides = Vec<(String, Option<String>)>;
+type Bytes = BoxStream<'static, Result<Vec<u8>, HttpFailure>>;
+
+fn describe(e: reqwest::Error) -> HttpFailure {
+    if e.is_timeout() {
+        return HttpFailure::Timeout;
+    }
+    let mut s = e.to_string();
+    let mut src = std::error::Error::source(&e);
+    while let Some(cause) = src {
+        s = format!("{s}: {cause}");
+        src = cause.source();
+    }
+    if e.is_connect() {
+        HttpFailure::Connect(s)
+    } else {
+        HttpFailure::Other(s)
+    }
+}
+
+/// Reads SSE `message` events into `answer.messages` until the response that
+/// ends the wait; an incomplete last event (a cut stream) is not an event.
+async fn read_sse(
+    bytes: impl futures_util::Stream<Item = Result<Vec<u8>, HttpFailure>> + Send,
+    want: Option<&Value>,
+    answer: &mut HttpAnswer,
+) -> Result<(), HttpFailure> {
+    let mut events = Box::pin(bytes.eventsource());
+    while let Some(event) = events.next().await {
+        let event = match event {
+            Ok(e) => e,
+            Err(eventsource_stream::EventStreamError::Transport(f)) => return Err(f),
+            Err(e) => {
+                answer.problem = Some(format!("the SSE stream is malformed: {e}"));
+                break;
+            }
+        };
+        if !(event.event.is_empty() || event.event == "message") {
+            continue;
+        }
+        let data = event.data.strip_suffix('\n').unwrap_or(&event.data);
+        match serde_json::from_str::<Value>(data) {
+            Ok(v) => {
+                // A server SHOULD close the stream after the response, but
+                // need not: stop once the awaited response has arrived.
+                let done = ends_wait(&v, want);
+                answer.messages.push(v);
+                if done {
+                    break;
+                }
+            }
+            Err(_) => answer.problem = Some(format!("an SSE message event is not JSON: {data:?}")),
+        }
+    }
+    Ok(())
+}
+
+/// Whether `v` is a response that ends the wait: one with the awaited id,
+/// or, with no id awaited (raw bodies) or for a rejection, one with id null.
+fn ends_wait(v: &Value, want: Option<&Value>) -> bool {
+    let is_response =
+        v.get("method").is_none() && (v.get("result").is_some() || v.get("error").is_some());
+    let id = v.get("id").unwrap_or(&Value::Null);
+    is_response && (want.is_none() || Some(id) == want || id.is_null())
+}
 
 impl HttpConnection {
-    /// A client with the run's timeout (no request is sent yet).
-    pub fn new(target: &HttpTarget, timeout: Duration) -> Result<HttpConnection, String> {
+    /// A client of a real endpoint with the run's timeout (no request is sent yet).
+    pub fn remote(target: &HttpTarget, timeout: Duration) -> Result<HttpConnection, String> {
         let client = reqwest::Client::builder()
             .connect_timeout(timeout)
             .timeout(timeout)
@@ -118,51 +142,95 @@ impl HttpConnection {
             .build()
             .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
         Ok(HttpConnection {
-            client,
+            backend: Backend::Remote(client),
             target: target.clone(),
             session: None,
         })
     }
 
-    /// The headers a message gets in `era`.
+    /// A client of the reference server's HTTP edge, called in process.
+    pub fn memory(edge: Arc<HttpEdge>, target: &HttpTarget) -> HttpConnection {
+        HttpConnection {
+            backend: Backend::Memory(edge),
+            target: target.clone(),
+            session: None,
+        }
+    }
+
+    /// Another connection to the same server, without a session.
+    pub fn fresh(&self) -> HttpConnection {
+        HttpConnection {
+            backend: self.backend.clone(),
+            target: self.target.clone(),
+            session: None,
+        }
+    }
+
+    /// The headers a message gets in `era`: the era's, the session's, the user's.
     pub fn headers_for(&self, era: Era, msg: &Value) -> Vec<(String, String)> {
-        let mut h = vec![
-            (
-                "Accept".to_string(),
-                "application/json, text/event-stream".to_string(),
-            ),
-            ("Content-Type".to_string(), "application/json".to_string()),
-        ];
-        let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
-        match era {
-            Era::Modern => {
-                h.push(("MCP-Protocol-Version".into(), Era::Modern.version().into()));
-                if !method.is_empty() {
-                    h.push(("Mcp-Method".into(), method.into()));
-                }
-                let name = match method {
-                    "tools/call" | "prompts/get" => msg.pointer("/params/name"),
-                    "resources/read" => msg.pointer("/params/uri"),
-                    _ => None,
-                };
-                if let Some(Value::String(n)) = name {
-                    h.push(("Mcp-Name".into(), encode_header_value(n)));
-                }
-            }
-            Era::Legacy => {
-                if method != "initialize" {
-                    h.push(("MCP-Protocol-Version".into(), Era::Legacy.version().into()));
-                }
-                if let Some(s) = &self.session {
-                    h.push(("Mcp-Session-Id".into(), s.clone()));
-                }
+        let mut h = plan::http_headers(era, msg);
+        if era == Era::Legacy {
+            if let Some(s) = &self.session {
+                h.push(("Mcp-Session-Id".into(), s.clone()));
             }
         }
         h.extend(self.target.headers.iter().cloned());
         h
     }
 
-    /// Sends one HTTP request. `Err` is a transport failure (refused, timeout).
+    /// Status, headers and the body as a stream of chunks.
+    async fn exchange_bytes(
+        &self,
+        method: &str,
+        headers: Vec<(String, String)>,
+        body: Option<Vec<u8>>,
+    ) -> Result<(u16, Vec<(String, String)>, Bytes), HttpFailure> {
+        match &self.backend {
+            Backend::Remote(client) => {
+                let m = reqwest::Method::from_bytes(method.as_bytes())
+                    .map_err(|e| HttpFailure::Other(e.to_string()))?;
+                let mut req = client.request(m, &self.target.url);
+                for (k, v) in &headers {
+                    req = req.header(k.as_str(), v.as_str());
+                }
+                if let Some(b) = body {
+                    req = req.body(b);
+                }
+                let resp = req.send().await.map_err(describe)?;
+                let status = resp.status().as_u16();
+                let headers = resp
+                    .headers()
+                    .iter()
+                    .map(|(k, v)| {
+                        (
+                            k.as_str().to_string(),
+                            String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                        )
+                    })
+                    .collect();
+                let bytes = resp
+                    .bytes_stream()
+                    .map(|r| r.map(|b| b.to_vec()).map_err(describe))
+                    .boxed();
+                Ok((status, headers, bytes))
+            }
+            Backend::Memory(edge) => {
+                let mut logs = Vec::new();
+                let reply =
+                    edge.handle(method, &headers, body.as_deref().unwrap_or(&[]), &mut logs);
+                let headers = reply
+                    .headers
+                    .iter()
+                    .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
+                    .collect();
+                let bytes = stream::iter([Ok(reply.body)]).boxed();
+                Ok((reply.status, headers, bytes))
+            }
+        }
+    }
+
+    /// Sends one HTTP request and reads its answer; `want` is the JSON-RPC id
+    /// awaited in an SSE stream. `Err` is a transport failure (refused, timeout).
     pub async fn send(
         &self,
         method: &str,
@@ -170,9 +238,7 @@ impl HttpConnection {
         overrides: &HeaderOverrides,
         want: Option<&Value>,
         body: Option<Vec<u8>>,
-    ) -> Result<HttpAnswer, String> {
-        let method = reqwest::Method::from_bytes(method.as_bytes()).map_err(|e| e.to_string())?;
-        let mut req = self.client.request(method, &self.target.url);
+    ) -> Result<HttpAnswer, HttpFailure> {
         let mut final_headers = headers;
         for (k, v) in overrides {
             final_headers.retain(|(h, _)| !h.eq_ignore_ascii_case(k));
@@ -180,77 +246,48 @@ impl HttpConnection {
                 final_headers.push((k.clone(), v.clone()));
             }
         }
-        for (k, v) in &final_headers {
-            req = req.header(k.as_str(), v.as_str());
+        if tracing::enabled!(tracing::Level::DEBUG) {
+            let shown = body
+                .as_deref()
+                .map(String::from_utf8_lossy)
+                .unwrap_or_default();
+            tracing::debug!(target: "mcperr::wire", "→ {method} {} {final_headers:?} {shown}", self.target.url);
         }
-        if let Some(b) = body {
-            req = req.body(b);
-        }
-        let mut resp = req.send().await.map_err(describe)?;
-        let status = resp.status().as_u16();
-        let headers: Vec<(String, String)> = resp
-            .headers()
-            .iter()
-            .map(|(k, v)| {
-                (
-                    k.as_str().to_string(),
-                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                )
-            })
-            .collect();
-        let is_sse = headers.iter().any(|(k, v)| {
-            k.eq_ignore_ascii_case("content-type")
-                && v.to_ascii_lowercase().starts_with("text/event-stream")
-        });
-        let mut bytes = Vec::new();
-        while let Some(chunk) = resp.chunk().await.map_err(describe)? {
-            bytes.extend_from_slice(&chunk);
-            // A server SHOULD close the stream after the response, but need not:
-            // stop reading once the awaited response has arrived whole.
-            if is_sse && sse_has_response(&String::from_utf8_lossy(&bytes), want) {
-                break;
-            }
-            if bytes.len() > self.target.max_body {
-                return Err(format!(
-                    "the response body exceeds the cap of {} bytes",
-                    self.target.max_body
-                ));
-            }
-        }
-        let body = String::from_utf8_lossy(&bytes).into_owned();
+        let (status, headers, bytes) = self.exchange_bytes(method, final_headers, body).await?;
         let mut answer = HttpAnswer {
             status,
             headers,
-            body,
             ..Default::default()
         };
-        let content_type = answer
+        let is_sse = answer
             .header("content-type")
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        if answer.body.trim().is_empty() {
-            return Ok(answer);
-        }
-        if content_type.starts_with("text/event-stream") {
+            .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/event-stream"));
+        let max = self.target.max_body;
+        let raw = Arc::new(Mutex::new(Vec::new()));
+        let tee = raw.clone();
+        let capped = bytes.map(move |chunk| {
+            let chunk = chunk?;
+            let mut all = tee.lock().expect("one reader");
+            all.extend_from_slice(&chunk);
+            if all.len() > max {
+                return Err(HttpFailure::TooLarge(max));
+            }
+            Ok(chunk)
+        });
+        if is_sse {
             answer.sse = true;
-            for data in sse_messages(&answer.body) {
-                match serde_json::from_str::<Value>(&data) {
-                    Ok(v) => answer.messages.push(v),
-                    Err(_) => {
-                        answer.problem = Some(format!("an SSE message event is not JSON: {data:?}"))
-                    }
-                }
+            read_sse(capped, want, &mut answer).await?;
+        } else {
+            let mut capped = Box::pin(capped);
+            while let Some(chunk) = capped.next().await {
+                chunk?;
             }
-        } else if content_type.starts_with("application/json") {
-            match serde_json::from_str::<Value>(&answer.body) {
-                Ok(v) => answer.messages.push(v),
-                Err(e) => {
-                    answer.problem = Some(format!("the application/json body is not JSON ({e})"))
-                }
-            }
-        } else if status < 300 {
-            answer.problem = Some(format!("a {status} answer with Content-Type {content_type:?}, not application/json or text/event-stream"));
         }
+        answer.body = String::from_utf8_lossy(&raw.lock().expect("reader done")).into_owned();
+        if !is_sse {
+            answer.read_json_body();
+        }
+        tracing::debug!(target: "mcperr::wire", "← {} {}", answer.status, answer.body);
         Ok(answer)
     }
 
@@ -258,44 +295,50 @@ impl HttpConnection {
     /// the status, or `None` without a session or on a transport failure.
     pub async fn close(&self) -> Option<u16> {
         let s = self.session.as_ref()?;
-        let mut req = self
-            .client
-            .delete(&self.target.url)
-            .header("Mcp-Session-Id", s)
-            .header("MCP-Protocol-Version", Era::Legacy.version());
-        for (k, v) in &self.target.headers {
-            req = req.header(k.as_str(), v.as_str());
-        }
-        req.send().await.ok().map(|r| r.status().as_u16())
-    }
-}
-
-fn describe(e: reqwest::Error) -> String {
-    if e.is_timeout() {
-        "timeout".to_string()
-    } else if e.is_connect() {
-        format!("could not connect: {e}")
-    } else {
-        let mut s = e.to_string();
-        let mut src = std::error::Error::source(&e);
-        while let Some(cause) = src {
-            s = format!("{s}: {cause}");
-            src = cause.source();
-        }
-        s
+        let mut headers = vec![
+            ("Mcp-Session-Id".to_string(), s.clone()),
+            (
+                "MCP-Protocol-Version".to_string(),
+                Era::Legacy.version().to_string(),
+            ),
+        ];
+        headers.extend(self.target.headers.iter().cloned());
+        self.exchange_bytes("DELETE", headers, None)
+            .await
+            .ok()
+            .map(|(status, _, _)| status)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::sse_messages;
+    use super::*;
+    use serde_json::json;
+
+    fn decode(body: &str, want: Option<&Value>) -> HttpAnswer {
+        let chunks: Vec<Result<Vec<u8>, HttpFailure>> =
+            body.as_bytes().chunks(3).map(|c| Ok(c.to_vec())).collect();
+        let mut answer = HttpAnswer::default();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(read_sse(stream::iter(chunks), want, &mut answer))
+            .unwrap();
+        answer
+    }
 
     #[test]
-    fn sse_events_comments_multiline_and_crlf() {
+    fn sse_events_comments_multiline_crlf_and_a_cut_stream() {
         let body = ": hello\r\n\r\nevent: message\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\nevent: other\ndata: x\n\ndata: {\"b\":2}\n\ndata: {\"cut\":";
-        assert_eq!(
-            sse_messages(body),
-            vec!["{\"a\":\n1}".to_string(), "{\"b\":2}".to_string()]
-        );
+        let a = decode(body, Some(&json!(9)));
+        assert_eq!(a.messages, vec![json!({"a": 1}), json!({"b": 2})]);
+        assert!(a.problem.is_none());
+    }
+
+    #[test]
+    fn reading_stops_at_the_awaited_response() {
+        let body = "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\ndata: {\"late\":1}\n\n";
+        let a = decode(body, Some(&json!(1)));
+        assert_eq!(a.messages.len(), 1);
     }
 }

@@ -1,15 +1,35 @@
 //! Transports: how the harness reaches a server under test.
 //!
 //! [`stdio`] runs the server as a child process in its own process group and
-//! frames messages as lines; [`http`] posts each message to an MCP endpoint.
-//! Everything above this module (the client, the
-//! oracle) sees only lines out, events in, and the server's stderr.
+//! frames messages as lines; [`memory`] drives the reference server's pure
+//! stdio edge in process; [`http`] posts each message to an MCP endpoint (a
+//! real one, or the reference server's HTTP edge in process). Everything
+//! above this module (the client, the engine) sees only lines out, events
+//! in, the server's stderr, and HTTP answers.
 
 pub mod http;
+pub mod memory;
 pub mod stdio;
 
-pub use http::{HttpConnection, HttpTarget};
-pub use stdio::{StdioConnection, StdioTarget, StdoutEvent};
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use http::{HttpConnection, HttpFailure, HttpTarget};
+pub use memory::MemoryLines;
+pub use stdio::{StderrLog, StdioConnection, StdioTarget, StdoutEvent};
+
+use mcperr_reference::Fault;
+
+/// The reference server run inside this process (tests, benchmarks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InProcess {
+    /// Over its HTTP edge instead of its stdio edge.
+    pub http: bool,
+    /// Answer every HTTP request as an SSE stream.
+    pub sse: bool,
+    /// The injected fault, if any.
+    pub fault: Option<Fault>,
+}
 
 /// A server under test: how to reach it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +38,8 @@ pub enum Target {
     Stdio(StdioTarget),
     /// A Streamable HTTP endpoint.
     Http(HttpTarget),
+    /// The reference server in this process.
+    InProcess(InProcess),
 }
 
 impl Target {
@@ -26,6 +48,95 @@ impl Target {
         match self {
             Target::Stdio(s) => s.display(),
             Target::Http(h) => h.url.clone(),
+            Target::InProcess(p) => {
+                let fault = p
+                    .fault
+                    .map(|f| format!(" --fault {}", f.name()))
+                    .unwrap_or_default();
+                let edge = if p.http { "http" } else { "stdio" };
+                format!("in-process reference server ({edge}){fault}")
+            }
         }
     }
+
+    /// Whether the target speaks Streamable HTTP.
+    pub fn is_http(&self) -> bool {
+        matches!(
+            self,
+            Target::Http(_) | Target::InProcess(InProcess { http: true, .. })
+        )
+    }
+}
+
+/// A line-framed connection: a child process or the in-process edge.
+pub enum LineConn {
+    /// A child process.
+    Child(StdioConnection),
+    /// The reference server's stdio edge in process.
+    Memory(MemoryLines),
+}
+
+impl LineConn {
+    /// Writes one line.
+    pub async fn send_line(&mut self, line: &[u8]) {
+        tracing::debug!(target: "mcperr::wire", "→ {}", String::from_utf8_lossy(line));
+        match self {
+            LineConn::Child(c) => c.send_line(line).await,
+            LineConn::Memory(m) => m.send_line(line),
+        }
+    }
+
+    /// The next stdout event, or `None` after `wait` without one.
+    pub async fn next_event(&mut self, wait: Duration) -> Option<StdoutEvent> {
+        let e = match self {
+            LineConn::Child(c) => c.next_event(wait).await,
+            LineConn::Memory(m) => m.next_event(),
+        };
+        if let Some(StdoutEvent::Line(l)) = &e {
+            tracing::debug!(target: "mcperr::wire", "← {}", String::from_utf8_lossy(l));
+        }
+        e
+    }
+
+    /// Events already waiting, without blocking.
+    pub fn pending(&mut self) -> Vec<StdoutEvent> {
+        match self {
+            LineConn::Child(c) => c.pending(),
+            LineConn::Memory(m) => m.pending(),
+        }
+    }
+
+    /// The server's stderr.
+    pub fn stderr(&self) -> &StderrLog {
+        match self {
+            LineConn::Child(c) => &c.stderr,
+            LineConn::Memory(m) => &m.stderr,
+        }
+    }
+
+    /// Whether stderr is written with the answer (in process) rather than
+    /// through a pipe that may lag behind stdout.
+    pub fn stderr_is_synchronous(&self) -> bool {
+        matches!(self, LineConn::Memory(_))
+    }
+
+    /// How the server ended, waiting up to `wait` for it.
+    pub async fn exit_status(&mut self, wait: Duration) -> Option<String> {
+        match self {
+            LineConn::Child(c) => c.exit_status(wait).await.map(|s| s.0),
+            LineConn::Memory(m) => m.exit_status(),
+        }
+    }
+
+    /// Closes the connection (reaps the child and its process group).
+    pub async fn close(self) {
+        if let LineConn::Child(c) = self {
+            c.close().await;
+        }
+    }
+}
+
+/// A fresh in-process handler for one run (its fixture state is the run's).
+pub fn in_process_handler(fault: Option<Fault>) -> Arc<mcperr_reference::Handler> {
+    Arc::new(mcperr_reference::Handler::new(fault))
 }

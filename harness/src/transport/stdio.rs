@@ -72,7 +72,8 @@ const STDERR_KEEP: usize = 1 << 20;
 pub struct StderrLog(Arc<Mutex<StderrBuf>>);
 
 impl StderrLog {
-    fn push(&self, chunk: &[u8]) {
+    /// Appends what the server wrote.
+    pub fn push(&self, chunk: &[u8]) {
         let mut b = self.0.lock().unwrap();
         b.bytes.extend_from_slice(chunk);
         if b.bytes.len() > STDERR_KEEP {

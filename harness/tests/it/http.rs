@@ -105,30 +105,6 @@ fn the_reference_server_over_http_passes_in_both_eras_as_json_and_as_sse() {
     }
 }
 
-#[test]
-fn every_http_visible_fault_is_caught_in_both_eras() {
-    // GET's 405 is a modern rule; sessions are a legacy one.
-    let off_era = |f: &str, e: &str| {
-        (f == "http-get-200" && e == "2025-11-25")
-            || (f == "http-session-unchecked" && e == "2026-07-28")
-    };
-    crate::faults::sweep("HTTP", off_era, |fault, era, json| {
-        let server = HttpServer::reference(&["--fault", fault]);
-        mcperr(&[
-            "run",
-            "--http",
-            &server.url,
-            "--era",
-            era,
-            "--timeout-ms",
-            "1500",
-            "--json",
-            json.to_str().unwrap(),
-        ])
-        .code
-    });
-}
-
 /// One raw HTTP/1.1 exchange: the status and the whole response text.
 fn raw(url: &str, request_head: &str, body: &[u8]) -> (u16, String) {
     let addr = url

@@ -1,0 +1,57 @@
+//! What a server offers (tools, resources, templates, prompts), as its list
+//! methods returned it, and whether a case's needs are met. The executor
+//! fills it in; deciding what applies needs no I/O.
+
+use mcperr_protocol::Era;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::case::{Case, Need};
+
+/// What the server offers, from its list methods.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Discovery {
+    /// `tools/list` entries.
+    pub tools: Vec<Value>,
+    /// `resources/list` entries.
+    pub resources: Vec<Value>,
+    /// `resources/templates/list` entries.
+    pub templates: Vec<Value>,
+    /// `prompts/list` entries.
+    pub prompts: Vec<Value>,
+    /// `serverInfo` from the handshake.
+    pub server_info: Value,
+}
+
+impl Discovery {
+    fn has(&self, need: &Need) -> bool {
+        let named = |list: &[Value], key: &str, want: &str| {
+            list.iter()
+                .any(|v| v.get(key).and_then(Value::as_str) == Some(want))
+        };
+        match need {
+            Need::Tool(n) => named(&self.tools, "name", n),
+            Need::Template(t) => named(&self.templates, "uriTemplate", t),
+            Need::Prompt(p) => named(&self.prompts, "name", p),
+        }
+    }
+
+    /// `Ok` if the server has what `case` needs in `era`, else the skip reason.
+    pub fn applies(&self, case: &Case, era: Era) -> Result<(), String> {
+        if !case.eras().unwrap_or_default().contains(&era) {
+            return Err(format!("not a {era} case"));
+        }
+        let missing: Vec<String> = case
+            .needs()
+            .unwrap_or_default()
+            .iter()
+            .filter(|n| !self.has(n))
+            .map(|n| n.to_string())
+            .collect();
+        if missing.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("the server lacks {}", missing.join(", ")))
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! What one judged exchange with a server looked like: the request as sent,
+//! how it ended, what else the server wrote, and the HTTP answer. The
+//! executor (in the `mcperr` crate) fills these in; the oracle only reads them.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// Something the server wrote that was not the awaited answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stray {
+    /// A stdout line that is not a JSON object (J5).
+    NotJson(String),
+    /// A stdout line longer than the cap (J5), with its length.
+    TooLong(usize),
+    /// A response whose id is `null`.
+    NullIdResponse(Value),
+    /// A response to a request that was already answered (J1: one response each).
+    Duplicate(Value),
+    /// A response whose id answers no request mcperr sent.
+    Unsolicited(Value),
+    /// A notification answered with something other than 202 and no body (J3).
+    NotificationAnswered(Value),
+    /// More strays than are kept; this many were dropped.
+    More(usize),
+}
+
+/// Most strays kept per exchange; a flood is summarised, not stored.
+pub const MAX_STRAYS: usize = 32;
+
+/// Adds a stray, summarising past [`MAX_STRAYS`].
+pub fn push_stray(strays: &mut Vec<Stray>, stray: Stray) {
+    if strays.len() < MAX_STRAYS {
+        strays.push(stray);
+    } else if let Some(Stray::More(n)) = strays.last_mut() {
+        *n += 1;
+    } else {
+        strays.push(Stray::More(1));
+    }
+}
+
+/// Why an HTTP answer carried no JSON-RPC response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoResponse {
+    /// The body was empty (a bare status).
+    EmptyBody,
+    /// The body could not be read as JSON-RPC messages, and why.
+    Unreadable(String),
+    /// An SSE stream ended without the response (H3).
+    SseEndedEarly,
+}
+
+/// How an exchange ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ending {
+    /// A response with the request's id.
+    Answered(Value),
+    /// A response with another id (`null` included), taken as the answer:
+    /// only one request is ever outstanding, so it can answer no other (J1).
+    WrongId(Value),
+    /// The transport answered without a JSON-RPC response, with the HTTP status.
+    Empty {
+        /// The HTTP status.
+        status: u16,
+        /// What was wrong with the body.
+        why: NoResponse,
+    },
+    /// The case cannot be asked of this server (a legacy server without
+    /// sessions, say), and why: a skip, not a verdict.
+    NotApplicable(String),
+    /// Nothing within the timeout: the server stopped answering (J4).
+    Timeout,
+    /// The server went away before an answer came (stdout closed, the
+    /// connection refused), and how.
+    Died(String),
+}
+
+/// One request and what came back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Exchange {
+    /// The request as sent (`null` for a bodiless HTTP request, a string for a raw body).
+    pub request: Value,
+    /// How it ended.
+    pub ending: Ending,
+    /// Lines seen while waiting that were not the answer.
+    pub strays: Vec<Stray>,
+    /// Wall time.
+    pub duration: Duration,
+    /// The HTTP answer, over HTTP.
+    pub http: Option<HttpAnswer>,
+}
+
+impl Exchange {
+    /// The response, if one arrived (with the right id or not).
+    pub fn response(&self) -> Option<&Value> {
+        match &self.ending {
+            Ending::Answered(v) | Ending::WrongId(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// An exchange that never reached the server, ending as `ending`.
+    pub fn unsent(request: Value, ending: Ending) -> Exchange {
+        Exchange {
+            request,
+            ending,
+            strays: vec![],
+            duration: Duration::ZERO,
+            http: None,
+        }
+    }
+}
+
+/// One HTTP answer, with the JSON-RPC messages it carried.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HttpAnswer {
+    /// Status code.
+    pub status: u16,
+    /// Response headers (lowercase names).
+    pub headers: Vec<(String, String)>,
+    /// The body as text.
+    pub body: String,
+    /// JSON-RPC messages found (one JSON body, or each SSE `message` event).
+    pub messages: Vec<Value>,
+    /// Why the body could not be read as messages, if it could not.
+    pub problem: Option<String>,
+    /// The body was an SSE stream.
+    pub sse: bool,
+}
+
+impl HttpAnswer {
+    /// A header value by (case-insensitive) name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Reads a complete body: JSON, SSE `message` events, or why neither.
+    /// (The executor decodes SSE incrementally; this is for whole bodies.)
+    pub fn read_json_body(&mut self) {
+        if self.body.trim().is_empty() {
+            return;
+        }
+        let content_type = self
+            .header("content-type")
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if content_type.starts_with("application/json") {
+            match serde_json::from_str::<Value>(&self.body) {
+                Ok(v) => self.messages.push(v),
+                Err(e) => {
+                    self.problem = Some(format!("the application/json body is not JSON ({e})"))
+                }
+            }
+        } else if !content_type.starts_with("text/event-stream") && self.status < 300 {
+            self.problem = Some(format!(
+                "a {} answer with Content-Type {content_type:?}, not application/json or text/event-stream",
+                self.status
+            ));
+        }
+    }
+}

@@ -1,0 +1,33 @@
+//! mcperr-core: everything mcperr decides, with no I/O.
+//!
+//! No tokio, no sockets, no child processes: the `mcperr` crate's transports
+//! and CLI sit on top, and live fuzzing, `cargo fuzz` targets, snapshots and
+//! the cross-server matrix call the same code without a server process.
+//!
+//! Layout, bottom-up (each module uses only those above it):
+//! - [`rules`]: the rule table (fixtures/rules.toml): ids, titles, the spec's
+//!   own sentence and severity per era.
+//! - [`pattern`]: structural subset matching and `{{placeholder}}` substitution.
+//! - [`case`], [`profile`]: case files and the profiles that override them.
+//! - [`exchange`]: what the executor saw (request, ending, strays, HTTP answer).
+//! - [`discovery`], [`generate`], [`select`]: what a server offers, the cases
+//!   generated from its schemas, which cases run and why the others do not.
+//! - [`plan`]: a case instantiated for one run before any I/O (canary
+//!   substituted, era envelope built, HTTP shape chosen).
+//! - [`oracle`]: invariants callable without a case, and case judgement on top.
+//! - [`report`], [`baseline`]: the typed run report and its renderings; known failures.
+
+pub mod baseline;
+pub mod case;
+pub mod discovery;
+pub mod exchange;
+pub mod generate;
+pub mod oracle;
+pub mod pattern;
+pub mod plan;
+pub mod profile;
+pub mod report;
+pub mod rules;
+pub mod select;
+
+pub use oracle::Verdict;

@@ -1,0 +1,98 @@
+//! The named checks a case can ask for beyond its shape: the canary and
+//! stack markers nowhere (J7), the tool body never ran (T4), and what the
+//! server logged (the `python-sdk` profile's log lines).
+
+use serde_json::Value;
+
+use crate::case::Check;
+use crate::exchange::Exchange;
+use crate::oracle::invariants::{leak_marker, searchable};
+
+/// Evidence gathered around the exchange, for the named checks.
+#[derive(Debug, Default, Clone)]
+pub struct Evidence {
+    /// What the server wrote to stderr during the case, when known.
+    pub stderr: Option<String>,
+    /// `limited_calls` counts before and after, when measured.
+    pub counts: Option<(Option<Value>, Option<Value>)>,
+    /// The server stopped answering after the case, and how (J4).
+    pub stopped: Option<String>,
+}
+
+/// Text markers of a traceback or failure chain in a server log.
+const TRACEBACK_MARKERS: &[&str] = &[
+    "Traceback (most recent call last)",
+    "Failure chain",
+    "  File \"",
+    "panicked at",
+    "stack backtrace",
+    "\n    at ",
+];
+
+fn has_traceback(log: &str) -> bool {
+    TRACEBACK_MARKERS.iter().any(|m| log.contains(m))
+}
+
+fn show(v: Option<&Value>) -> String {
+    v.map_or_else(|| "nothing".to_string(), Value::to_string)
+}
+
+fn tail(log: &str) -> String {
+    let lines: Vec<&str> = log.lines().collect();
+    lines[lines.len().saturating_sub(12)..].join("\n")
+}
+
+/// Runs one named check; `Some(why)` when it fails.
+pub fn run(
+    check: Check,
+    exchange: &Exchange,
+    response: &Value,
+    canary: &str,
+    ev: &Evidence,
+) -> Option<String> {
+    match check {
+        Check::NoCanary => {
+            let text = searchable(response, &exchange.request);
+            if !canary.is_empty() && text.contains(canary) {
+                return Some(format!(
+                    "the crash's secret text reached the response (canary {canary})"
+                ));
+            }
+            leak_marker(&text).map(|m| format!("the response carries a stack trace marker: {m}"))
+        }
+        Check::BodyNeverRan => match &ev.counts {
+            Some((Some(before), Some(after))) if before == after => None,
+            Some((before, after)) => Some(format!(
+                "the tool body ran on invalid arguments: limited_calls went from {} to {}",
+                show(before.as_ref()),
+                show(after.as_ref())
+            )),
+            None => Some("limited_calls could not be read".into()),
+        },
+        Check::LogNoTraceback => {
+            let log = ev.stderr.as_deref()?;
+            has_traceback(log)
+                .then(|| format!("an expected failure logged a traceback:\n{}", tail(log)))
+        }
+        Check::LogCrashTraceback => {
+            let log = ev.stderr.as_deref()?;
+            let name = exchange
+                .request
+                .pointer("/params/name")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let headline = format!("Tool '{name}' raised an unexpected exception");
+            match log.find(&headline) {
+                Some(at) if has_traceback(&log[at..]) => None,
+                Some(_) => Some(format!(
+                    "the crash log line has no traceback after it:\n{}",
+                    tail(log)
+                )),
+                None => Some(format!(
+                    "stderr lacks the line {headline:?}:\n{}",
+                    tail(log)
+                )),
+            }
+        }
+    }
+}

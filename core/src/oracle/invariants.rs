@@ -1,0 +1,345 @@
+//! The always-on checks: what every response must satisfy whatever was
+//! asked, callable with no case (live fuzzing and `cargo fuzz` call this
+//! directly). Stray output (J5, J1, J3), no answer (J4), framing and
+//! type-exact ids (J1), the HTTP status that goes with an answer (H3), and
+//! stack traces or a planted secret in an error (J7).
+
+use mcperr_protocol::Era;
+use serde_json::{json, Value};
+
+use crate::exchange::{Ending, Exchange, NoResponse, Stray};
+use crate::oracle::{Verdict, Violation};
+use crate::rules;
+
+/// What the invariants need to know besides the exchange.
+#[derive(Debug, Clone, Default)]
+pub struct Context<'a> {
+    /// The era under test (for citations).
+    pub era: Option<Era>,
+    /// A secret planted in the request's crash input: it must not come back (J7).
+    pub canary: Option<&'a str>,
+    /// Malformed lines were sent before the request: id-null error answers to
+    /// them are allowed (JSON-RPC 2.0 §5), and a death is J6's.
+    pub sent_raw: bool,
+    /// Notifications were sent before the request: an id-null answer is J3's.
+    pub sent_notification: bool,
+    /// The request was shaped to be rejected at the HTTP level (an `[http]`
+    /// case): an id-null error with a 4xx status is its answer, and the case
+    /// judges the status itself.
+    pub http_rejection_expected: bool,
+}
+
+impl Context<'_> {
+    fn violation(&self, rule: &'static str, verdict: Verdict, why: String) -> Violation {
+        let cite = match self.era {
+            Some(era) => rules::cite(rule, era),
+            None => format!("rule {rule}"),
+        };
+        Violation {
+            rule: rule.to_string(),
+            verdict,
+            message: format!("{why}. Spec: {cite}"),
+        }
+    }
+}
+
+/// Every always-on violation of `exchange`, in the order they decide a verdict.
+pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
+    let mut out = strays(exchange, ctx);
+    let response = match &exchange.ending {
+        Ending::Answered(v) | Ending::WrongId(v) => v,
+        Ending::NotApplicable(_) => return out,
+        Ending::Empty { status, why } => {
+            let (rule, why) = match why {
+                NoResponse::SseEndedEarly => (
+                    "H3",
+                    format!("HTTP {status}: the SSE stream ended without the response"),
+                ),
+                NoResponse::EmptyBody => {
+                    ("J1", format!("HTTP {status} without a JSON-RPC response"))
+                }
+                NoResponse::Unreadable(p) => ("J1", format!("HTTP {status}: {p}")),
+            };
+            out.push(ctx.violation(rule, Verdict::Error, format!("no response: {why}")));
+            return out;
+        }
+        Ending::Timeout => {
+            let ms = exchange.duration.as_millis();
+            out.push(ctx.violation(
+                "J4",
+                Verdict::Error,
+                format!("the server stopped answering: no response within {ms} ms"),
+            ));
+            return out;
+        }
+        Ending::Died(how) => {
+            // The input that killed it is malformed input's rule (J6) when the
+            // case sent some; otherwise the session did not survive (J4).
+            let rule = if ctx.sent_raw { "J6" } else { "J4" };
+            out.push(ctx.violation(rule, Verdict::Error, format!("no response: {how}")));
+            return out;
+        }
+    };
+    let rejected = ctx.http_rejection_expected
+        && exchange.http.as_ref().is_some_and(|a| a.status >= 400)
+        && response.get("id") == Some(&Value::Null);
+    let framed_against = if rejected {
+        json!({"id": null})
+    } else {
+        exchange.request.clone()
+    };
+    for why in framing(response, &framed_against) {
+        out.push(ctx.violation("J1", Verdict::Fail, why));
+    }
+    if let (Some(answer), false) = (&exchange.http, ctx.http_rejection_expected) {
+        if let Some(why) = http_status(answer.status, response) {
+            out.push(ctx.violation("H3", Verdict::Fail, why));
+        }
+    }
+    if let Some(why) = leak_in_error(response, &exchange.request, ctx.canary) {
+        out.push(ctx.violation("J7", Verdict::Fail, why));
+    }
+    out
+}
+
+/// The violations that stray output during the exchange makes (J5, J1, J3).
+pub fn strays(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
+    let mut out = Vec::new();
+    for stray in &exchange.strays {
+        let (rule, message) = match stray {
+            Stray::NotJson(line) => (
+                "J5",
+                format!("stdout carried a line that is not a JSON-RPC message: {line:?}"),
+            ),
+            Stray::TooLong(n) => (
+                "J5",
+                format!("stdout carried a line of over {n} bytes, longer than the cap"),
+            ),
+            Stray::More(n) => (
+                "J5",
+                format!("the server wrote {n} more stray outputs than are kept"),
+            ),
+            Stray::NullIdResponse(v) if ctx.sent_notification => {
+                ("J3", format!("a notification was answered: {v}"))
+            }
+            // JSON-RPC allows answering unparseable input with an id-null error.
+            Stray::NullIdResponse(v) if ctx.sent_raw && v.get("error").is_some() => continue,
+            Stray::NullIdResponse(v) => ("J1", format!("a response without the request's id: {v}")),
+            Stray::Duplicate(v) => ("J1", format!("a request was answered more than once: {v}")),
+            Stray::NotificationAnswered(v) => (
+                "J3",
+                format!("a notification was answered (expected 202 with no body): {v}"),
+            ),
+            Stray::Unsolicited(v) => (
+                "J1",
+                format!("a response whose id answers no request mcperr sent: {v}"),
+            ),
+        };
+        out.push(ctx.violation(rule, Verdict::Fail, message));
+    }
+    out
+}
+
+fn show(v: Option<&Value>) -> String {
+    v.map_or_else(|| "nothing".to_string(), Value::to_string)
+}
+
+/// J1: what is wrong with a response's framing, every point of it.
+pub fn framing(response: &Value, request: &Value) -> Vec<String> {
+    let Some(obj) = response.as_object() else {
+        return vec!["the response is not a JSON object".into()];
+    };
+    let mut out = Vec::new();
+    if obj.get("jsonrpc") != Some(&Value::String("2.0".into())) {
+        out.push(format!(
+            "\"jsonrpc\" must be \"2.0\", got {}",
+            show(obj.get("jsonrpc"))
+        ));
+    }
+    let want = request.get("id").cloned().unwrap_or(Value::Null);
+    if obj.get("id") != Some(&want) {
+        out.push(format!(
+            "the id must be the request's {want} (same type), got {}",
+            show(obj.get("id"))
+        ));
+    }
+    match (obj.get("result"), obj.get("error")) {
+        (Some(_), None) => {}
+        (None, Some(e)) => {
+            if !e.get("code").is_some_and(|c| c.is_i64() || c.is_u64()) {
+                out.push(format!(
+                    "error.code must be an integer, got {}",
+                    show(e.get("code"))
+                ));
+            }
+            if !e.get("message").is_some_and(Value::is_string) {
+                out.push(format!(
+                    "error.message must be a string, got {}",
+                    show(e.get("message"))
+                ));
+            }
+        }
+        (Some(_), Some(_)) => out.push("a response must not carry both result and error".into()),
+        (None, None) => out.push("a response must carry result or error".into()),
+    }
+    out
+}
+
+/// H3: the status that goes with a JSON-RPC answer over HTTP. −32602 may be
+/// 400 or 200 (SDKs differ, the spec is silent); −32601 may be 404 or 200;
+/// −32603 and results are 200.
+pub fn http_status(status: u16, response: &Value) -> Option<String> {
+    let allowed: &[u16] = match response.pointer("/error/code").and_then(Value::as_i64) {
+        None => &[200],
+        Some(-32602) => &[200, 400],
+        Some(-32601) => &[200, 404],
+        Some(-32603) => &[200],
+        // Any other code (a tool's own, −32002…): a JSON-RPC answer, not a
+        // server failure: 200 or a 4xx, never 5xx.
+        Some(_) => {
+            return (!(status == 200 || (400..500).contains(&status))).then(|| {
+                format!("HTTP status {status} with a JSON-RPC error answer; expected 200 or 4xx")
+            })
+        }
+    };
+    (!allowed.contains(&status))
+        .then(|| format!("HTTP status {status} with this answer; expected one of {allowed:?}"))
+}
+
+/// A stack-trace or exception marker in `text`, if any (J7): Python's
+/// `Traceback` and `File "…", line N`, Rust's `panicked at`, and JavaScript's
+/// `at fn (file.js:12:3)` frames.
+pub fn leak_marker(text: &str) -> Option<String> {
+    // Responses are searched serialized, where quotes inside strings are escaped.
+    let text = &text.replace("\\\"", "\"");
+    for m in [
+        "Traceback (most recent call last)",
+        "panicked at",
+        "stack backtrace",
+    ] {
+        if text.contains(m) {
+            return Some(m.to_string());
+        }
+    }
+    if let Some(i) = text.find("File \"") {
+        if text[i..].find("\", line ").is_some_and(|j| j < 300) {
+            return Some("File \"…\", line N".to_string());
+        }
+    }
+    for ext in [".js:", ".mjs:", ".cjs:", ".ts:", ".py:", ".rs:"] {
+        let mut from = 0;
+        while let Some(i) = text[from..].find(ext) {
+            let at = from + i + ext.len();
+            let digits = text[at..].bytes().take_while(u8::is_ascii_digit).count();
+            if digits > 0 && text[at + digits..].starts_with(':') {
+                return Some(format!("a source location ({ext}LINE:COL)"));
+            }
+            from = at;
+        }
+    }
+    None
+}
+
+/// `value` serialized, with echoes of the request's own `uri` removed (R4
+/// legitimately names the URI, which may carry the planted secret).
+pub fn searchable(value: &Value, request: &Value) -> String {
+    let mut text = value.to_string();
+    if let Some(uri) = request.pointer("/params/uri").and_then(Value::as_str) {
+        if !uri.is_empty() {
+            let encoded = Value::String(uri.to_string()).to_string();
+            text = text.replace(encoded.trim_matches('"'), "");
+        }
+    }
+    text
+}
+
+/// J7 on the error side of a response (a JSON-RPC `error`, or an `isError`
+/// result): a stack marker, or the planted `canary`. A success's content is
+/// the tool's own data and may quote code, so it is not searched here.
+pub fn leak_in_error(response: &Value, request: &Value, canary: Option<&str>) -> Option<String> {
+    let errorish = match (response.get("error"), response.get("result")) {
+        (Some(e), _) => e,
+        (None, Some(r)) if r.get("isError") == Some(&Value::Bool(true)) => r,
+        _ => return None,
+    };
+    let text = searchable(errorish, request);
+    if let Some(c) = canary.filter(|c| !c.is_empty()) {
+        if text.contains(c) {
+            return Some(format!(
+                "the crash's secret text reached the response (canary {c})"
+            ));
+        }
+    }
+    leak_marker(&text).map(|m| format!("the error carries a stack trace marker: {m}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn answered(request: Value, response: Value) -> Exchange {
+        Exchange {
+            request,
+            ending: Ending::Answered(response),
+            strays: vec![],
+            duration: Duration::ZERO,
+            http: None,
+        }
+    }
+
+    #[test]
+    fn stack_markers_of_three_languages() {
+        assert!(leak_marker(r#"x File \"/srv/app.py\", line 12, in get"#).is_some());
+        assert!(leak_marker("Traceback (most recent call last):").is_some());
+        assert!(leak_marker("at getAuthor (/srv/dist/index.js:12:7)").is_some());
+        assert!(leak_marker("thread 'main' panicked at src/main.rs:3:5").is_some());
+        assert!(leak_marker("Error executing tool crash").is_none());
+        assert!(leak_marker("ratio 3.js: 4").is_none());
+    }
+
+    #[test]
+    fn a_clean_answer_violates_nothing() {
+        let ex = answered(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+            json!({"jsonrpc": "2.0", "id": 1, "result": {}}),
+        );
+        assert!(invariants(&ex, &Context::default()).is_empty());
+    }
+
+    #[test]
+    fn every_framing_fault_is_reported_not_only_the_first() {
+        let ex = answered(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+            json!({"jsonrpc": "1.0", "id": "1", "error": {"code": "x"}}),
+        );
+        let v = invariants(&ex, &Context::default());
+        assert_eq!(v.len(), 4, "{v:?}");
+        assert!(v
+            .iter()
+            .all(|v| v.rule == "J1" && v.verdict == Verdict::Fail));
+    }
+
+    #[test]
+    fn silence_is_j4_and_a_leak_in_an_error_is_j7() {
+        let mut ex = answered(json!({"id": 1}), json!(null));
+        ex.ending = Ending::Timeout;
+        let v = invariants(&ex, &Context::default());
+        assert_eq!((v[0].rule.as_str(), v[0].verdict), ("J4", Verdict::Error));
+        let ex = answered(
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call"}),
+            json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32603, "message": "boom SECRET"}}),
+        );
+        let ctx = Context {
+            canary: Some("SECRET"),
+            ..Context::default()
+        };
+        assert_eq!(invariants(&ex, &ctx)[0].rule, "J7");
+        // A success may quote code: not searched.
+        let ex = answered(
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call"}),
+            json!({"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "at f (a.js:1:2)"}]}}),
+        );
+        assert!(invariants(&ex, &Context::default()).is_empty());
+    }
+}

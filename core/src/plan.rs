@@ -1,0 +1,283 @@
+//! A case instantiated for one run, before any I/O: placeholders (the canary)
+//! substituted, the era's `_meta` envelope built, the HTTP shape chosen, and
+//! the effective expectation of the profile resolved. The executor only sends
+//! what a [`CasePlan`] says and collects what comes back.
+
+use mcperr_protocol::era::{META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION};
+use mcperr_protocol::headers::encode_header_value;
+use mcperr_protocol::{Era, Id};
+use serde_json::{json, Value};
+
+use crate::case::{Case, Check, SendStep};
+use crate::pattern;
+use crate::profile::{Expectation, Profile};
+
+/// The client's name and version in `clientInfo`.
+pub fn client_info() -> Value {
+    json!({"name": "mcperr", "version": env!("CARGO_PKG_VERSION")})
+}
+
+/// The modern `_meta` envelope mcperr sends.
+pub fn envelope() -> Value {
+    json!({
+        META_PROTOCOL_VERSION: Era::Modern.version(),
+        META_CLIENT_CAPABILITIES: {},
+        META_CLIENT_INFO: client_info(),
+    })
+}
+
+/// `params` with the modern envelope merged in (an object is created if needed).
+pub fn with_envelope(params: Option<Value>) -> Value {
+    let mut params = match params {
+        Some(Value::Object(o)) => Value::Object(o),
+        _ => json!({}),
+    };
+    let meta = params
+        .as_object_mut()
+        .expect("made an object above")
+        .entry("_meta")
+        .or_insert_with(|| json!({}));
+    if let (Some(meta), Value::Object(env)) = (meta.as_object_mut(), envelope()) {
+        for (k, v) in env {
+            meta.entry(k).or_insert(v);
+        }
+    }
+    params
+}
+
+/// The params a request gets in `era` (`envelope`: add the modern envelope).
+pub fn params_for(era: Era, params: Option<Value>, envelope: bool) -> Option<Value> {
+    if era == Era::Modern && envelope {
+        Some(with_envelope(params))
+    } else {
+        params
+    }
+}
+
+/// The headers a JSON-RPC message gets over Streamable HTTP in `era`, before
+/// the connection adds its session id and the user's `--header`s.
+pub fn http_headers(era: Era, msg: &Value) -> Vec<(String, String)> {
+    let mut h = vec![
+        (
+            "Accept".to_string(),
+            "application/json, text/event-stream".to_string(),
+        ),
+        ("Content-Type".to_string(), "application/json".to_string()),
+    ];
+    let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+    match era {
+        Era::Modern => {
+            h.push(("MCP-Protocol-Version".into(), Era::Modern.version().into()));
+            if !method.is_empty() {
+                h.push(("Mcp-Method".into(), method.into()));
+            }
+            let name = match method {
+                "tools/call" | "prompts/get" => msg.pointer("/params/name"),
+                "resources/read" => msg.pointer("/params/uri"),
+                _ => None,
+            };
+            if let Some(Value::String(n)) = name {
+                h.push(("Mcp-Name".into(), encode_header_value(n)));
+            }
+        }
+        Era::Legacy => {
+            if method != "initialize" {
+                h.push(("MCP-Protocol-Version".into(), Era::Legacy.version().into()));
+            }
+        }
+    }
+    h
+}
+
+/// Which id a message carries.
+#[derive(Debug, Clone, PartialEq)]
+pub enum IdChoice {
+    /// A fresh number from the connection.
+    Fresh,
+    /// The case's own id (string or number).
+    Given(Id),
+    /// None: a notification.
+    Notification,
+}
+
+/// A message to send, fully built except for a fresh id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outgoing {
+    /// Its id.
+    pub id: IdChoice,
+    /// The method.
+    pub method: String,
+    /// The params, envelope included.
+    pub params: Option<Value>,
+}
+
+impl Outgoing {
+    /// The JSON-RPC message with `id` (ignored for notifications).
+    pub fn message(&self, id: Option<&Id>) -> Value {
+        match (&self.id, id) {
+            (IdChoice::Notification, _) | (_, None) => {
+                mcperr_protocol::jsonrpc::notification(&self.method, self.params.clone())
+            }
+            (_, Some(id)) => {
+                mcperr_protocol::jsonrpc::request(id, &self.method, self.params.clone())
+            }
+        }
+    }
+}
+
+/// A step before the judged request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// Bytes sent as one line (stdio) or one POST body (HTTP), unanswered.
+    Raw(String),
+    /// A notification or a request whose answer is awaited but not judged.
+    Send(Outgoing),
+}
+
+/// How the judged session is used by an HTTP case (2025-11-25).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionMode {
+    /// The connection's own session id, if it has one.
+    Current,
+    /// No `Mcp-Session-Id` header.
+    Without,
+    /// A made-up session id.
+    Bogus,
+    /// The id of a session just ended with DELETE.
+    Deleted,
+}
+
+/// The made-up session id of [`SessionMode::Bogus`].
+pub const BOGUS_SESSION: &str = "mcperr-bogus-session-0000";
+
+/// How an `[http]` case shapes its request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpShape {
+    /// HTTP method.
+    pub method: String,
+    /// Header overrides (`None` removes the header), applied after the era's headers.
+    pub overrides: Vec<(String, Option<String>)>,
+    /// Session handling.
+    pub session: SessionMode,
+    /// A body sent verbatim instead of the built message.
+    pub raw_body: Option<String>,
+}
+
+/// One case, ready to send.
+#[derive(Debug, Clone)]
+pub struct CasePlan {
+    /// The case as loaded.
+    pub case: Case,
+    /// The era it runs in.
+    pub era: Era,
+    /// The effective expectation under the run's profile, placeholders substituted.
+    pub expectation: Expectation,
+    /// Steps before the judged request.
+    pub steps: Vec<Step>,
+    /// The judged request.
+    pub request: Outgoing,
+    /// Its HTTP shape, for `[http]` cases over HTTP.
+    pub http: Option<HttpShape>,
+    /// The run's canary.
+    pub canary: String,
+}
+
+impl CasePlan {
+    /// Instantiates `case` for a run in `era` under `profile` with `canary`.
+    pub fn new(case: &Case, profile: &Profile, era: Era, canary: &str, over_http: bool) -> Self {
+        let vars = [("canary", canary)];
+        let sub = |v: &Value| pattern::substitute(v, &vars);
+        let sub_str = |s: &str| {
+            pattern::substitute(&Value::String(s.to_string()), &vars)
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        };
+        let mut expectation = profile.expectation(case, era);
+        expectation.pattern = sub(&expectation.pattern);
+        for alt in expectation
+            .also_pass
+            .iter_mut()
+            .chain(expectation.warn.iter_mut())
+        {
+            alt.pattern = sub(&alt.pattern);
+        }
+        let envelope = case.envelope;
+        let outgoing = |id: IdChoice, method: &str, params: &Option<Value>| Outgoing {
+            id,
+            method: method.to_string(),
+            params: params_for(era, params.as_ref().map(sub), envelope),
+        };
+        let steps = case
+            .send
+            .iter()
+            .map(|s| match s {
+                SendStep::Raw { raw } => Step::Raw(sub_str(raw)),
+                SendStep::Notification {
+                    notification,
+                    params,
+                } => Step::Send(outgoing(IdChoice::Notification, notification, params)),
+                SendStep::Request { method, params } => {
+                    Step::Send(outgoing(IdChoice::Fresh, method, params))
+                }
+            })
+            .collect();
+        let http_case = case.http.as_ref().filter(|_| over_http);
+        let id = match (&case.request.id, http_case.is_some_and(|h| h.notification)) {
+            (_, true) => IdChoice::Notification,
+            (Some(v), false) => Id::from_value(v).map_or(IdChoice::Fresh, IdChoice::Given),
+            (None, false) => IdChoice::Fresh,
+        };
+        let request = outgoing(id, &case.request.method, &case.request.params);
+        let http = http_case.map(|spec| HttpShape {
+            method: spec.method.clone().unwrap_or_else(|| "POST".into()),
+            overrides: spec
+                .headers
+                .iter()
+                .map(|(k, v)| (k.clone(), (v != "$absent").then(|| sub_str(v))))
+                .collect(),
+            session: match spec.session.as_deref() {
+                Some("none") => SessionMode::Without,
+                Some("bogus") => SessionMode::Bogus,
+                Some("deleted") => SessionMode::Deleted,
+                _ => SessionMode::Current,
+            },
+            raw_body: case.request.raw.as_deref().map(sub_str),
+        });
+        CasePlan {
+            case: case.clone(),
+            era,
+            expectation,
+            steps,
+            request,
+            http,
+            canary: canary.to_string(),
+        }
+    }
+
+    /// Whether the case needs `limited_calls` counted around the request.
+    pub fn wants_counts(&self) -> bool {
+        self.expectation.checks.contains(&Check::BodyNeverRan)
+    }
+
+    /// Whether the case reads the server's stderr.
+    pub fn wants_log(&self) -> bool {
+        self.expectation
+            .checks
+            .iter()
+            .any(|c| matches!(c, Check::LogNoTraceback | Check::LogCrashTraceback))
+    }
+
+    /// Whether malformed lines were sent before the judged request (their
+    /// id-null error answers are allowed, JSON-RPC 2.0 §5).
+    pub fn sent_raw(&self) -> bool {
+        self.steps.iter().any(|s| matches!(s, Step::Raw(_)))
+    }
+
+    /// Whether notifications were sent before the judged request.
+    pub fn sent_notification(&self) -> bool {
+        self.steps
+            .iter()
+            .any(|s| matches!(s, Step::Send(o) if o.id == IdChoice::Notification))
+    }
+}

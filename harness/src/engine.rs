@@ -1,0 +1,460 @@
+//! Run orchestration, shared by `mcperr run`, `mcperr list` and the modes to
+//! come: reach the server, establish the era, discover what it offers, plan
+//! the cases, execute them on one or more server processes (restarting the
+//! dead), and return the typed report. The CLI only parses and prints.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcperr_core::discovery::Discovery;
+use mcperr_core::exchange::{Ending, Exchange, Stray};
+use mcperr_core::oracle::Judgement;
+use mcperr_core::plan::CasePlan;
+use mcperr_core::profile::Profile;
+use mcperr_core::report::{CaseResult, RunReport, TargetInfo};
+use mcperr_core::select::{Planned, SelectError, Selection};
+use mcperr_core::Verdict;
+use mcperr_protocol::Era;
+use mcperr_reference::http_edge::{HttpConfig, HttpEdge};
+use mcperr_reference::Handler;
+use serde_json::{json, Value};
+
+use crate::client::{legacy_handshake, Client, Conn};
+use crate::execute::execute;
+use crate::transport::{
+    HttpConnection, HttpTarget, InProcess, LineConn, MemoryLines, StdioConnection, Target,
+};
+
+/// Which era to speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EraChoice {
+    /// Try `server/discover`, fall back to `initialize`.
+    Auto,
+    /// Speak this era only.
+    Pinned(Era),
+}
+
+/// The server could not be started or would not answer at all (exit code 2),
+/// with the rule the failure implicates.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
+pub struct SetupError {
+    /// `J4` (no answer, died) or `J5` (garbage on stdout).
+    pub rule: &'static str,
+    /// What happened, what the server printed, and which flag to raise.
+    pub message: String,
+}
+
+/// An error before any server started: a bad selection.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The server could not be set up.
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    /// The selection is unusable.
+    #[error(transparent)]
+    Select(#[from] SelectError),
+}
+
+/// Settings of one run.
+#[derive(Clone)]
+pub struct RunSettings {
+    /// How to reach the server.
+    pub target: Target,
+    /// Per-request timeout.
+    pub timeout: Duration,
+    /// Timeout of the handshake at start-up (servers may be slow to start).
+    pub startup_timeout: Duration,
+    /// Parallel server processes.
+    pub jobs: usize,
+    /// The run's canary.
+    pub canary: String,
+    /// The reference server shared by in-process connections of this run.
+    memory: Option<Memory>,
+}
+
+#[derive(Clone)]
+enum Memory {
+    Lines(Arc<Handler>),
+    Http(Arc<HttpEdge>),
+}
+
+impl RunSettings {
+    /// Settings for `target`; an in-process target gets its server here.
+    pub fn new(
+        target: Target,
+        timeout: Duration,
+        startup_timeout: Duration,
+        jobs: usize,
+        canary: String,
+    ) -> Self {
+        let memory = match &target {
+            Target::InProcess(p) if p.http => Some(Memory::Http(Arc::new(HttpEdge::new(
+                p.fault,
+                HttpConfig {
+                    sse: p.sse,
+                    max_body: 4 << 20,
+                    max_sessions: 1024,
+                    session_idle: Duration::from_secs(600),
+                    allowed_hosts: vec![],
+                },
+            )))),
+            Target::InProcess(p) => Some(Memory::Lines(Arc::new(Handler::new(p.fault)))),
+            _ => None,
+        };
+        RunSettings {
+            target,
+            timeout,
+            startup_timeout,
+            jobs,
+            canary,
+            memory,
+        }
+    }
+
+    /// The report's description of the target.
+    pub fn target_info(&self, embedded: bool) -> TargetInfo {
+        let (kind, command, url) = match &self.target {
+            _ if embedded => (
+                "embedded",
+                Some("mcperr reference (embedded reference server)".to_string()),
+                None,
+            ),
+            Target::Stdio(s) => ("stdio", Some(s.display()), None),
+            Target::Http(h) => ("http", None, Some(h.url.clone())),
+            Target::InProcess(_) => ("in-process", Some(self.target.display()), None),
+        };
+        TargetInfo {
+            kind: kind.to_string(),
+            command,
+            url,
+        }
+    }
+
+    fn spawn(&self, timeout: Duration) -> Result<Conn, SetupError> {
+        let setup = |message: String| SetupError {
+            rule: "J4",
+            message,
+        };
+        Ok(match (&self.target, &self.memory) {
+            (Target::Stdio(t), _) => {
+                Conn::Lines(LineConn::Child(StdioConnection::spawn(t).map_err(setup)?))
+            }
+            (Target::Http(t), _) => Conn::Http(HttpConnection::remote(t, timeout).map_err(setup)?),
+            (Target::InProcess(_), Some(Memory::Lines(h))) => {
+                Conn::Lines(LineConn::Memory(MemoryLines::new(h.clone())))
+            }
+            (Target::InProcess(_), Some(Memory::Http(edge))) => Conn::Http(HttpConnection::memory(
+                edge.clone(),
+                &HttpTarget {
+                    url: "in-process://reference/mcp".into(),
+                    headers: vec![],
+                    max_body: 16 << 20,
+                },
+            )),
+            (Target::InProcess(InProcess { .. }), None) => {
+                unreachable!("RunSettings::new makes it")
+            }
+        })
+    }
+}
+
+fn describe_failure(what: &str, ex: &Exchange) -> String {
+    match &ex.ending {
+        Ending::Answered(r) | Ending::WrongId(r) => format!("{what} was answered {r}"),
+        Ending::Timeout => format!(
+            "{what} got no answer within {} ms (raise --startup-timeout-ms for a slow server)",
+            ex.duration.as_millis()
+        ),
+        Ending::Empty { status, why } => {
+            format!("{what} got no JSON-RPC answer (HTTP {status}: {why:?})")
+        }
+        Ending::NotApplicable(why) => format!("{what} got no JSON-RPC answer ({why})"),
+        Ending::Died(how) => format!("{what} got no answer: {how}"),
+    }
+}
+
+/// What the server printed on stdout that was not JSON-RPC, for setup messages.
+fn garbage(strays: &[Stray]) -> Option<String> {
+    let lines: Vec<String> = strays
+        .iter()
+        .filter_map(|s| match s {
+            Stray::NotJson(l) => Some(format!("{l:?}")),
+            _ => None,
+        })
+        .take(3)
+        .collect();
+    (!lines.is_empty()).then(|| lines.join(", "))
+}
+
+/// Starts the server and establishes `choice`'s era within the start-up
+/// timeout. Returns the client (with the run's timeout) and `serverInfo`.
+pub async fn connect(
+    settings: &RunSettings,
+    choice: EraChoice,
+) -> Result<(Client, Value), SetupError> {
+    let mut errors = Vec::new();
+    let mut rule = "J4";
+    let wait = settings.startup_timeout.max(settings.timeout);
+    if matches!(choice, EraChoice::Auto | EraChoice::Pinned(Era::Modern)) {
+        let mut client = Client::new(settings.spawn(wait)?, Era::Modern, wait);
+        let ex = client.request("server/discover", None, true).await;
+        match &ex.ending {
+            // A wrong id is judged (J1) by every case; it does not stop the run.
+            Ending::Answered(r) | Ending::WrongId(r) if r.get("result").is_some() => {
+                let info = r["result"]
+                    .get("serverInfo")
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                client.timeout = settings.timeout;
+                return Ok((client, info));
+            }
+            _ => {
+                let mut e = format!("2026-07-28: {}", describe_failure("server/discover", &ex));
+                if let Some(g) = garbage(&client.drain()) {
+                    rule = "J5";
+                    e.push_str(&format!("; it printed non-JSON-RPC lines on stdout: {g}"));
+                }
+                errors.push(e);
+            }
+        }
+        client.conn.close().await;
+    }
+    if matches!(choice, EraChoice::Auto | EraChoice::Pinned(Era::Legacy)) {
+        let mut client = Client::new(settings.spawn(wait)?, Era::Legacy, wait);
+        match legacy_handshake(&mut client).await {
+            Ok(info) => {
+                client.timeout = settings.timeout;
+                return Ok((client, info));
+            }
+            Err(ex) => {
+                let mut e = format!("2025-11-25: {}", describe_failure("initialize", &ex));
+                if let Some(g) = garbage(&client.drain()) {
+                    rule = "J5";
+                    e.push_str(&format!("; it printed non-JSON-RPC lines on stdout: {g}"));
+                }
+                errors.push(e);
+            }
+        }
+        client.conn.close().await;
+    }
+    Err(SetupError {
+        rule,
+        message: format!(
+            "the server `{}` did not complete a handshake ({})",
+            settings.target.display(),
+            errors.join("; ")
+        ),
+    })
+}
+
+async fn list_all(client: &mut Client, method: &str, key: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut cursor: Option<Value> = None;
+    for _ in 0..100 {
+        let params = cursor.take().map(|c| json!({"cursor": c}));
+        let ex = client.request(method, params, true).await;
+        // Discovery tolerates wrong ids: the cases judge them (J1).
+        let Some(result) = ex.response().and_then(|r| r.get("result")) else {
+            break;
+        };
+        out.extend(
+            result
+                .get(key)
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+        );
+        match result.get("nextCursor") {
+            Some(c) if !c.is_null() => cursor = Some(c.clone()),
+            _ => break,
+        }
+    }
+    out
+}
+
+/// Lists what the server offers, following pagination cursors.
+pub async fn discover(client: &mut Client, server_info: Value) -> Discovery {
+    Discovery {
+        tools: list_all(client, "tools/list", "tools").await,
+        resources: list_all(client, "resources/list", "resources").await,
+        templates: list_all(client, "resources/templates/list", "resourceTemplates").await,
+        prompts: list_all(client, "prompts/list", "prompts").await,
+        server_info,
+    }
+}
+
+/// A connected server, what it offers, and the run's cases.
+pub struct Opened {
+    /// The client, in the era established.
+    pub client: Client,
+    /// What the server offers.
+    pub discovery: Discovery,
+    /// The cases, each to run or skipped with its reason.
+    pub planned: Vec<Planned>,
+}
+
+/// Connects in `choice`'s era, discovers what the server offers, and plans the cases.
+pub async fn open(
+    settings: &RunSettings,
+    choice: EraChoice,
+    selection: &Selection,
+) -> Result<Opened, EngineError> {
+    let (mut client, info) = connect(settings, choice).await?;
+    let discovery = discover(&mut client, info).await;
+    match selection.plan(&discovery, client.era, settings.target.is_http()) {
+        Ok(planned) => Ok(Opened {
+            client,
+            discovery,
+            planned,
+        }),
+        Err(e) => {
+            client.conn.close().await;
+            Err(e.into())
+        }
+    }
+}
+
+/// What a run produced: the report and every case id the server could have
+/// (for judging baselines).
+pub struct RunOutcome {
+    /// The typed report.
+    pub report: RunReport,
+    /// Every case id this server could have in a run.
+    pub known_ids: Vec<String>,
+}
+
+/// Runs the selected cases against the server and returns the report. A
+/// server that cannot be set up yields `Err` with a report holding one
+/// `error` case that says what happened.
+pub async fn run(
+    settings: &RunSettings,
+    choice: EraChoice,
+    selection: &Selection,
+    profile: &Profile,
+    target: TargetInfo,
+) -> Result<RunOutcome, (EngineError, Option<RunReport>)> {
+    let transport = if settings.target.is_http() {
+        "http"
+    } else {
+        "stdio"
+    };
+    let opened = match open(settings, choice, selection).await {
+        Ok(o) => o,
+        Err(EngineError::Setup(e)) => {
+            let era = match choice {
+                EraChoice::Auto => "auto".to_string(),
+                EraChoice::Pinned(e) => e.to_string(),
+            };
+            let case = CaseResult::setup_error(e.rule, e.message.clone());
+            let report = RunReport::new(target, era, transport, &profile.name, vec![case]);
+            return Err((EngineError::Setup(e), Some(report)));
+        }
+        Err(e) => return Err((e, None)),
+    };
+    let known_ids = Selection::known_ids(&opened.discovery).map_err(|e| (e.into(), None))?;
+    let era = opened.client.era;
+    let mut plans = Vec::new();
+    let mut slots: Vec<Option<CaseResult>> = Vec::new();
+    let http = settings.target.is_http();
+    for (case, verdict) in opened.planned {
+        match verdict {
+            Ok(()) => {
+                plans.push(CasePlan::new(&case, profile, era, &settings.canary, http));
+                slots.push(None);
+            }
+            Err(why) => slots.push(Some(CaseResult::skipped(&case, why))),
+        }
+    }
+    let mut ran = run_plans(settings, era, opened.client, plans)
+        .await
+        .into_iter();
+    let cases = slots
+        .into_iter()
+        .map(|s| s.unwrap_or_else(|| ran.next().expect("one result per case")))
+        .collect();
+    Ok(RunOutcome {
+        report: RunReport::new(target, era.to_string(), transport, &profile.name, cases),
+        known_ids,
+    })
+}
+
+/// Runs `plans` on `jobs` servers (the first already connected), in order.
+pub async fn run_plans(
+    settings: &RunSettings,
+    era: Era,
+    first: Client,
+    plans: Vec<CasePlan>,
+) -> Vec<CaseResult> {
+    let jobs = settings.jobs.max(1).min(plans.len().max(1));
+    let mut groups: Vec<Vec<(usize, CasePlan)>> = vec![Vec::new(); jobs];
+    for (i, p) in plans.into_iter().enumerate() {
+        groups[i % jobs].push((i, p));
+    }
+    let mut set = tokio::task::JoinSet::new();
+    let mut first = Some(first);
+    for group in groups {
+        let settings = settings.clone();
+        let client = first.take();
+        set.spawn(async move { run_group(&settings, era, client, group).await });
+    }
+    let mut results = BTreeMap::new();
+    while let Some(done) = set.join_next().await {
+        for (i, r) in done.expect("a case worker panicked") {
+            results.insert(i, r);
+        }
+    }
+    results.into_values().collect()
+}
+
+async fn run_group(
+    settings: &RunSettings,
+    era: Era,
+    client: Option<Client>,
+    group: Vec<(usize, CasePlan)>,
+) -> Vec<(usize, CaseResult)> {
+    let mut client = client;
+    let mut out = Vec::new();
+    for (i, plan) in group {
+        if client.is_none() {
+            match connect(settings, EraChoice::Pinned(era)).await {
+                Ok((c, _)) => client = Some(c),
+                Err(e) => {
+                    let j = Judgement::new(
+                        Verdict::Error,
+                        e.rule,
+                        format!("could not restart the server: {e}"),
+                    );
+                    out.push((i, CaseResult::judged(&plan.case, j, None, None, 0)));
+                    continue;
+                }
+            }
+        }
+        let c = client.as_mut().expect("connected above");
+        let (result, alive) = execute(c, &plan).await;
+        out.push((i, result));
+        if !alive {
+            if let Some(dead) = client.take() {
+                dead.conn.close().await;
+            }
+        }
+    }
+    if let Some(c) = client {
+        c.conn.close().await;
+    }
+    out
+}
+
+/// A fresh canary: a random secret planted in crash inputs.
+pub fn canary() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.write_u32(std::process::id());
+    format!("mcperrcanary{:016x}", h.finish())
+}

@@ -1,0 +1,203 @@
+//! The executor: sends what a [`CasePlan`] says, collects the exchange and
+//! the evidence around it (counts, the server's log, liveness), and hands
+//! them to the oracle. It builds nothing and decides nothing itself.
+
+use mcperr_core::exchange::{Ending, Exchange};
+use mcperr_core::oracle::{self, Evidence};
+use mcperr_core::plan::{CasePlan, IdChoice, Outgoing, SessionMode, Step, BOGUS_SESSION};
+use mcperr_core::report::CaseResult;
+use mcperr_core::Verdict;
+use mcperr_protocol::Id;
+use serde_json::{json, Value};
+
+use crate::client::{legacy_handshake, Client, Conn};
+
+fn count_of(ex: &Exchange) -> Option<Value> {
+    let r = ex.response()?.get("result")?;
+    if let Some(c) = r.pointer("/structuredContent/count") {
+        return Some(c.clone());
+    }
+    let text = r.pointer("/content/0/text")?.as_str()?;
+    Some(
+        text.trim()
+            .parse::<i64>()
+            .map(Value::from)
+            .unwrap_or_else(|_| Value::String(text.to_string())),
+    )
+}
+
+async fn limited_calls(client: &mut Client) -> Option<Value> {
+    let params = Some(json!({"name": "limited_calls", "arguments": {}}));
+    let ex = client.request("tools/call", params, true).await;
+    count_of(&ex)
+}
+
+fn id_for(client: &mut Client, choice: &IdChoice) -> Option<Id> {
+    match choice {
+        IdChoice::Fresh => Some(client.fresh_id()),
+        IdChoice::Given(id) => Some(id.clone()),
+        IdChoice::Notification => None,
+    }
+}
+
+/// Sends one unjudged step; `false` when a step request got no answer.
+async fn step(client: &mut Client, step: &Step) -> Result<(), Exchange> {
+    match step {
+        Step::Raw(raw) => client.send_raw(raw).await,
+        Step::Send(o) if o.id == IdChoice::Notification => {
+            client.notify(&o.method, o.params.clone()).await
+        }
+        Step::Send(o) => {
+            let ex = client.request(&o.method, o.params.clone(), false).await;
+            if ex.response().is_none() {
+                return Err(ex);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn no_sessions() -> Ending {
+    Ending::NotApplicable(
+        "the server minted no Mcp-Session-Id: it runs without sessions, which 2025-11-25 allows"
+            .into(),
+    )
+}
+
+/// A session id that the server minted and then ended with DELETE, or why
+/// there is none to test with.
+async fn deleted_session(client: &Client) -> Result<String, Ending> {
+    let Conn::Http(http) = &client.conn else {
+        return Err(Ending::NotApplicable("not an HTTP client".into()));
+    };
+    let mut fresh = Client::new(Conn::Http(http.fresh()), client.era, client.timeout);
+    if legacy_handshake(&mut fresh).await.is_err() {
+        return Err(Ending::Died(
+            "a second initialize, to get a session to delete, failed".into(),
+        ));
+    }
+    let Conn::Http(h) = &fresh.conn else {
+        unreachable!("built as HTTP")
+    };
+    let Some(id) = h.session.clone() else {
+        return Err(no_sessions());
+    };
+    match h.close().await {
+        Some(s) if (200..300).contains(&s) => Ok(id),
+        Some(405) => Err(Ending::NotApplicable(
+            "the server does not let clients end sessions (DELETE 405), which the spec allows"
+                .into(),
+        )),
+        Some(s) => Err(Ending::Died(format!(
+            "DELETE of a fresh session was answered {s}"
+        ))),
+        None => Err(Ending::Died("DELETE of a fresh session failed".into())),
+    }
+}
+
+/// Sends the judged request of an `[http]` case as its shape says.
+async fn shaped_exchange(client: &mut Client, plan: &CasePlan) -> Exchange {
+    let shape = plan.http.as_ref().expect("an [http] plan");
+    let id = id_for(client, &plan.request.id);
+    let msg = plan.request.message(id.as_ref());
+    let mut overrides = shape.overrides.clone();
+    let has_session = matches!(&client.conn, Conn::Http(h) if h.session.is_some());
+    if shape.session != SessionMode::Current && !has_session {
+        return Exchange::unsent(msg, no_sessions());
+    }
+    match shape.session {
+        SessionMode::Without => overrides.push(("Mcp-Session-Id".into(), None)),
+        SessionMode::Bogus => overrides.push(("Mcp-Session-Id".into(), Some(BOGUS_SESSION.into()))),
+        SessionMode::Deleted => match deleted_session(client).await {
+            Ok(id) => overrides.push(("Mcp-Session-Id".into(), Some(id))),
+            Err(ending) => return Exchange::unsent(msg, ending),
+        },
+        SessionMode::Current => {}
+    }
+    let (request, body) = match (&shape.raw_body, shape.method.as_str()) {
+        (_, "GET" | "DELETE") => (Value::Null, None),
+        (Some(raw), _) => (Value::String(raw.clone()), Some(raw.clone().into_bytes())),
+        (None, _) => (msg.clone(), Some(msg.to_string().into_bytes())),
+    };
+    let Conn::Http(http) = &client.conn else {
+        unreachable!("HTTP plans run on HTTP clients")
+    };
+    let headers = http.headers_for(client.era, &msg);
+    let id = if shape.raw_body.is_some() { None } else { id };
+    client
+        .http_exchange(id, request, &shape.method, headers, &overrides, body)
+        .await
+}
+
+async fn plain_exchange(client: &mut Client, request: &Outgoing, sent_raw: bool) -> Exchange {
+    let id = id_for(client, &request.id).unwrap_or_else(|| client.fresh_id());
+    let msg = request.message(Some(&id));
+    client.exchange(id, msg, sent_raw).await
+}
+
+/// Runs one planned case on a live client. The second value is false when
+/// the server stopped answering (the caller restarts it).
+pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool) {
+    let early = client.drain();
+    let mark = client.stderr().mark();
+    let before = if plan.wants_counts() {
+        limited_calls(client).await
+    } else {
+        None
+    };
+    let mut evidence = Evidence::default();
+    for s in &plan.steps {
+        if let Err(ex) = step(client, s).await {
+            let j = oracle::judge(plan, &ex, &evidence);
+            let ms = ex.duration.as_millis() as u64;
+            let result = CaseResult::judged(&plan.case, j, Some(ex.request), None, ms);
+            return (result, false);
+        }
+    }
+    let mut ex = if plan.http.is_some() {
+        shaped_exchange(client, plan).await
+    } else {
+        plain_exchange(client, &plan.request, plan.sent_raw()).await
+    };
+    ex.strays.splice(0..0, early);
+    if plan.wants_counts() {
+        evidence.counts = Some((before, limited_calls(client).await));
+    }
+    // Log checks need the server's stderr: only a line server's is ours to read.
+    if client.has_stderr() && plan.wants_log() {
+        client.settle_stderr(mark).await;
+        evidence.stderr = Some(client.stderr().since(mark));
+    }
+    // The liveness probe runs before judging, so that whatever the server
+    // wrote during the case (steps, counts, probe included) is judged here.
+    let mut alive = ex.response().is_some() || ex.http.is_some();
+    if alive {
+        let probe = client.probe().await;
+        if probe.response().is_none() {
+            alive = false;
+            evidence.stopped = Some(match &probe.ending {
+                Ending::Died(how) => how.clone(),
+                _ => "it gave no answer to the next request".to_string(),
+            });
+        }
+    }
+    let late = client.drain();
+    ex.strays.extend(late);
+    let mut judgement = oracle::judge(plan, &ex, &evidence);
+    if judgement.verdict == Verdict::Error && client.has_stderr() {
+        let tail = client.stderr().tail(10);
+        if !tail.is_empty() && !judgement.message.contains("stderr tail") {
+            judgement.message = format!("{}; stderr tail:\n{tail}", judgement.message);
+        }
+    }
+    let ms = ex.duration.as_millis() as u64;
+    let mut result = CaseResult::judged(
+        &plan.case,
+        judgement,
+        Some(ex.request.clone()),
+        ex.response().cloned(),
+        ms,
+    );
+    result.http_status = ex.http.as_ref().map(|a| a.status);
+    (result, alive)
+}
