@@ -180,6 +180,22 @@ pub struct CasePlan {
     pub http: Option<HttpShape>,
     /// The run's canary.
     pub canary: String,
+    /// The citation messages give: the rule's section in the era under
+    /// test, then the case's own citation unless it names the other era.
+    pub spec: String,
+}
+
+/// The citation of `case` in `era` (see [`CasePlan::spec`]).
+pub fn cite(case: &Case, era: Era) -> String {
+    let rule = crate::rules::cite(&case.rule, era);
+    let other_era = Era::ALL
+        .iter()
+        .any(|e| *e != era && case.spec.starts_with(e.version()));
+    if case.spec.is_empty() || other_era {
+        rule
+    } else {
+        format!("{rule}; {}", case.spec)
+    }
 }
 
 impl CasePlan {
@@ -252,6 +268,7 @@ impl CasePlan {
             request,
             http,
             canary: canary.to_string(),
+            spec: cite(case, era),
         }
     }
 

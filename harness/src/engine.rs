@@ -364,7 +364,10 @@ pub async fn run(
                 plans.push(CasePlan::new(&case, profile, era, &settings.canary, http));
                 slots.push(None);
             }
-            Err(why) => slots.push(Some(CaseResult::skipped(&case, why))),
+            Err(why) => {
+                let spec = mcperr_core::plan::cite(&case, era);
+                slots.push(Some(CaseResult::skipped(&case, &spec, why)))
+            }
         }
     }
     let mut ran = run_plans(settings, era, opened.client, plans)
@@ -426,7 +429,10 @@ async fn run_group(
                         e.rule,
                         format!("could not restart the server: {e}"),
                     );
-                    out.push((i, CaseResult::judged(&plan.case, j, None, None, 0)));
+                    out.push((
+                        i,
+                        CaseResult::judged(&plan.case, &plan.spec, j, None, None, 0),
+                    ));
                     continue;
                 }
             }

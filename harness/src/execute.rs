@@ -150,7 +150,7 @@ pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool)
         if let Err(ex) = step(client, s).await {
             let j = oracle::judge(plan, &ex, &evidence);
             let ms = ex.duration.as_millis() as u64;
-            let result = CaseResult::judged(&plan.case, j, Some(ex.request), None, ms);
+            let result = CaseResult::judged(&plan.case, &plan.spec, j, Some(ex.request), None, ms);
             return (result, false);
         }
     }
@@ -193,6 +193,7 @@ pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool)
     let ms = ex.duration.as_millis() as u64;
     let mut result = CaseResult::judged(
         &plan.case,
+        &plan.spec,
         judgement,
         Some(ex.request.clone()),
         ex.response().cloned(),

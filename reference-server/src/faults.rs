@@ -103,7 +103,13 @@ faults! {
     CrashLeaksInMeta => "crash-leaks-in-meta", "J7",
         "a crashing tool's result carries the exception text in _meta";
     HttpGetOk => "http-get-200", "H1",
-        "over HTTP: GET is answered 200 instead of 405";
+        "over HTTP: GET (and a modern DELETE) is answered 200 instead of 405";
+    HttpHeadersUnchecked => "http-headers-unchecked", "H1",
+        "over HTTP: MCP-Protocol-Version, Mcp-Method and Mcp-Name are not checked against the body (no -32020)";
+    HttpVersionUnchecked => "http-version-unchecked", "H1",
+        "over HTTP: an unsupported MCP-Protocol-Version is served instead of 400 with -32022";
+    HttpAcceptUnchecked => "http-accept-unchecked", "H1",
+        "over HTTP: a request whose Accept lacks a required type is served instead of 406";
     HttpNotificationBody => "http-notification-body", "J3",
         "over HTTP: a notification is answered 200 with a body instead of 202";
     HttpSessionUnchecked => "http-session-unchecked", "H2",
@@ -131,6 +137,9 @@ impl Fault {
         matches!(
             self,
             Fault::HttpGetOk
+                | Fault::HttpHeadersUnchecked
+                | Fault::HttpVersionUnchecked
+                | Fault::HttpAcceptUnchecked
                 | Fault::HttpNotificationBody
                 | Fault::HttpSessionUnchecked
                 | Fault::HttpOriginUnchecked

@@ -256,7 +256,7 @@ impl HttpEdge {
                     }
                 };
             }
-            (_, "GET") if self.fault() == Some(Fault::HttpGetOk) => {
+            (_, "GET" | "DELETE") if self.fault() == Some(Fault::HttpGetOk) => {
                 return HttpReply::json(200, &json!({}))
             }
             _ => {
@@ -277,7 +277,9 @@ impl HttpEdge {
             return HttpReply::rpc_error(413, codes::INVALID_REQUEST, "Payload Too Large");
         }
         let accept = header(headers, "accept").unwrap_or("");
-        if !(accepts(accept, "application/json") && accepts(accept, "text/event-stream")) {
+        if !(accepts(accept, "application/json") && accepts(accept, "text/event-stream"))
+            && self.fault() != Some(Fault::HttpAcceptUnchecked)
+        {
             return HttpReply::rpc_error(
                 406,
                 codes::INVALID_REQUEST,
@@ -337,6 +339,15 @@ impl HttpEdge {
                 &json!({"jsonrpc": "2.0", "id": id, "error": {"code": codes::HEADER_MISMATCH, "message": what}}),
             )
         };
+        if self.fault() == Some(Fault::HttpHeadersUnchecked) {
+            return self.modern_checked(
+                version.unwrap_or(Era::Modern.version()),
+                id,
+                &method,
+                message,
+                logs,
+            );
+        }
         let Some(version) = version else {
             return mismatch("Header mismatch: MCP-Protocol-Version header is required".into());
         };
@@ -394,7 +405,20 @@ impl HttpEdge {
                 "Header mismatch: MCP-Protocol-Version {version:?} does not match the body's {body_version:?}"
             ));
         }
-        if version != Era::Modern.version() {
+        self.modern_checked(version, id, &method, message, logs)
+    }
+
+    /// A modern request whose headers agree with its body: the version is
+    /// checked, then notifications are accepted and requests answered.
+    fn modern_checked(
+        &self,
+        version: &str,
+        id: Value,
+        method: &str,
+        message: Message,
+        logs: &mut Vec<LogRecord>,
+    ) -> HttpReply {
+        if version != Era::Modern.version() && self.fault() != Some(Fault::HttpVersionUnchecked) {
             let error = ErrorObject::with_data(
                 codes::UNSUPPORTED_PROTOCOL_VERSION,
                 format!("Unsupported protocol version: {version}"),
@@ -415,7 +439,7 @@ impl HttpEdge {
         let mut session = Session::pinned(Era::Modern);
         let outcome = session.handle(&self.handler, message);
         logs.extend(outcome.logs);
-        self.reply(outcome.response, None, &method)
+        self.reply(outcome.response, None, method)
     }
 
     fn legacy(

@@ -120,7 +120,7 @@ impl Judgement {
 /// Judges one exchange of a planned case.
 pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judgement {
     let case = &plan.case;
-    let spec = &case.spec;
+    let spec = &plan.spec;
     let own = |verdict: Verdict, message: String| Violation {
         rule: case.rule.clone(),
         verdict,

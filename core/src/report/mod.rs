@@ -61,7 +61,7 @@ pub struct CaseResult {
     /// The case's title.
     #[serde(default)]
     pub title: String,
-    /// The spec section the case cites.
+    /// The citation: the rule's section in the era under test, and the case's own.
     #[serde(default)]
     pub spec: String,
     /// A baselined failure (does not fail the run).
@@ -70,9 +70,10 @@ pub struct CaseResult {
 }
 
 impl CaseResult {
-    /// The result of `case` judged as `j`.
+    /// The result of `case` judged as `j`, citing `spec`.
     pub fn judged(
         case: &Case,
+        spec: &str,
         j: Judgement,
         request: Option<Value>,
         response: Option<Value>,
@@ -89,15 +90,16 @@ impl CaseResult {
             duration_ms: ms,
             area: case.area().to_string(),
             title: case.title.clone(),
-            spec: case.spec.clone(),
+            spec: spec.to_string(),
             baselined: false,
         }
     }
 
     /// A skipped case.
-    pub fn skipped(case: &Case, why: String) -> CaseResult {
+    pub fn skipped(case: &Case, spec: &str, why: String) -> CaseResult {
         CaseResult::judged(
             case,
+            spec,
             Judgement::new(Verdict::Skip, &case.rule, why),
             None,
             None,

@@ -58,11 +58,18 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
     } else {
         !fault.http_only()
     };
-    // GET's 405 is a modern rule; sessions are a legacy one.
-    let era_ok = !matches!(
-        (fault, era),
-        (Fault::HttpGetOk, Era::Legacy) | (Fault::HttpSessionUnchecked, Era::Modern)
+    // 405 for GET, the header checks and 406 are modern rules; sessions a legacy one.
+    let modern_only = matches!(
+        fault,
+        Fault::HttpGetOk
+            | Fault::HttpHeadersUnchecked
+            | Fault::HttpVersionUnchecked
+            | Fault::HttpAcceptUnchecked
     );
+    let era_ok = match era {
+        Era::Legacy => !modern_only,
+        Era::Modern => fault != Fault::HttpSessionUnchecked,
+    };
     edge_ok && era_ok
 }
 

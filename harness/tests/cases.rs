@@ -1,0 +1,108 @@
+//! One test per case file (fixtures/cases), as cargo-nextest's datatest
+//! tests do: each case, read from its file, runs in process against the
+//! reference server over its stdio edge and its HTTP edge (JSON and SSE), in
+//! every era it applies to, under the `spec` and `python-sdk` profiles, and
+//! must pass; then some fault of the reference server must make it fail, so
+//! that no case file can pass vacuously.
+
+use std::path::Path;
+use std::time::Duration;
+
+use mcperr::core::case::Case;
+use mcperr::core::plan::CasePlan;
+use mcperr::core::profile::Profile;
+use mcperr::core::report::CaseResult;
+use mcperr::core::Verdict;
+use mcperr::engine::{self, EraChoice, RunSettings};
+use mcperr::transport::{InProcess, Target};
+use mcperr_protocol::Era;
+use mcperr_reference::Fault;
+
+/// The edges of the in-process reference server: (http, sse).
+const EDGES: [(bool, bool); 3] = [(false, false), (true, false), (true, true)];
+
+/// Runs `case` once against a fresh in-process server; `None` when the
+/// server lacks what the case needs.
+fn run_once(
+    case: &Case,
+    era: Era,
+    edge: (bool, bool),
+    fault: Option<Fault>,
+    profile: &Profile,
+) -> Option<CaseResult> {
+    let target = Target::InProcess(InProcess {
+        http: edge.0,
+        sse: edge.1,
+        fault,
+    });
+    let wait = Duration::from_millis(500);
+    let settings = RunSettings::new(target, wait, wait, 1, engine::canary());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    rt.block_on(async {
+        let (mut client, info) = engine::connect(&settings, EraChoice::Pinned(era))
+            .await
+            .ok()?;
+        let discovery = engine::discover(&mut client, info).await;
+        if discovery.applies(case, era).is_err() {
+            client.conn.close().await;
+            return None;
+        }
+        let plan = CasePlan::new(case, profile, era, &settings.canary, edge.0);
+        engine::run_plans(&settings, era, client, vec![plan])
+            .await
+            .pop()
+    })
+}
+
+fn case_file(path: &Path, text: String) -> datatest_stable::Result<()> {
+    let case = Case::parse(&path.display().to_string(), &text)?;
+    let mut runs = 0;
+    for edge in EDGES {
+        if case.transport_ok(edge.0).is_err() {
+            continue;
+        }
+        for era in case.eras()? {
+            for name in ["spec", "python-sdk"] {
+                let profile = Profile::load(name)?;
+                let Some(r) = run_once(&case, era, edge, None, &profile) else {
+                    continue;
+                };
+                runs += 1;
+                if r.verdict != Verdict::Pass {
+                    return Err(format!(
+                        "{} over {edge:?} in {era} under {name}: {:?} [{}] {}",
+                        case.id, r.verdict, r.rule, r.message
+                    )
+                    .into());
+                }
+            }
+        }
+    }
+    if runs == 0 {
+        return Err(format!("{} never ran against the reference server", case.id).into());
+    }
+    // Some fault must make the case fail: a case that cannot fail tests nothing.
+    let spec = Profile::load("spec")?;
+    for &fault in Fault::ALL {
+        for edge in EDGES {
+            if case.transport_ok(edge.0).is_err() {
+                continue;
+            }
+            for era in case.eras()? {
+                if let Some(r) = run_once(&case, era, edge, Some(fault), &spec) {
+                    if r.verdict != Verdict::Pass && r.verdict != Verdict::Skip {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+    Err(format!("no fault of the reference server makes {} fail", case.id).into())
+}
+
+datatest_stable::harness! {
+    { test = case_file, root = "../fixtures/cases", pattern = r"\.toml$" },
+}
