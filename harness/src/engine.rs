@@ -138,9 +138,9 @@ impl RunSettings {
             message,
         };
         Ok(match (&self.target, &self.memory) {
-            (Target::Stdio(t), _) => {
-                Conn::Lines(LineConn::Child(StdioConnection::spawn(t).map_err(setup)?))
-            }
+            (Target::Stdio(t), _) => Conn::Lines(LineConn::Child(Box::new(
+                StdioConnection::spawn(t).map_err(setup)?,
+            ))),
             (Target::Http(t), _) => Conn::Http(HttpConnection::remote(t, timeout).map_err(setup)?),
             (Target::InProcess(_), Some(Memory::Lines(h))) => {
                 Conn::Lines(LineConn::Memory(MemoryLines::new(h.clone())))

@@ -5,9 +5,20 @@
 //! like the sentinel itself travels as `=?base64?{standard Base64 of the
 //! UTF-8 bytes}?=`, and whoever compares it decodes it first.
 
+use base64::alphabet;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+use base64::Engine as _;
+
 const PREFIX: &str = "=?base64?";
 const SUFFIX: &str = "?=";
-const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+/// Standard Base64; decoding is lenient about padding and trailing bits, as
+/// a receiver should be with what peers send.
+const BASE64: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::STANDARD,
+    GeneralPurposeConfig::new()
+        .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+        .with_decode_allow_trailing_bits(true),
+);
 
 fn needs_encoding(value: &str) -> bool {
     value.bytes().any(|b| !(0x20..=0x7e).contains(&b))
@@ -16,45 +27,10 @@ fn needs_encoding(value: &str) -> bool {
         || (value.starts_with(PREFIX) && value.ends_with(SUFFIX))
 }
 
-fn base64(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-fn unbase64(text: &str) -> Option<Vec<u8>> {
-    let text = text.trim_end_matches('=');
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for c in text.bytes() {
-        let v = ALPHABET.iter().position(|&a| a == c)? as u32;
-        acc = (acc << 6) | v;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    Some(out)
-}
-
 /// The header form of a body value.
 pub fn encode_header_value(value: &str) -> String {
     if needs_encoding(value) {
-        format!("{PREFIX}{}{SUFFIX}", base64(value.as_bytes()))
+        format!("{PREFIX}{}{SUFFIX}", BASE64.encode(value.as_bytes()))
     } else {
         value.to_string()
     }
@@ -67,7 +43,7 @@ pub fn decode_header_value(header: &str) -> Option<String> {
         .strip_prefix(PREFIX)
         .and_then(|h| h.strip_suffix(SUFFIX))
     {
-        Some(payload) => String::from_utf8(unbase64(payload)?).ok(),
+        Some(payload) => String::from_utf8(BASE64.decode(payload).ok()?).ok(),
         None => Some(header.to_string()),
     }
 }

@@ -25,6 +25,7 @@ pub mod handler;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod http_edge;
+mod http_reply;
 pub mod log;
 pub mod prompts;
 pub mod resources;

@@ -172,9 +172,27 @@ impl<E: std::fmt::Display> From<E> for Usage {
     }
 }
 
+/// A wire trace on stderr when `MCPERR_LOG` (or `RUST_LOG`) asks for one,
+/// e.g. `MCPERR_LOG=mcperr::wire=debug`: every line and HTTP exchange sent
+/// and received.
+fn init_tracing() {
+    let Some(filter) = ["MCPERR_LOG", "RUST_LOG"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
+    else {
+        return;
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+        .with_writer(io::stderr)
+        .with_ansi(io::stderr().is_terminal())
+        .try_init();
+}
+
 /// Runs the CLI and returns the process exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
+    init_tracing();
     if !matches!(cli.command, Command::Reference(_)) {
         signals::stop_servers_on_signals();
     }

@@ -71,7 +71,7 @@ impl Target {
 /// A line-framed connection: a child process or the in-process edge.
 pub enum LineConn {
     /// A child process.
-    Child(StdioConnection),
+    Child(Box<StdioConnection>),
     /// The reference server's stdio edge in process.
     Memory(MemoryLines),
 }
