@@ -73,6 +73,14 @@ impl Client {
         }
     }
 
+    /// Sets the per-request timeout (the handshake has its own).
+    pub fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
+        if let Conn::Http(h) = &mut self.conn {
+            h.timeout = timeout;
+        }
+    }
+
     /// The server's stderr (empty over HTTP: a remote server's log is not ours to read).
     pub fn stderr(&self) -> &StderrLog {
         match &self.conn {

@@ -188,6 +188,20 @@ fn garbage(strays: &[Stray]) -> Option<String> {
     (!lines.is_empty()).then(|| lines.join(", "))
 }
 
+/// `failure` with what the server printed: non-JSON-RPC stdout lines (J5)
+/// and the tail of its stderr, unless the failure already shows it.
+fn what_it_printed(client: &mut Client, mut failure: String, rule: &mut &'static str) -> String {
+    if let Some(g) = garbage(&client.drain()) {
+        *rule = "J5";
+        failure.push_str(&format!("; it printed non-JSON-RPC lines on stdout: {g}"));
+    }
+    let tail = client.stderr().tail(5);
+    if !tail.is_empty() && !failure.contains("stderr tail") {
+        failure.push_str(&format!("; stderr tail: {}", tail.replace('\n', " | ")));
+    }
+    failure
+}
+
 /// Starts the server and establishes `choice`'s era within the start-up
 /// timeout. Returns the client (with the run's timeout) and `serverInfo`.
 pub async fn connect(
@@ -196,7 +210,7 @@ pub async fn connect(
 ) -> Result<(Client, Value), SetupError> {
     let mut errors = Vec::new();
     let mut rule = "J4";
-    let wait = settings.startup_timeout.max(settings.timeout);
+    let wait = settings.startup_timeout;
     if matches!(choice, EraChoice::Auto | EraChoice::Pinned(Era::Modern)) {
         let mut client = Client::new(settings.spawn(wait)?, Era::Modern, wait);
         let ex = client.request("server/discover", None, true).await;
@@ -207,16 +221,12 @@ pub async fn connect(
                     .get("serverInfo")
                     .cloned()
                     .unwrap_or(Value::Null);
-                client.timeout = settings.timeout;
+                client.set_timeout(settings.timeout);
                 return Ok((client, info));
             }
             _ => {
-                let mut e = format!("2026-07-28: {}", describe_failure("server/discover", &ex));
-                if let Some(g) = garbage(&client.drain()) {
-                    rule = "J5";
-                    e.push_str(&format!("; it printed non-JSON-RPC lines on stdout: {g}"));
-                }
-                errors.push(e);
+                let e = format!("2026-07-28: {}", describe_failure("server/discover", &ex));
+                errors.push(what_it_printed(&mut client, e, &mut rule));
             }
         }
         client.conn.close().await;
@@ -225,16 +235,12 @@ pub async fn connect(
         let mut client = Client::new(settings.spawn(wait)?, Era::Legacy, wait);
         match legacy_handshake(&mut client).await {
             Ok(info) => {
-                client.timeout = settings.timeout;
+                client.set_timeout(settings.timeout);
                 return Ok((client, info));
             }
             Err(ex) => {
-                let mut e = format!("2025-11-25: {}", describe_failure("initialize", &ex));
-                if let Some(g) = garbage(&client.drain()) {
-                    rule = "J5";
-                    e.push_str(&format!("; it printed non-JSON-RPC lines on stdout: {g}"));
-                }
-                errors.push(e);
+                let e = format!("2025-11-25: {}", describe_failure("initialize", &ex));
+                errors.push(what_it_printed(&mut client, e, &mut rule));
             }
         }
         client.conn.close().await;

@@ -65,6 +65,8 @@ pub struct HttpConnection {
     pub target: HttpTarget,
     /// The legacy session id, once `initialize` minted one.
     pub session: Option<String>,
+    /// How long one request may take, the whole answer read.
+    pub timeout: Duration,
 }
 
 type Bytes = BoxStream<'static, Result<Vec<u8>, HttpFailure>>;
@@ -137,7 +139,6 @@ impl HttpConnection {
     pub fn remote(target: &HttpTarget, timeout: Duration) -> Result<HttpConnection, String> {
         let client = reqwest::Client::builder()
             .connect_timeout(timeout)
-            .timeout(timeout)
             .no_proxy()
             .build()
             .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
@@ -145,6 +146,7 @@ impl HttpConnection {
             backend: Backend::Remote(client),
             target: target.clone(),
             session: None,
+            timeout,
         })
     }
 
@@ -154,6 +156,7 @@ impl HttpConnection {
             backend: Backend::Memory(edge),
             target: target.clone(),
             session: None,
+            timeout: Duration::from_secs(60),
         }
     }
 
@@ -163,6 +166,7 @@ impl HttpConnection {
             backend: self.backend.clone(),
             target: self.target.clone(),
             session: None,
+            timeout: self.timeout,
         }
     }
 
@@ -189,7 +193,7 @@ impl HttpConnection {
             Backend::Remote(client) => {
                 let m = reqwest::Method::from_bytes(method.as_bytes())
                     .map_err(|e| HttpFailure::Other(e.to_string()))?;
-                let mut req = client.request(m, &self.target.url);
+                let mut req = client.request(m, &self.target.url).timeout(self.timeout);
                 for (k, v) in &headers {
                     req = req.header(k.as_str(), v.as_str());
                 }

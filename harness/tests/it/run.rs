@@ -14,6 +14,14 @@ fn the_embedded_reference_server_passes_every_case_in_both_eras() {
         let out = mcperr(&["run", "--era", era, "--json", json.to_str().unwrap()]);
         assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
         let r = report(&json);
+        // The JSON report is the typed report serialized: it reads back as one.
+        let typed: mcperr::core::report::RunReport =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(typed.summary.pass, typed.cases.len());
+        assert_eq!(
+            (typed.era.as_str(), typed.transport.as_str()),
+            (era, "stdio")
+        );
         assert_eq!(r["era"], era);
         assert_eq!(r["profile"], "spec");
         assert_eq!(r["target"]["kind"], "embedded");
@@ -245,7 +253,9 @@ fn a_server_that_hangs_at_start_up_still_gets_its_reports() {
     ]);
     assert_eq!(out.code, Some(2), "{}", out.stderr);
     assert!(
-        out.stderr.contains("--startup-timeout-ms") && out.stderr.contains("not-json"),
+        out.stderr.contains("--startup-timeout-ms")
+            && out.stderr.contains("not-json")
+            && out.stderr.contains("starting"),
         "the message names the flag to raise and what the server printed: {}",
         out.stderr
     );
