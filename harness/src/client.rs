@@ -49,6 +49,9 @@ pub struct Client {
     pub era: Era,
     /// Per-request timeout.
     pub timeout: Duration,
+    /// Malformed input was sent in this case: an id-null error may answer
+    /// it, so one is a stray, not the answer of the request in flight.
+    pub raw_sent: bool,
     next_id: i64,
 }
 
@@ -67,6 +70,7 @@ impl Client {
             era,
             timeout,
             next_id: 0,
+            raw_sent: false,
             pending: vec![],
             answered: Default::default(),
             no_log: StderrLog::default(),
@@ -127,17 +131,17 @@ impl Client {
     ) -> Exchange {
         let id = self.fresh_id();
         let msg = jsonrpc::request(&id, method, plan::params_for(self.era, params, envelope));
-        let mut ex = self.exchange(id, msg, true).await;
+        let mut ex = self.exchange(id, msg).await;
         for stray in ex.strays.drain(..) {
             push_stray(&mut self.pending, stray);
         }
         ex
     }
 
-    /// Sends a built message with id `id` and waits for its answer.
-    /// `null_id_is_stray`: an id-null error may answer earlier malformed input,
-    /// so it is kept as a stray rather than taken as this request's answer.
-    pub async fn exchange(&mut self, id: Id, msg: Value, null_id_is_stray: bool) -> Exchange {
+    /// Sends a built message with id `id` and waits for its answer. An
+    /// id-null error is its answer (one request is in flight), unless
+    /// malformed input was sent in this case ([`Client::raw_sent`]).
+    pub async fn exchange(&mut self, id: Id, msg: Value) -> Exchange {
         if let Conn::Http(http) = &self.conn {
             let headers = http.headers_for(self.era, &msg);
             let body = msg.to_string().into_bytes();
@@ -145,6 +149,7 @@ impl Client {
                 .http_exchange(Some(id), msg, "POST", headers, &vec![], Some(body))
                 .await;
         }
+        let null_id_is_stray = self.raw_sent;
         self.line_exchange(id, msg, null_id_is_stray).await
     }
 
@@ -304,6 +309,7 @@ impl Client {
 
     /// Sends raw bytes as one line (stdio) or one POST body (HTTP; the answer is not judged).
     pub async fn send_raw(&mut self, line: &str) {
+        self.raw_sent = true;
         match &mut self.conn {
             Conn::Lines(c) => c.send_line(line.as_bytes()).await,
             Conn::Http(http) => {

@@ -129,16 +129,17 @@ async fn shaped_exchange(client: &mut Client, plan: &CasePlan) -> Exchange {
         .await
 }
 
-async fn plain_exchange(client: &mut Client, request: &Outgoing, sent_raw: bool) -> Exchange {
+async fn plain_exchange(client: &mut Client, request: &Outgoing) -> Exchange {
     let id = id_for(client, &request.id).unwrap_or_else(|| client.fresh_id());
     let msg = request.message(Some(&id));
-    client.exchange(id, msg, sent_raw).await
+    client.exchange(id, msg).await
 }
 
 /// Runs one planned case on a live client. The second value is false when
 /// the server stopped answering (the caller restarts it).
 pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool) {
     let early = client.drain();
+    client.raw_sent = false;
     let mark = client.stderr().mark();
     let before = if plan.wants_counts() {
         limited_calls(client).await
@@ -157,7 +158,7 @@ pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool)
     let mut ex = if plan.http.is_some() {
         shaped_exchange(client, plan).await
     } else {
-        plain_exchange(client, &plan.request, plan.sent_raw()).await
+        plain_exchange(client, &plan.request).await
     };
     ex.strays.splice(0..0, early);
     if plan.wants_counts() {

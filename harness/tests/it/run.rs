@@ -279,6 +279,40 @@ fn a_server_that_hangs_at_start_up_still_gets_its_reports() {
 }
 
 #[test]
+fn an_id_null_error_is_judged_at_once_not_waited_out() {
+    let dir = scratch("null-id");
+    let json = dir.join("r.json");
+    // Every error answer loses its id: with one request in flight, it can only
+    // be that request's answer, so J1 fails it without waiting for the timeout.
+    let server = format!(
+        "sh -c '{MCPERR} reference | sed -u \"s/\\\"id\\\":[0-9]*,\\\"error\\\"/\\\"id\\\":null,\\\"error\\\"/\"'"
+    );
+    let start = std::time::Instant::now();
+    let out = mcperr(&["run", "--stdio", &server, "--json", json.to_str().unwrap()]);
+    let took = start.elapsed();
+    assert_eq!(out.code, Some(1), "{}{}", out.stdout, out.stderr);
+    let r = report(&json);
+    let j1: Vec<&serde_json::Value> = r["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["rule"] == "J1" && c["verdict"] == "fail")
+        .collect();
+    assert!(j1.len() >= 10, "{}", out.stdout);
+    assert!(
+        j1.iter()
+            .all(|c| c["message"].as_str().unwrap().contains("got null")),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(r["summary"]["error"], 0, "{}", out.stdout);
+    assert!(
+        took.as_secs() < 15,
+        "took {took:?}: the timeouts were waited out"
+    );
+}
+
+#[test]
 fn config_files_jobs_and_case_selection() {
     let dir = scratch("config");
     let cfg = dir.join("mcp.json");
