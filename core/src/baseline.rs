@@ -7,8 +7,8 @@
 
 use serde::Deserialize;
 
-use crate::oracle::Verdict;
 use crate::report::CaseResult;
+use crate::verdict::Verdict;
 
 /// A loaded baseline.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -224,9 +224,19 @@ pub struct Case {
     /// Shapes that are a warning.
     #[serde(default)]
     pub warn: Vec<Alternative>,
-    /// Per-profile overrides.
+    /// Per-profile overrides, by profile name or `NAME@ERA`.
     #[serde(default)]
     pub profile: BTreeMap<String, Override>,
+    /// The level of this case's requirement per era, where it differs from
+    /// its rule's central sentence (e.g. H1's 405 is a SHOULD in 2026-07-28).
+    /// The `spec` profile grades a deviation by it.
+    #[serde(default)]
+    pub levels: BTreeMap<String, crate::rules::Level>,
+    /// The highest verdict a deviation gets under any profile: `warn` where
+    /// what the case checks is a known ambiguity (a server's 406, say, when
+    /// the MUST is on the client). Say why in a comment.
+    #[serde(default)]
+    pub at_most: Option<crate::rules::GradeOverride>,
     /// Where it came from (set by the loader).
     #[serde(skip)]
     pub source: String,
@@ -285,6 +295,16 @@ impl Case {
         for a in alternatives {
             for e in &a.eras {
                 e.parse::<Era>().map_err(|e| err(e.to_string()))?;
+            }
+        }
+        for key in case.levels.keys() {
+            key.parse::<Era>()
+                .map_err(|e| err(format!("levels: {e}")))?;
+        }
+        for key in case.profile.keys() {
+            if let Some((_, era)) = key.split_once('@') {
+                era.parse::<Era>()
+                    .map_err(|e| err(format!("[profile.\"{key}\"]: {e}")))?;
             }
         }
         if let Some(t) = &case.transport {

@@ -21,6 +21,9 @@ pub enum Stray {
     Unsolicited(Value),
     /// A notification answered with something other than 202 and no body (J3).
     NotificationAnswered(Value),
+    /// An unjudged request (a step, a probe, discovery) answered with
+    /// another id, `null` included (J1).
+    Misanswered(Value),
     /// More strays than are kept; this many were dropped.
     More(usize),
 }
@@ -44,8 +47,14 @@ pub fn push_stray(strays: &mut Vec<Stray>, stray: Stray) {
 pub enum NoResponse {
     /// The body was empty (a bare status).
     EmptyBody,
-    /// The body could not be read as JSON-RPC messages, and why.
-    Unreadable(String),
+    /// The body could not be read as JSON-RPC messages, and why; `sse`: it
+    /// was an event stream (H3's), else a JSON body (J1's).
+    Unreadable {
+        /// What was wrong.
+        why: String,
+        /// The body was an SSE stream.
+        sse: bool,
+    },
     /// An SSE stream ended without the response (H3).
     SseEndedEarly,
 }
@@ -70,6 +79,9 @@ pub enum Ending {
     NotApplicable(String),
     /// Nothing within the timeout: the server stopped answering (J4).
     Timeout,
+    /// What the case needed before its request failed (a second session
+    /// to delete, say), and why: an `error` under the case's own rule.
+    SetupFailed(String),
     /// The server went away before an answer came (stdout closed, the
     /// connection refused), and how.
     Died(String),

@@ -116,6 +116,8 @@ fn wrong_type(schema: &Value) -> Option<Value> {
 /// that a crash of the body or a vague error cannot pass for a validation.
 fn case(tool: &str, kind: &str, title: String, args: Value, field: &str) -> Case {
     Case {
+        levels: Default::default(),
+        at_most: None,
         id: format!("generated/{tool}/{kind}"),
         rule: "T4".into(),
         spec: SPEC.into(),

@@ -5,6 +5,7 @@
 //! the cross-server matrix call the same code without a server process.
 //!
 //! Layout, bottom-up (each module uses only those above it):
+//! - [`verdict`]: pass, warn, fail, skip, error.
 //! - [`rules`]: the rule table (fixtures/rules.toml): ids, titles, the spec's
 //!   own sentence and severity per era.
 //! - [`pattern`]: structural subset matching and `{{placeholder}}` substitution.
@@ -29,5 +30,6 @@ pub mod profile;
 pub mod report;
 pub mod rules;
 pub mod select;
+pub mod verdict;
 
-pub use oracle::Verdict;
+pub use verdict::Verdict;

@@ -183,18 +183,39 @@ pub struct CasePlan {
     /// The citation messages give: the rule's section in the era under
     /// test, then the case's own citation unless it names the other era.
     pub spec: String,
+    /// The full citation for reports (see [`citation`]).
+    pub citation: String,
+    /// The run's profile, which grades deviations.
+    pub profile: Profile,
 }
 
-/// The citation of `case` in `era` (see [`CasePlan::spec`]).
+/// The short citation of `case` in `era` for inline messages: the case's
+/// own when it names this era's section, else the rule's section in `era`
+/// (followed by the case's own when that names no era).
 pub fn cite(case: &Case, era: Era) -> String {
     let rule = crate::rules::cite(&case.rule, era);
+    let names = |e: Era| case.spec.starts_with(e.version());
+    if names(era) {
+        case.spec.clone()
+    } else if case.spec.is_empty() || Era::ALL.iter().any(|e| names(*e)) {
+        rule
+    } else {
+        format!("{rule}; {}", case.spec)
+    }
+}
+
+/// The full citation of `case` in `era` for reports: the rule's section with
+/// the spec's own sentence in that era, then the case's own citation.
+pub fn citation(case: &Case, era: Era) -> String {
+    let rule = crate::rules::get(&case.rule)
+        .map_or_else(|| cite(case, era), |r| r.cite_with_sentence(era));
     let other_era = Era::ALL
         .iter()
         .any(|e| *e != era && case.spec.starts_with(e.version()));
     if case.spec.is_empty() || other_era {
         rule
     } else {
-        format!("{rule}; {}", case.spec)
+        format!("{rule} (case: {})", case.spec)
     }
 }
 
@@ -269,6 +290,28 @@ impl CasePlan {
             http,
             canary: canary.to_string(),
             spec: cite(case, era),
+            citation: citation(case, era),
+            profile: profile.clone(),
+        }
+    }
+
+    /// The verdict a deviation from `rule` gets in this case (`None`: no verdict).
+    /// `level`: the violation's own level, where a check fixes one.
+    pub fn grade(
+        &self,
+        rule: &str,
+        level: Option<crate::rules::Level>,
+    ) -> Option<crate::oracle::Verdict> {
+        use crate::verdict::Verdict;
+        let own = rule == self.case.rule;
+        let level = level.or_else(|| {
+            own.then(|| self.case.levels.get(self.era.version()).copied())
+                .flatten()
+        });
+        let v = self.profile.grade(rule, self.era, level);
+        match (v, own && self.case.at_most.is_some()) {
+            (Some(Verdict::Fail), true) if !self.profile.strict => Some(Verdict::Warn),
+            (v, _) => v,
         }
     }
 

@@ -1,17 +1,51 @@
-//! Profiles: named sets of overrides on cases, loaded from data files.
+//! Profiles: how strictly a run judges, loaded from data files.
 //!
-//! `spec` and `python-sdk` are built in (fixtures/profiles); `--profile FILE`
-//! loads a user's own. A case's effective expectation is its own `[expect]`
-//! plus its `[profile.NAME]` section plus every matching `[[override]]` of the
-//! profile file, in that order.
+//! Three are built in (fixtures/profiles), layered: `spec` (the era's
+//! specification: a deviation takes the rule's level in the rule table,
+//! MUST → fail, SHOULD → warn, neither → no verdict; message texts are not
+//! compared), `model` (the error model of the source documents: every
+//! deviation fails, texts the fixture contract fixes are compared), and
+//! `python-sdk` (`extends = "model"`, plus the MCP Python SDK's documented
+//! texts and log lines). `--profile FILE` loads a user's own, which may
+//! extend a built-in one. `--strict` turns every warn into a failure.
+//!
+//! A case's effective expectation is its own `[expect]`, then for each
+//! profile from the base up its `[profile.NAME]` and `[profile."NAME@ERA"]`
+//! sections and the profile file's matching `[[override]]`s, in that order.
 
 use globset::Glob;
 use mcperr_protocol::Era;
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::case::{Alternative, Case, Check, Override, BUILTIN_PROFILES};
 use crate::pattern;
+use crate::rules;
+use crate::verdict::Verdict;
+
+/// How a deviation is graded.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Grading {
+    /// By the rule's level in the era under test (the rule table, or the
+    /// case's own `levels`): MUST → fail, SHOULD → warn, neither → no verdict.
+    Spec,
+    /// Every deviation fails.
+    #[default]
+    Model,
+}
+
+/// Whether message texts are compared.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Texts {
+    /// As the case writes them.
+    #[default]
+    Exact,
+    /// Not at all: `error.message` and content `text` only need their type
+    /// (SDKs prefix messages, e.g. `MCP error -32602: `); codes and `data` count.
+    Ignored,
+}
 
 /// A profile file.
 #[derive(Debug, Clone, Deserialize)]
@@ -22,16 +56,33 @@ pub struct Profile {
     /// What it stands for.
     #[serde(default)]
     pub description: String,
+    /// A built-in profile whose sections and overrides apply first.
+    #[serde(default)]
+    pub extends: Option<String>,
+    /// How deviations are graded.
+    #[serde(default)]
+    pub grading: Grading,
+    /// Whether message texts are compared.
+    #[serde(default)]
+    pub texts: Texts,
     /// Overrides by case-id glob or rule id.
     #[serde(default, rename = "override")]
     pub overrides: Vec<Override>,
+    /// `--strict`: every warn is a failure.
+    #[serde(skip)]
+    pub strict: bool,
+    /// The names of this profile and those it extends, base first.
+    #[serde(skip)]
+    pub lineage: Vec<String>,
 }
 
 /// A profile that could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum ProfileError {
     /// Neither a built-in name nor a readable file.
-    #[error("unknown profile '{0}': use spec, python-sdk or the path of a profile TOML file")]
+    #[error(
+        "unknown profile '{0}': use spec, model, python-sdk or the path of a profile TOML file"
+    )]
     Unknown(String),
     /// The file did not parse.
     #[error("profile file {path}: {message}")]
@@ -56,6 +107,76 @@ pub struct Expectation {
     pub checks: Vec<Check>,
 }
 
+/// Whether a string at `path` (the keys from the response root) is a
+/// message text: `error.message`, or the `text` of a content block.
+fn is_text(path: &[String]) -> bool {
+    match path {
+        [.., parent, key] if parent == "error" && key == "message" => true,
+        [.., content, _, key] if content == "content" && key == "text" => true,
+        _ => false,
+    }
+}
+
+/// Whether a pattern string compares text (a literal or a text matcher), as
+/// opposed to a type or presence matcher.
+fn compares_text(s: &str) -> bool {
+    !s.starts_with('$')
+        || s.starts_with("$$")
+        || ["$contains:", "$prefix:", "$word:"]
+            .iter()
+            .any(|m| s.starts_with(m))
+}
+
+/// `pattern` without comparisons of message texts: a text becomes `$string`
+/// (its type still counts); an `$exact` error keeps its code and data exact.
+fn without_texts(pattern: &Value, path: &mut Vec<String>) -> Value {
+    match pattern {
+        Value::String(s) if is_text(path) && compares_text(s) => Value::String("$string".into()),
+        Value::Object(fields) if fields.len() == 1 && fields.contains_key("$exact") => {
+            match (&fields["$exact"], path.last().map(String::as_str)) {
+                (Value::Object(exact), Some("error")) if exact.contains_key("message") => {
+                    let mut out = Map::new();
+                    for (k, v) in exact {
+                        let v = if k == "message" {
+                            Value::String("$string".into())
+                        } else {
+                            serde_json::json!({ "$exact": v })
+                        };
+                        out.insert(k.clone(), v);
+                    }
+                    out.entry("data").or_insert(Value::String("$absent".into()));
+                    Value::Object(out)
+                }
+                _ => pattern.clone(),
+            }
+        }
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(k, v)| {
+                    path.push(k.clone());
+                    let out = without_texts(v, path);
+                    path.pop();
+                    (k.clone(), out)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    path.push(i.to_string());
+                    let out = without_texts(v, path);
+                    path.pop();
+                    out
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 impl Profile {
     /// Parses a profile file's text.
     pub fn parse(path: &str, text: &str) -> Result<Profile, ProfileError> {
@@ -63,7 +184,7 @@ impl Profile {
             path: path.to_string(),
             message,
         };
-        let p: Profile =
+        let mut p: Profile =
             toml::from_str(text).map_err(|e| invalid(e.to_string().trim().replace('\n', " ")))?;
         for o in &p.overrides {
             for g in &o.cases {
@@ -72,17 +193,37 @@ impl Profile {
             for c in &o.checks {
                 c.parse::<Check>().map_err(invalid)?;
             }
+            for r in &o.rules {
+                if rules::get(r).is_none() {
+                    return Err(invalid(format!("override names unknown rule {r:?}")));
+                }
+            }
+        }
+        p.lineage = vec![p.name.clone()];
+        if let Some(base) = p.extends.clone() {
+            let base = Self::builtin(&base)
+                .ok_or_else(|| invalid(format!("extends {base:?}: not a built-in profile")))??;
+            let mut overrides = base.overrides;
+            overrides.append(&mut p.overrides);
+            p.overrides = overrides;
+            let mut lineage = base.lineage;
+            lineage.append(&mut p.lineage);
+            p.lineage = lineage;
         }
         Ok(p)
     }
 
+    fn builtin(name: &str) -> Option<Result<Profile, ProfileError>> {
+        BUILTIN_PROFILES
+            .iter()
+            .find(|(p, _)| *p == format!("profiles/{name}.toml"))
+            .map(|(path, text)| Profile::parse(path, text))
+    }
+
     /// A built-in profile by name, or a profile file by path.
     pub fn load(name_or_path: &str) -> Result<Profile, ProfileError> {
-        if let Some((path, text)) = BUILTIN_PROFILES
-            .iter()
-            .find(|(p, _)| *p == format!("profiles/{name_or_path}.toml"))
-        {
-            return Profile::parse(path, text);
+        if let Some(p) = Self::builtin(name_or_path) {
+            return p;
         }
         match std::fs::read_to_string(name_or_path) {
             Ok(text) => Profile::parse(name_or_path, &text),
@@ -99,7 +240,7 @@ impl Profile {
         by_rule || by_id
     }
 
-    /// The effective expectation of `case` under this profile.
+    /// The effective expectation of `case` under this profile in `era`.
     pub fn expectation(&self, case: &Case, era: Era) -> Expectation {
         let mut e = Expectation {
             pattern: case.expect.clone(),
@@ -107,9 +248,14 @@ impl Profile {
             warn: case.warn.clone(),
             checks: case.checks.iter().filter_map(|c| c.parse().ok()).collect(),
         };
-        let own = case.profile.get(&self.name).into_iter();
+        let own = self.lineage.iter().flat_map(|name| {
+            [
+                case.profile.get(name),
+                case.profile.get(&format!("{name}@{era}")),
+            ]
+        });
         let from_file = self.overrides.iter().filter(|o| Self::applies(o, case));
-        for o in own.chain(from_file) {
+        for o in own.flatten().chain(from_file) {
             if let Some(extra) = &o.expect {
                 pattern::merge(&mut e.pattern, extra);
             }
@@ -118,10 +264,79 @@ impl Profile {
             e.checks
                 .extend(o.checks.iter().filter_map(|c| c.parse::<Check>().ok()));
         }
+        if self.texts == Texts::Ignored {
+            e.pattern = without_texts(&e.pattern, &mut Vec::new());
+        }
         e.also_pass.retain(|a| a.in_era(era));
         e.warn.retain(|a| a.in_era(era));
         e.checks.sort();
         e.checks.dedup();
         e
+    }
+
+    /// The verdict a deviation from `rule` gets under this profile in `era`
+    /// (`case_level`: a case's own level for its rule, if it sets one);
+    /// `None` is no verdict (the spec says neither MUST nor SHOULD).
+    pub fn grade(&self, rule: &str, era: Era, case_level: Option<rules::Level>) -> Option<Verdict> {
+        let v = match self.grading {
+            Grading::Model => Some(Verdict::Fail),
+            Grading::Spec => match case_level {
+                Some(level) => level.severity(),
+                None => rules::spec_verdict(rule, era),
+            },
+        };
+        match v {
+            Some(Verdict::Warn) if self.strict => Some(Verdict::Fail),
+            other => other,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn texts_ignored_keeps_types_codes_and_data() {
+        let p = json!({"result": {"content": [{"type": "text", "text": "Error executing tool crash"}], "isError": true},
+                       "error": {"code": -32602, "message": "$contains:Unknown", "data": {"uri": "x"}}});
+        let out = without_texts(&p, &mut Vec::new());
+        assert_eq!(out["result"]["content"][0]["text"], "$string");
+        assert_eq!(out["result"]["content"][0]["type"], "text");
+        assert_eq!(out["error"]["message"], "$string");
+        assert_eq!(out["error"]["code"], -32602);
+        assert_eq!(out["error"]["data"]["uri"], "x");
+        let exact = json!({"error": {"$exact": {"code": 1, "message": "m"}}});
+        let out = without_texts(&exact, &mut Vec::new());
+        assert_eq!(out["error"]["message"], "$string");
+        assert_eq!(out["error"]["code"], json!({"$exact": 1}));
+        assert_eq!(out["error"]["data"], "$absent");
+        let dotted = json!({"result": {"content": {"0": {"text": "$word:limit"}}}});
+        assert_eq!(
+            without_texts(&dotted, &mut Vec::new())["result"]["content"]["0"]["text"],
+            "$string"
+        );
+    }
+
+    #[test]
+    fn python_sdk_extends_model_and_spec_grades_by_the_rule_table() {
+        let p = Profile::load("python-sdk").unwrap();
+        assert_eq!(p.lineage, ["model", "python-sdk"]);
+        assert_eq!(p.grade("T5", Era::Modern, None), Some(Verdict::Fail));
+        let mut s = Profile::load("spec").unwrap();
+        assert_eq!(
+            s.grade("T7", Era::Modern, None),
+            Some(Verdict::Fail),
+            "T7 is a MUST"
+        );
+        assert_eq!(
+            s.grade("T1", Era::Modern, None),
+            Some(Verdict::Warn),
+            "T1 is a SHOULD"
+        );
+        assert_eq!(s.grade("T2", Era::Modern, None), None, "T2 is neither");
+        s.strict = true;
+        assert_eq!(s.grade("T1", Era::Modern, None), Some(Verdict::Fail));
     }
 }

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use mcperr_protocol::Era;
 use serde::Deserialize;
 
-use crate::oracle::Verdict;
+use crate::verdict::Verdict;
 
 /// How strongly the spec text words a requirement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -79,6 +79,29 @@ pub struct EraText {
     /// Further aspects with their own sentences.
     #[serde(default)]
     pub aspects: Vec<Aspect>,
+    /// The verdict under `spec` when the text is a known ambiguity rather
+    /// than a keyword (`warn`); `note` says why. Default: from `level`.
+    #[serde(default)]
+    pub verdict: Option<GradeOverride>,
+}
+
+/// A verdict a rule table entry sets by hand (a known ambiguity).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GradeOverride {
+    /// A warning.
+    Warn,
+}
+
+impl EraText {
+    /// The verdict a deviation gets under the `spec` profile; `None` where
+    /// the text neither requires nor recommends (no verdict).
+    pub fn spec_verdict(&self) -> Option<Verdict> {
+        match self.verdict {
+            Some(GradeOverride::Warn) => Some(Verdict::Warn),
+            None => self.level.severity(),
+        }
+    }
 }
 
 /// One rule of the error model.
@@ -178,6 +201,14 @@ pub fn all() -> &'static [Rule] {
 /// A rule by id.
 pub fn get(id: &str) -> Option<&'static Rule> {
     all().iter().find(|r| r.id == id)
+}
+
+/// The verdict a deviation from rule `id` gets under `spec` in `era`
+/// (`None`: the spec says neither MUST nor SHOULD: no verdict).
+pub fn spec_verdict(id: &str, era: Era) -> Option<Verdict> {
+    get(id)
+        .and_then(|r| r.text(era))
+        .map_or(Some(Verdict::Fail), EraText::spec_verdict)
 }
 
 /// The citation of rule `id` in `era` (the id alone for an unknown rule).

@@ -49,9 +49,10 @@ pub struct Client {
     pub era: Era,
     /// Per-request timeout.
     pub timeout: Duration,
-    /// Malformed input was sent in this case: an id-null error may answer
-    /// it, so one is a stray, not the answer of the request in flight.
-    pub raw_sent: bool,
+    /// Malformed input or a notification was sent in this case: an id-null
+    /// error may answer it, so one is a stray, not the answer of the request
+    /// in flight. Cleared by [`Client::begin_case`].
+    pub unanswerable_sent: bool,
     next_id: i64,
 }
 
@@ -70,7 +71,7 @@ impl Client {
             era,
             timeout,
             next_id: 0,
-            raw_sent: false,
+            unanswerable_sent: false,
             pending: vec![],
             answered: Default::default(),
             no_log: StderrLog::default(),
@@ -135,6 +136,10 @@ impl Client {
         for stray in ex.strays.drain(..) {
             push_stray(&mut self.pending, stray);
         }
+        // Its answer is not judged, but a wrong id in it is the next case's J1.
+        if let Ending::WrongId(v) = &ex.ending {
+            push_stray(&mut self.pending, Stray::Misanswered(v.clone()));
+        }
         ex
     }
 
@@ -149,7 +154,7 @@ impl Client {
                 .http_exchange(Some(id), msg, "POST", headers, &vec![], Some(body))
                 .await;
         }
-        let null_id_is_stray = self.raw_sent;
+        let null_id_is_stray = self.unanswerable_sent;
         self.line_exchange(id, msg, null_id_is_stray).await
     }
 
@@ -276,6 +281,7 @@ impl Client {
     /// Sends a notification. Over HTTP anything but `202` without a body is
     /// kept as a stray for the next exchange (J3).
     pub async fn notify(&mut self, method: &str, params: Option<Value>) {
+        self.unanswerable_sent = true;
         let msg = jsonrpc::notification(method, params);
         match &mut self.conn {
             Conn::Lines(c) => c.send_line(msg.to_string().as_bytes()).await,
@@ -309,7 +315,7 @@ impl Client {
 
     /// Sends raw bytes as one line (stdio) or one POST body (HTTP; the answer is not judged).
     pub async fn send_raw(&mut self, line: &str) {
-        self.raw_sent = true;
+        self.unanswerable_sent = true;
         match &mut self.conn {
             Conn::Lines(c) => c.send_line(line.as_bytes()).await,
             Conn::Http(http) => {
@@ -325,6 +331,12 @@ impl Client {
                     .await;
             }
         }
+    }
+
+    /// Starts a judged case: what arrived since the last one, for its judgement.
+    pub fn begin_case(&mut self) -> Vec<Stray> {
+        self.unanswerable_sent = false;
+        self.drain()
     }
 
     /// What arrived unasked (between exchanges).
@@ -424,8 +436,11 @@ fn http_ending(answer: &HttpAnswer, want: Option<&Value>) -> Ending {
         return Ending::Answered((*r).clone());
     }
     let why = if let Some(p) = &answer.problem {
-        NoResponse::Unreadable(p.clone())
-    } else if answer.sse {
+        NoResponse::Unreadable {
+            why: p.clone(),
+            sse: answer.sse,
+        }
+    } else if answer.sse && !answer.body.trim().is_empty() {
         NoResponse::SseEndedEarly
     } else {
         NoResponse::EmptyBody

@@ -170,7 +170,9 @@ fn describe_failure(what: &str, ex: &Exchange) -> String {
         Ending::Empty { status, why } => {
             format!("{what} got no JSON-RPC answer (HTTP {status}: {why:?})")
         }
-        Ending::NotApplicable(why) => format!("{what} got no JSON-RPC answer ({why})"),
+        Ending::NotApplicable(why) | Ending::SetupFailed(why) => {
+            format!("{what} got no JSON-RPC answer ({why})")
+        }
         Ending::Died(how) => format!("{what} got no answer: {how}"),
     }
 }
@@ -359,7 +361,13 @@ pub async fn run(
         }
         Err(e) => return Err((e, None)),
     };
-    let known_ids = Selection::known_ids(&opened.discovery).map_err(|e| (e.into(), None))?;
+    let known_ids = match Selection::known_ids(&opened.discovery) {
+        Ok(ids) => ids,
+        Err(e) => {
+            opened.client.conn.close().await;
+            return Err((e.into(), None));
+        }
+    };
     let era = opened.client.era;
     let mut plans = Vec::new();
     let mut slots: Vec<Option<CaseResult>> = Vec::new();
@@ -371,7 +379,7 @@ pub async fn run(
                 slots.push(None);
             }
             Err(why) => {
-                let spec = mcperr_core::plan::cite(&case, era);
+                let spec = mcperr_core::plan::citation(&case, era);
                 slots.push(Some(CaseResult::skipped(&case, &spec, why)))
             }
         }
@@ -432,12 +440,12 @@ async fn run_group(
                 Err(e) => {
                     let j = Judgement::new(
                         Verdict::Error,
-                        e.rule,
+                        &plan.case.rule,
                         format!("could not restart the server: {e}"),
                     );
                     out.push((
                         i,
-                        CaseResult::judged(&plan.case, &plan.spec, j, None, None, 0),
+                        CaseResult::judged(&plan.case, &plan.citation, j, None, None, 0),
                     ));
                     continue;
                 }

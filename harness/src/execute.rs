@@ -72,7 +72,7 @@ async fn deleted_session(client: &Client) -> Result<String, Ending> {
     };
     let mut fresh = Client::new(Conn::Http(http.fresh()), client.era, client.timeout);
     if legacy_handshake(&mut fresh).await.is_err() {
-        return Err(Ending::Died(
+        return Err(Ending::SetupFailed(
             "a second initialize, to get a session to delete, failed".into(),
         ));
     }
@@ -88,10 +88,12 @@ async fn deleted_session(client: &Client) -> Result<String, Ending> {
             "the server does not let clients end sessions (DELETE 405), which the spec allows"
                 .into(),
         )),
-        Some(s) => Err(Ending::Died(format!(
+        Some(s) => Err(Ending::SetupFailed(format!(
             "DELETE of a fresh session was answered {s}"
         ))),
-        None => Err(Ending::Died("DELETE of a fresh session failed".into())),
+        None => Err(Ending::SetupFailed(
+            "DELETE of a fresh session failed".into(),
+        )),
     }
 }
 
@@ -138,8 +140,7 @@ async fn plain_exchange(client: &mut Client, request: &Outgoing) -> Exchange {
 /// Runs one planned case on a live client. The second value is false when
 /// the server stopped answering (the caller restarts it).
 pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool) {
-    let early = client.drain();
-    client.raw_sent = false;
+    let early = client.begin_case();
     let mark = client.stderr().mark();
     let before = if plan.wants_counts() {
         limited_calls(client).await
@@ -151,7 +152,8 @@ pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool)
         if let Err(ex) = step(client, s).await {
             let j = oracle::judge(plan, &ex, &evidence);
             let ms = ex.duration.as_millis() as u64;
-            let result = CaseResult::judged(&plan.case, &plan.spec, j, Some(ex.request), None, ms);
+            let result =
+                CaseResult::judged(&plan.case, &plan.citation, j, Some(ex.request), None, ms);
             return (result, false);
         }
     }
@@ -194,7 +196,7 @@ pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool)
     let ms = ex.duration.as_millis() as u64;
     let mut result = CaseResult::judged(
         &plan.case,
-        &plan.spec,
+        &plan.citation,
         judgement,
         Some(ex.request.clone()),
         ex.response().cloned(),

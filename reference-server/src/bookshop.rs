@@ -1,4 +1,4 @@
-//! The Bookshop fixture (DESIGN.md §3): the tools, resource templates and
+//! The Bookshop fixture (described in the README): the tools, resource templates and
 //! prompts every cooperative case relies on, with their exact texts.
 //!
 //! Bodies are ordinary functions. Their error side mirrors the three kinds of

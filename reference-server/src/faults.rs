@@ -22,7 +22,7 @@ macro_rules! faults {
                 match self { $(Fault::$variant => $name,)* }
             }
 
-            /// The rule id this fault breaks (DESIGN.md §1).
+            /// The rule id this fault breaks (an id of the rule table, fixtures/rules.toml).
             pub fn rule(self) -> &'static str {
                 match self { $(Fault::$variant => $rule,)* }
             }
@@ -96,6 +96,8 @@ faults! {
         "over stdio: notifications are answered with a response";
     ExitAfterCrash => "exit-after-crash", "J4",
         "over stdio: the process exits after a crashing tool call has been answered";
+    ExitAfterError => "exit-after-error", "J4",
+        "over stdio: the process exits after answering an unknown method";
     LogOnStdout => "log-on-stdout", "J5",
         "over stdio: log lines are written to stdout instead of stderr";
     GarbageKills => "garbage-kills", "J6",
@@ -108,6 +110,10 @@ faults! {
         "over HTTP: MCP-Protocol-Version, Mcp-Method and Mcp-Name are not checked against the body (no -32020)";
     HttpVersionUnchecked => "http-version-unchecked", "H1",
         "over HTTP: an unsupported MCP-Protocol-Version is served instead of 400 with -32022";
+    EnvelopeUnchecked => "envelope-unchecked", "H1",
+        "over HTTP: 2026-07-28 requests without the _meta envelope are served instead of 400 with -32602";
+    HttpMalformed500 => "http-malformed-500", "J6",
+        "over HTTP: bad JSON or a batch is answered 500 with -32603 instead of 400 with -32700/-32600";
     HttpAcceptUnchecked => "http-accept-unchecked", "H1",
         "over HTTP: a request whose Accept lacks a required type is served instead of 406";
     HttpNotificationBody => "http-notification-body", "J3",
@@ -127,6 +133,7 @@ impl Fault {
             self,
             Fault::NotificationAnswered
                 | Fault::ExitAfterCrash
+                | Fault::ExitAfterError
                 | Fault::LogOnStdout
                 | Fault::GarbageKills
         )
@@ -140,6 +147,8 @@ impl Fault {
                 | Fault::HttpHeadersUnchecked
                 | Fault::HttpVersionUnchecked
                 | Fault::HttpAcceptUnchecked
+                | Fault::EnvelopeUnchecked
+                | Fault::HttpMalformed500
                 | Fault::HttpNotificationBody
                 | Fault::HttpSessionUnchecked
                 | Fault::HttpOriginUnchecked

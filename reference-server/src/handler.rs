@@ -130,12 +130,16 @@ impl Handler {
             if self.fault == Some(Fault::UnknownMethodResult) {
                 return Answer::result(json!({}));
             }
-            return Answer::error(ErrorObject::new(
+            let answer = Answer::error(ErrorObject::new(
                 codes::METHOD_NOT_FOUND,
                 format!("Method not found: {}", req.method),
             ));
+            if self.fault == Some(Fault::ExitAfterError) {
+                return answer.then_exit();
+            }
+            return answer;
         }
-        if era == Era::Modern {
+        if era == Era::Modern && self.fault != Some(Fault::EnvelopeUnchecked) {
             if let Err(e) = Self::check_envelope(params) {
                 return Answer::error(e);
             }

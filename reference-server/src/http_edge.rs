@@ -205,6 +205,9 @@ impl HttpEdge {
         let message = match Message::parse(body) {
             Ok(m) => m,
             // −32700 for bad JSON, −32600 for JSON that is not one request.
+            Err(_) if self.fault() == Some(Fault::HttpMalformed500) => {
+                return HttpReply::rpc_error(500, codes::INTERNAL_ERROR, "Internal error")
+            }
             Err(e) => return HttpReply::json(400, &e.to_response()),
         };
         match era {

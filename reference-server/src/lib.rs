@@ -1,5 +1,5 @@
 //! The mcperr reference server: the executable specification of the MCP
-//! error model (DESIGN.md §1) and the Bookshop fixture (§3).
+//! error model (the rule table, fixtures/rules.toml) and the Bookshop fixture.
 //!
 //! Layout, bottom-up (each module imports only modules above it in this list):
 //! - [`faults`]: named deviations, one rule each; [`log`]: log records and the

@@ -42,6 +42,17 @@ fn tail(log: &str) -> String {
     lines[lines.len().saturating_sub(12)..].join("\n")
 }
 
+/// The level a check's requirement has whatever its case's rule says:
+/// a tool body that runs on invalid input means the inputs were not
+/// validated, and "Servers MUST: Validate all tool inputs"
+/// (server/tools#security-considerations, both eras).
+pub fn level(check: Check) -> Option<crate::rules::Level> {
+    match check {
+        Check::BodyNeverRan => Some(crate::rules::Level::Must),
+        _ => None,
+    }
+}
+
 /// Runs one named check; `Some(why)` when it fails.
 pub fn run(
     check: Check,
@@ -63,7 +74,7 @@ pub fn run(
         Check::BodyNeverRan => match &ev.counts {
             Some((Some(before), Some(after))) if before == after => None,
             Some((before, after)) => Some(format!(
-                "the tool body ran on invalid arguments: limited_calls went from {} to {}",
+                "the tool body ran on invalid arguments (\"Servers MUST: Validate all tool inputs\", server/tools#security-considerations): limited_calls went from {} to {}",
                 show(before.as_ref()),
                 show(after.as_ref())
             )),

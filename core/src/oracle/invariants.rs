@@ -39,6 +39,7 @@ impl Context<'_> {
             rule: rule.to_string(),
             verdict,
             message: format!("{why}. Spec: {cite}"),
+            level: None,
         }
     }
 }
@@ -48,7 +49,7 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
     let mut out = strays(exchange, ctx);
     let response = match &exchange.ending {
         Ending::Answered(v) | Ending::WrongId(v) => v,
-        Ending::NotApplicable(_) => return out,
+        Ending::NotApplicable(_) | Ending::SetupFailed(_) => return out,
         Ending::Empty { status, why } => {
             let (rule, why) = match why {
                 NoResponse::SseEndedEarly => (
@@ -58,7 +59,12 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
                 NoResponse::EmptyBody => {
                     ("J1", format!("HTTP {status} without a JSON-RPC response"))
                 }
-                NoResponse::Unreadable(p) => ("J1", format!("HTTP {status}: {p}")),
+                NoResponse::Unreadable { why, sse: true } => {
+                    ("H3", format!("HTTP {status}: {why}"))
+                }
+                NoResponse::Unreadable { why, sse: false } => {
+                    ("J1", format!("HTTP {status}: {why}"))
+                }
             };
             out.push(ctx.violation(rule, Verdict::Error, format!("no response: {why}")));
             return out;
@@ -133,6 +139,10 @@ pub fn strays(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
             Stray::Unsolicited(v) => (
                 "J1",
                 format!("a response whose id answers no request mcperr sent: {v}"),
+            ),
+            Stray::Misanswered(v) => (
+                "J1",
+                format!("a request before this one (a step, a probe or discovery) was answered with another id: {v}"),
             ),
         };
         out.push(ctx.violation(rule, Verdict::Fail, message));
@@ -240,6 +250,15 @@ pub fn leak_marker(text: &str) -> Option<String> {
     None
 }
 
+fn strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+    match v {
+        Value::String(s) => out.push(s),
+        Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+        Value::Object(o) => o.values().for_each(|x| strings(x, out)),
+        _ => {}
+    }
+}
+
 /// `value` serialized, with echoes of the request's own `uri` removed (R4
 /// legitimately names the URI, which may carry the planted secret).
 pub fn searchable(value: &Value, request: &Value) -> String {
@@ -253,6 +272,22 @@ pub fn searchable(value: &Value, request: &Value) -> String {
     text
 }
 
+/// `value` serialized, with echoes of every string the request sent removed
+/// (a tool error may quote its arguments; a forwarded error its data).
+fn without_echoes(value: &Value, request: &Value) -> String {
+    let mut text = value.to_string();
+    let mut sent = Vec::new();
+    if let Some(params) = request.get("params") {
+        strings(params, &mut sent);
+    }
+    sent.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    for s in sent.into_iter().filter(|s| s.len() >= 4) {
+        let encoded = Value::String(s.to_string()).to_string();
+        text = text.replace(encoded.trim_matches('"'), "");
+    }
+    text
+}
+
 /// J7 on the error side of a response (a JSON-RPC `error`, or an `isError`
 /// result): a stack marker, or the planted `canary`. A success's content is
 /// the tool's own data and may quote code, so it is not searched here.
@@ -262,15 +297,15 @@ pub fn leak_in_error(response: &Value, request: &Value, canary: Option<&str>) ->
         (None, Some(r)) if r.get("isError") == Some(&Value::Bool(true)) => r,
         _ => return None,
     };
-    let text = searchable(errorish, request);
     if let Some(c) = canary.filter(|c| !c.is_empty()) {
-        if text.contains(c) {
+        if searchable(errorish, request).contains(c) {
             return Some(format!(
                 "the crash's secret text reached the response (canary {c})"
             ));
         }
     }
-    leak_marker(&text).map(|m| format!("the error carries a stack trace marker: {m}"))
+    leak_marker(&without_echoes(errorish, request))
+        .map(|m| format!("the error carries a stack trace marker: {m}"))
 }
 
 #[cfg(test)]
@@ -335,6 +370,12 @@ mod tests {
             ..Context::default()
         };
         assert_eq!(invariants(&ex, &ctx)[0].rule, "J7");
+        // An error may quote the request's own arguments: not a leak.
+        let ex = answered(
+            json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "t", "arguments": {"title": "at f (a.js:1:2)"}}}),
+            json!({"jsonrpc": "2.0", "id": 4, "result": {"isError": true, "content": [{"type": "text", "text": "No book titled 'at f (a.js:1:2)'"}]}}),
+        );
+        assert!(invariants(&ex, &Context::default()).is_empty());
         // A success may quote code: not searched.
         let ex = answered(
             json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call"}),

@@ -17,48 +17,10 @@ use crate::pattern;
 use crate::plan::CasePlan;
 use crate::rules;
 
+pub use crate::verdict::Verdict;
+
 pub use checks::Evidence;
 pub use invariants::{invariants, Context};
-
-/// A case's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    /// The rule holds.
-    Pass,
-    /// A SHOULD is broken, or a known ambiguity.
-    Warn,
-    /// A MUST or the profile's exact rule is broken.
-    Fail,
-    /// The server lacks what the case needs; never counted as a pass.
-    Skip,
-    /// No answer could be judged.
-    Error,
-}
-
-impl Verdict {
-    /// The lowercase name used in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Pass => "pass",
-            Verdict::Warn => "warn",
-            Verdict::Fail => "fail",
-            Verdict::Skip => "skip",
-            Verdict::Error => "error",
-        }
-    }
-
-    /// How strongly a violation with this verdict decides a case: a
-    /// failure outranks an unanswered request, which outranks a warning.
-    fn weight(self) -> u8 {
-        match self {
-            Verdict::Fail => 3,
-            Verdict::Error => 2,
-            Verdict::Warn => 1,
-            Verdict::Pass | Verdict::Skip => 0,
-        }
-    }
-}
 
 /// One thing wrong with an exchange, under one rule.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -69,6 +31,10 @@ pub struct Violation {
     pub verdict: Verdict,
     /// What was expected and what came back, with the spec citation.
     pub message: String,
+    /// The level of the requirement, where the check fixes one rather than
+    /// the rule (e.g. "the body never runs on invalid input": MUST validate).
+    #[serde(skip)]
+    pub level: Option<crate::rules::Level>,
 }
 
 /// A verdict with the rule that decided it and a message saying why.
@@ -125,9 +91,20 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
         rule: case.rule.clone(),
         verdict,
         message,
+        level: None,
     };
-    if let Ending::NotApplicable(why) = &exchange.ending {
-        return Judgement::new(Verdict::Skip, &case.rule, why.clone());
+    match &exchange.ending {
+        Ending::NotApplicable(why) => {
+            return Judgement::new(Verdict::Skip, &case.rule, why.clone())
+        }
+        Ending::SetupFailed(why) => {
+            return Judgement::new(
+                Verdict::Error,
+                &case.rule,
+                format!("the case could not be set up: {why}"),
+            )
+        }
+        _ => {}
     }
     let ctx = Context {
         era: Some(plan.era),
@@ -142,6 +119,7 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
         .into_iter()
         .partition(|v| v.rule == "J7");
     let stopped = evidence.stopped.as_ref().map(|how| Violation {
+        level: None,
         rule: "J4".into(),
         verdict: Verdict::Fail,
         message: format!(
@@ -164,7 +142,7 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
                 ),
             ));
             v.extend(stopped);
-            return Judgement::of(v, &case.rule, String::new());
+            return conclude(plan, v, String::new());
         }
         let status_only =
             case.expect.as_object().is_some_and(|o| o.is_empty()) && case.checks.is_empty();
@@ -177,13 +155,13 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
                 ));
             }
             v.extend(stopped);
-            return Judgement::of(v, &case.rule, String::new());
+            return conclude(plan, v, String::new());
         }
     }
     let Some(response) = exchange.response() else {
         found.extend(leaks);
         found.extend(stopped);
-        return Judgement::of(found, &case.rule, String::new());
+        return conclude(plan, found, String::new());
     };
     let exp = &plan.expectation;
     let mut pass_message = String::new();
@@ -208,12 +186,62 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
     }
     for check in &exp.checks {
         if let Some(failure) = checks::run(*check, exchange, response, &plan.canary, evidence) {
-            found.push(own(Verdict::Fail, format!("{failure}. Spec: {spec}")));
+            let mut v = own(Verdict::Fail, format!("{failure}. Spec: {spec}"));
+            v.level = checks::level(*check);
+            found.push(v);
         }
     }
     found.extend(leaks);
     found.extend(stopped);
-    Judgement::of(found, &case.rule, pass_message)
+    conclude(plan, found, pass_message)
+}
+
+/// Grades the violations under the plan's profile and concludes: a
+/// deviation the profile gives no verdict (the spec says neither MUST nor
+/// SHOULD) is a skip when it is the case's own, else a note on a pass.
+fn conclude(plan: &CasePlan, found: Vec<Violation>, pass_message: String) -> Judgement {
+    let mut graded = Vec::new();
+    let mut unjudged = Vec::new();
+    for mut v in found {
+        let grade = match v.verdict {
+            Verdict::Fail => plan.grade(&v.rule, v.level),
+            Verdict::Warn if plan.profile.strict => Some(Verdict::Fail),
+            other => Some(other),
+        };
+        match grade {
+            Some(g) => {
+                v.verdict = g;
+                graded.push(v);
+            }
+            None => unjudged.push(v),
+        }
+    }
+    let listed: Vec<String> = unjudged
+        .iter()
+        .map(|v| format!("[{}] {}", v.rule, v.message))
+        .collect();
+    if !graded.is_empty() || unjudged.is_empty() {
+        let mut j = Judgement::of(graded, &plan.case.rule, pass_message);
+        if !listed.is_empty() {
+            j.message.push_str(&format!(
+                "\nnot judged under {}: {}",
+                plan.profile.name,
+                listed.join("; ")
+            ));
+        }
+        return j;
+    }
+    let why = format!(
+        "no verdict under the {} profile: the {} spec neither requires nor recommends this; --profile model judges it. Deviation: {}",
+        plan.profile.name,
+        plan.era,
+        listed.join("; ")
+    );
+    if unjudged.iter().any(|v| v.rule == plan.case.rule) {
+        Judgement::new(Verdict::Skip, &plan.case.rule, why)
+    } else {
+        Judgement::new(Verdict::Pass, &plan.case.rule, why)
+    }
 }
 
 fn clip(s: &str) -> String {

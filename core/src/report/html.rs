@@ -4,8 +4,8 @@
 
 use std::fmt::Write;
 
-use crate::oracle::Verdict;
 use crate::report::RunReport;
+use crate::verdict::Verdict;
 
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use crate::oracle::Verdict;
 use crate::report::{CaseResult, RunReport};
+use crate::verdict::Verdict;
 
 fn details(c: &CaseResult) -> String {
     let mut d = format!("{}\nrule: {}\nspec: {}", c.message, c.rule, c.spec);

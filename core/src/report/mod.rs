@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::case::Case;
-use crate::oracle::{Judgement, Verdict};
+use crate::oracle::Judgement;
+use crate::verdict::Verdict;
 
 /// What was tested.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -220,8 +221,10 @@ impl RunReport {
         }
     }
 
-    /// The JSON report text.
+    /// The JSON report text (its summary counted afresh).
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("reports serialize") + "\n"
+        let mut report = self.clone();
+        report.summary = self.summary();
+        serde_json::to_string_pretty(&report).expect("reports serialize") + "\n"
     }
 }

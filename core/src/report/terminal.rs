@@ -3,8 +3,8 @@
 
 use std::fmt::Write;
 
-use crate::oracle::Verdict;
 use crate::report::RunReport;
+use crate::verdict::Verdict;
 
 fn paint(text: &str, code: &str, colour: bool) -> String {
     if colour {

@@ -1,7 +1,7 @@
 //! Command-line interface: `mcperr run`, `mcperr list`, `mcperr reference`.
 //!
 //! The only place that prints errors for the user and picks exit codes
-//! (DESIGN.md §5): 0 all pass, 1 a failure or a stale baseline entry, 2 a
+//! (documented in the README): 0 all pass, 1 a failure or a stale baseline entry, 2 a
 //! usage or setup error, always as one line naming what to fix.
 
 use std::io::{self, IsTerminal};

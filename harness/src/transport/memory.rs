@@ -23,8 +23,9 @@ pub struct MemoryLines {
 }
 
 impl MemoryLines {
-    /// A fresh connection to `handler` (a new "process" shares nothing but
-    /// the handler, whose fixture state lives as long as the run).
+    /// A fresh connection to `handler`. A restarted "process" gets a fresh
+    /// connection but keeps the run's handler, so fixture state (the count
+    /// of `limited` runs) survives a restart, which no case relies on.
     pub fn new(handler: Arc<Handler>) -> MemoryLines {
         MemoryLines {
             handler,
@@ -35,8 +36,15 @@ impl MemoryLines {
         }
     }
 
-    /// Feeds one line, queueing what the server wrote.
-    pub fn send_line(&mut self, line: &[u8]) {
+    /// Feeds one line (a raw line with newlines in it is several, as on a
+    /// pipe), queueing what the server wrote.
+    pub fn send_line(&mut self, bytes: &[u8]) {
+        for line in bytes.split(|b| *b == b'\n') {
+            self.feed(line);
+        }
+    }
+
+    fn feed(&mut self, line: &[u8]) {
         if self.exited {
             return;
         }

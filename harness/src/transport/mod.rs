@@ -11,7 +11,6 @@ pub mod http;
 pub mod memory;
 pub mod stdio;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 pub use http::{HttpConnection, HttpFailure, HttpTarget};
@@ -134,9 +133,4 @@ impl LineConn {
             c.close().await;
         }
     }
-}
-
-/// A fresh in-process handler for one run (its fixture state is the run's).
-pub fn in_process_handler(fault: Option<Fault>) -> Arc<mcperr_reference::Handler> {
-    Arc::new(mcperr_reference::Handler::new(fault))
 }

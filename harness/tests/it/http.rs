@@ -70,6 +70,8 @@ fn the_reference_server_over_http_passes_in_both_eras_as_json_and_as_sse() {
                 &server.url,
                 "--era",
                 era,
+                "--profile",
+                "model",
                 "--json",
                 json.to_str().unwrap(),
             ]);

@@ -11,7 +11,15 @@ fn the_embedded_reference_server_passes_every_case_in_both_eras() {
     let dir = scratch("embedded");
     for era in ["2026-07-28", "2025-11-25"] {
         let json = dir.join(format!("{era}.json"));
-        let out = mcperr(&["run", "--era", era, "--json", json.to_str().unwrap()]);
+        let out = mcperr(&[
+            "run",
+            "--era",
+            era,
+            "--profile",
+            "model",
+            "--json",
+            json.to_str().unwrap(),
+        ]);
         assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
         let r = report(&json);
         // The JSON report is the typed report serialized: it reads back as one.
@@ -23,7 +31,7 @@ fn the_embedded_reference_server_passes_every_case_in_both_eras() {
             (era, "stdio")
         );
         assert_eq!(r["era"], era);
-        assert_eq!(r["profile"], "spec");
+        assert_eq!(r["profile"], "model");
         assert_eq!(r["target"]["kind"], "embedded");
         assert_clean(&r);
         let cases = r["cases"].as_array().unwrap();
@@ -70,6 +78,8 @@ fn junit_report_parses_and_has_the_required_attributes() {
         "run",
         "--stdio",
         &server,
+        "--profile",
+        "model",
         "--junit",
         xml.to_str().unwrap(),
         "--html",
@@ -145,6 +155,8 @@ fn baselined_failures_pass_and_stale_entries_fail() {
         "run",
         "--stdio",
         &server,
+        "--profile",
+        "model",
         "--baseline",
         toml.to_str().unwrap(),
     ]);
@@ -157,7 +169,13 @@ fn baselined_failures_pass_and_stale_entries_fail() {
     // The same entry against a server that passes it is stale.
     let yaml = dir.join("b.yaml");
     std::fs::write(&yaml, "expected:\n  - tools/unknown-tool\n").unwrap();
-    let out = mcperr(&["run", "--baseline", yaml.to_str().unwrap()]);
+    let out = mcperr(&[
+        "run",
+        "--profile",
+        "model",
+        "--baseline",
+        yaml.to_str().unwrap(),
+    ]);
     assert_eq!(out.code, Some(1));
     assert!(
         out.stdout
@@ -181,6 +199,8 @@ fn baselined_failures_pass_and_stale_entries_fail() {
         "run",
         "--stdio",
         &server,
+        "--profile",
+        "model",
         "--baseline",
         toml.to_str().unwrap(),
     ]);
@@ -301,7 +321,7 @@ fn an_id_null_error_is_judged_at_once_not_waited_out() {
     assert!(j1.len() >= 10, "{}", out.stdout);
     assert!(
         j1.iter()
-            .all(|c| c["message"].as_str().unwrap().contains("got null")),
+            .all(|c| c["message"].as_str().unwrap().contains("null")),
         "{}",
         out.stdout
     );
@@ -309,6 +329,18 @@ fn an_id_null_error_is_judged_at_once_not_waited_out() {
     assert!(
         took.as_secs() < 15,
         "took {took:?}: the timeouts were waited out"
+    );
+    // Unjudged steps answered with id null are J1 too, on the case that sent them.
+    let after_errors = r["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "jsonrpc/alive-after-errors")
+        .unwrap();
+    assert_eq!(
+        (&after_errors["verdict"], &after_errors["rule"]),
+        (&serde_json::json!("fail"), &serde_json::json!("J1")),
+        "{after_errors}"
     );
 }
 
