@@ -1,27 +1,27 @@
-//! Embeds fixtures/cases, fixtures/profiles and fixtures/rules.toml into the binary, so `mcperr`
+//! Embeds fixtures/cases, fixtures/profiles, fixtures/schemas and fixtures/rules.toml into the binary, so `mcperr`
 //! works from any directory.
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+fn collect(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
-            collect(&path, out);
-        } else if path.extension().is_some_and(|e| e == "toml") {
+            collect(&path, ext, out);
+        } else if path.extension().is_some_and(|e| e == ext) {
             out.push(path);
         }
     }
 }
 
-fn table(name: &str, root: &Path) -> String {
+fn table(name: &str, root: &Path, ext: &str) -> String {
     println!("cargo:rerun-if-changed={}", root.display());
     let mut files = Vec::new();
-    collect(root, &mut files);
+    collect(root, ext, &mut files);
     files.sort();
     let mut s = format!("/// Built-in files: (path relative to fixtures/, contents).\npub static {name}: &[(&str, &str)] = &[\n");
     for f in files {
@@ -48,8 +48,13 @@ fn table(name: &str, root: &Path) -> String {
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let fixtures = manifest.parent().unwrap().join("fixtures");
-    let mut out = table("BUILTIN_CASES", &fixtures.join("cases"));
-    out.push_str(&table("BUILTIN_PROFILES", &fixtures.join("profiles")));
+    let mut out = table("BUILTIN_CASES", &fixtures.join("cases"), "toml");
+    out.push_str(&table(
+        "BUILTIN_PROFILES",
+        &fixtures.join("profiles"),
+        "toml",
+    ));
+    out.push_str(&table("BUILTIN_SCHEMAS", &fixtures.join("schemas"), "json"));
     let rules = fixtures.join("rules.toml");
     println!("cargo:rerun-if-changed={}", rules.display());
     let mut rules_rs = String::new();

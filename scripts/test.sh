@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project: the README's test command, and what CI runs.
-# Installs what the tests need that the machine lacks (the Python SDK peer in a
-# venv under target/), then runs the whole Cargo workspace's tests.
+# Installs what the tests need that the machine lacks (the MCP Python SDK in a
+# venv under target/, the TypeScript SDK with npm ci under
+# fixtures/servers/typescript/node_modules), then runs the workspace's tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,6 +10,12 @@ if [ -x fixtures/servers/python/setup.sh ]; then
     echo "== python peer: installing the MCP Python SDK into target/py-venv"
     MCPERR_PYTHON="$(fixtures/servers/python/setup.sh | tail -n 1)"
     export MCPERR_PYTHON
+fi
+
+if [ -x fixtures/servers/typescript/setup.sh ]; then
+    echo "== typescript peer: installing the MCP TypeScript SDK (npm ci)"
+    MCPERR_TS_SERVER="$(fixtures/servers/typescript/setup.sh | tail -n 1)"
+    export MCPERR_TS_SERVER
 fi
 
 echo "== cargo test (workspace)"

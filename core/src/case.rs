@@ -21,6 +21,8 @@ pub enum Need {
     Template(String),
     /// A prompt by name.
     Prompt(String),
+    /// Any tool the run may call (`tool:*`); `{{tool}}` names it.
+    AnyTool,
 }
 
 impl std::fmt::Display for Need {
@@ -29,6 +31,7 @@ impl std::fmt::Display for Need {
             Need::Tool(n) => write!(f, "tool:{n}"),
             Need::Template(n) => write!(f, "template:{n}"),
             Need::Prompt(n) => write!(f, "prompt:{n}"),
+            Need::AnyTool => write!(f, "tool:*"),
         }
     }
 }
@@ -44,6 +47,9 @@ pub enum Check {
     LogNoTraceback,
     /// stderr during the case has the crash headline followed by a traceback.
     LogCrashTraceback,
+    /// A result that is not `isError` carries `structuredContent` that fits
+    /// the tool's `outputSchema` (T8; generated valid calls).
+    StructuredOutput,
 }
 
 impl FromStr for Check {
@@ -54,9 +60,10 @@ impl FromStr for Check {
             "body-never-ran" => Check::BodyNeverRan,
             "log-no-traceback" => Check::LogNoTraceback,
             "log-crash-traceback" => Check::LogCrashTraceback,
+            "structured-output" => Check::StructuredOutput,
             other => {
                 return Err(format!(
-                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback)"
+                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output)"
                 ))
             }
         })
@@ -237,6 +244,9 @@ pub struct Case {
     /// the MUST is on the client). Say why in a comment.
     #[serde(default)]
     pub at_most: Option<crate::rules::GradeOverride>,
+    /// The tool's `outputSchema`, for generated valid calls (`structured-output`).
+    #[serde(skip)]
+    pub output_schema: Option<Value>,
     /// Where it came from (set by the loader).
     #[serde(skip)]
     pub source: String,
@@ -334,6 +344,7 @@ impl Case {
         self.needs
             .iter()
             .map(|n| match n.split_once(':') {
+                Some(("tool", "*")) => Ok(Need::AnyTool),
                 Some(("tool", x)) => Ok(Need::Tool(x.into())),
                 Some(("template", x)) => Ok(Need::Template(x.into())),
                 Some(("prompt", x)) => Ok(Need::Prompt(x.into())),
@@ -365,6 +376,18 @@ impl Case {
             (Some("stdio"), true) => Err("a stdio case".into()),
             (Some("http"), false) => Err("an HTTP case".into()),
             _ => Ok(()),
+        }
+    }
+
+    /// The capability a server must advertise for this case to apply:
+    /// `tools`, `resources` or `prompts` for the cases of those areas (and
+    /// the cases generated from tools); none for framing and HTTP cases.
+    pub fn capability(&self) -> Option<&'static str> {
+        match self.area() {
+            "tools" | "generated" => Some("tools"),
+            "resources" => Some("resources"),
+            "prompts" => Some("prompts"),
+            _ => None,
         }
     }
 

@@ -21,9 +21,19 @@ pub struct Discovery {
     pub prompts: Vec<Value>,
     /// `serverInfo` from the handshake.
     pub server_info: Value,
+    /// `capabilities` from the handshake.
+    #[serde(default)]
+    pub capabilities: Value,
 }
 
 impl Discovery {
+    /// Whether the server advertised `capability` (`tools`, `resources`, `prompts`).
+    pub fn advertises(&self, capability: &str) -> bool {
+        self.capabilities
+            .get(capability)
+            .is_some_and(|c| !c.is_null())
+    }
+
     fn has(&self, need: &Need) -> bool {
         let named = |list: &[Value], key: &str, want: &str| {
             list.iter()
@@ -33,6 +43,7 @@ impl Discovery {
             Need::Tool(n) => named(&self.tools, "name", n),
             Need::Template(t) => named(&self.templates, "uriTemplate", t),
             Need::Prompt(p) => named(&self.prompts, "name", p),
+            Need::AnyTool => !self.tools.is_empty(),
         }
     }
 
@@ -40,6 +51,13 @@ impl Discovery {
     pub fn applies(&self, case: &Case, era: Era) -> Result<(), String> {
         if !case.eras().unwrap_or_default().contains(&era) {
             return Err(format!("not a {era} case"));
+        }
+        if let Some(cap) = case.capability() {
+            if !self.advertises(cap) {
+                return Err(format!(
+                    "the server does not advertise the {cap} capability, so -32601 is the right answer to {cap}/* requests"
+                ));
+            }
         }
         let missing: Vec<String> = case
             .needs()

@@ -10,6 +10,7 @@
 //!   own sentence and severity per era.
 //! - [`pattern`]: structural subset matching and `{{placeholder}}` substitution.
 //! - [`case`], [`profile`]: case files and the profiles that override them.
+//! - [`shapes`]: the era's schema for each method's result and for errors.
 //! - [`exchange`]: what the executor saw (request, ending, strays, HTTP answer).
 //! - [`discovery`], [`generate`], [`select`]: what a server offers, the cases
 //!   generated from its schemas, which cases run and why the others do not.
@@ -30,6 +31,7 @@ pub mod profile;
 pub mod report;
 pub mod rules;
 pub mod select;
+pub mod shapes;
 pub mod verdict;
 
 pub use verdict::Verdict;

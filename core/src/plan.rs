@@ -220,12 +220,22 @@ pub fn citation(case: &Case, era: Era) -> String {
 }
 
 impl CasePlan {
-    /// Instantiates `case` for a run in `era` under `profile` with `canary`.
-    pub fn new(case: &Case, profile: &Profile, era: Era, canary: &str, over_http: bool) -> Self {
-        let vars = [("canary", canary)];
-        let sub = |v: &Value| pattern::substitute(v, &vars);
+    /// Instantiates `case` for a run in `era` under `profile`, with the
+    /// run's canary and the placeholder values discovery chose (`tool`).
+    pub fn new(
+        case: &Case,
+        profile: &Profile,
+        era: Era,
+        canary: &str,
+        extra: &[(String, String)],
+        over_http: bool,
+    ) -> Self {
+        let mut vars = vec![("canary", canary)];
+        vars.extend(extra.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        let vars = vars.as_slice();
+        let sub = |v: &Value| pattern::substitute(v, vars);
         let sub_str = |s: &str| {
-            pattern::substitute(&Value::String(s.to_string()), &vars)
+            pattern::substitute(&Value::String(s.to_string()), vars)
                 .as_str()
                 .unwrap_or_default()
                 .to_string()

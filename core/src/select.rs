@@ -45,6 +45,27 @@ pub enum SelectError {
 /// A case of the run: `Ok` to run it, `Err` with the reason to skip it.
 pub type Planned = (Case, Result<(), String>);
 
+/// A tool the run will not call, and why.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LeftOut {
+    /// The tool's name.
+    pub name: String,
+    /// Why it is not called.
+    pub reason: String,
+}
+
+/// The cases of a run, the tools left out, and the values of the run's
+/// placeholders that discovery decides (`{{tool}}`).
+#[derive(Debug, Clone)]
+pub struct RunPlan {
+    /// The cases in order, each to run or skipped with its reason.
+    pub cases: Vec<Planned>,
+    /// Every tool that is not called, with the reason.
+    pub left_out: Vec<LeftOut>,
+    /// Placeholder values (`tool`: a tool that may be called).
+    pub vars: Vec<(String, String)>,
+}
+
 fn globs(patterns: &[String], flag: &'static str) -> Result<Option<GlobSet>, SelectError> {
     if patterns.is_empty() {
         return Ok(None);
@@ -72,21 +93,64 @@ impl Selection {
         Ok(())
     }
 
-    /// Whether a `tools/list` entry may be called in this run.
-    fn callable(&self, filter: &Option<GlobSet>, tool: &Value) -> bool {
+    /// Why a `tools/list` entry may not be called in this run, if it may not.
+    fn left_out(&self, filter: &Option<GlobSet>, tool: &Value) -> Option<String> {
         let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
-        let chosen = filter.as_ref().is_none_or(|g| g.is_match(name));
-        chosen && (self.allow_destructive || !generate::is_destructive(tool))
+        if filter.as_ref().is_some_and(|g| !g.is_match(name)) {
+            return Some("not selected by --tools".into());
+        }
+        if generate::is_destructive(tool) && !self.allow_destructive {
+            return Some(
+                "annotated destructiveHint: true (call it with --allow-destructive)".into(),
+            );
+        }
+        if generate::task_required(tool) {
+            return Some(
+                "execution.taskSupport is \"required\": it may only be called as a task, which mcperr does not do".into(),
+            );
+        }
+        None
     }
 
     /// Every case id this server could have in a run: the built-in ones and
-    /// those generated from its tools (for baselines: an entry naming none is stale).
+    /// those generated from what it lists (for baselines: an entry naming
+    /// none is stale).
     pub fn known_ids(discovery: &Discovery) -> Result<Vec<String>, SelectError> {
+        let all = Selection {
+            allow_destructive: true,
+            ..Default::default()
+        };
         Ok(case::builtin_cases()?
             .into_iter()
-            .chain(discovery.tools.iter().flat_map(generate::t4_cases))
+            .chain(all.generated(discovery, &None))
             .map(|c| c.id)
             .collect())
+    }
+
+    /// The cases generated from what the server lists.
+    fn generated(&self, discovery: &Discovery, tool_filter: &Option<GlobSet>) -> Vec<Case> {
+        let mut out = Vec::new();
+        for tool in &discovery.tools {
+            if self.left_out(tool_filter, tool).is_some() {
+                continue;
+            }
+            out.extend(generate::t4_cases(tool));
+            // A sample call runs the tool for real: only read-only tools, or
+            // those the user named with --tools.
+            let named = tool_filter.is_some();
+            if generate::is_read_only(tool) || named {
+                out.extend(generate::valid_call(tool));
+            }
+        }
+        out.extend(
+            discovery
+                .templates
+                .iter()
+                .filter_map(generate::template_not_found),
+        );
+        out.extend(discovery.resources.iter().filter_map(generate::static_read));
+        out.extend(discovery.prompts.iter().flat_map(generate::prompt_cases));
+        out
     }
 
     /// The cases of a run in order, each to run or skipped with its reason.
@@ -95,28 +159,32 @@ impl Selection {
         discovery: &Discovery,
         era: Era,
         http: bool,
-    ) -> Result<Vec<Planned>, SelectError> {
+    ) -> Result<RunPlan, SelectError> {
         let case_filter = globs(&self.cases, "--cases")?;
         let tool_filter = globs(&self.tools, "--tools")?;
         let mut cases = case::builtin_cases()?;
         cases.sort_by(|a, b| a.id.cmp(&b.id));
-        for tool in discovery
+        cases.extend(self.generated(discovery, &tool_filter));
+        let left_out: Vec<LeftOut> = discovery
             .tools
             .iter()
-            .filter(|t| self.callable(&tool_filter, t))
-        {
-            cases.extend(generate::t4_cases(tool));
-        }
-        let excluded: Vec<String> = discovery
-            .tools
-            .iter()
-            .filter(|t| !self.callable(&tool_filter, t))
             .filter_map(|t| {
-                t.get("name")
-                    .and_then(|n| n.as_str())
-                    .map(|n| format!("tool:{n}"))
+                let name = t.get("name").and_then(Value::as_str)?.to_string();
+                self.left_out(&tool_filter, t)
+                    .map(|reason| LeftOut { name, reason })
             })
             .collect();
+        // `{{tool}}`: a tool the run may call, read-only ones first.
+        let callable: Vec<&Value> = discovery
+            .tools
+            .iter()
+            .filter(|t| self.left_out(&tool_filter, t).is_none())
+            .collect();
+        let any_tool = callable
+            .iter()
+            .find(|t| generate::is_read_only(t))
+            .or(callable.first())
+            .and_then(|t| t.get("name").and_then(Value::as_str));
         let mut out = Vec::new();
         for case in cases {
             if case_filter.as_ref().is_some_and(|g| !g.is_match(&case.id)) {
@@ -127,10 +195,14 @@ impl Selection {
             }
             let mut verdict = discovery.applies(&case, era);
             if verdict.is_ok() {
-                if let Some(n) = case.needs.iter().find(|n| excluded.contains(n)) {
-                    verdict = Err(format!(
-                        "{n} is excluded (--tools, or destructiveHint without --allow-destructive)"
-                    ));
+                let excluded = case.needs.iter().find_map(|n| {
+                    let name = n.strip_prefix("tool:")?;
+                    left_out.iter().find(|l| l.name == name)
+                });
+                if let Some(l) = excluded {
+                    verdict = Err(format!("tool:{} is left out: {}", l.name, l.reason));
+                } else if case.needs.iter().any(|n| n == "tool:*") && any_tool.is_none() {
+                    verdict = Err("no tool may be called (all are left out)".into());
                 }
             }
             out.push((case, verdict));
@@ -138,6 +210,13 @@ impl Selection {
         if out.is_empty() {
             return Err(SelectError::NoCase(self.cases.clone()));
         }
-        Ok(out)
+        let vars = any_tool
+            .map(|t| vec![("tool".to_string(), t.to_string())])
+            .unwrap_or_default();
+        Ok(RunPlan {
+            cases: out,
+            left_out,
+            vars,
+        })
     }
 }

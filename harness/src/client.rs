@@ -398,6 +398,7 @@ impl Client {
 }
 
 /// The 2025-11-25 handshake: `initialize`, then `notifications/initialized`.
+/// Returns the `initialize` result.
 pub async fn legacy_handshake(client: &mut Client) -> Result<Value, Exchange> {
     let params = json!({"protocolVersion": Era::Legacy.version(), "capabilities": {},
         "clientInfo": plan::client_info()});
@@ -405,7 +406,7 @@ pub async fn legacy_handshake(client: &mut Client) -> Result<Value, Exchange> {
     match &ex.ending {
         Ending::Answered(r) | Ending::WrongId(r) if r.get("result").is_some() => {
             client.notify("notifications/initialized", None).await;
-            Ok(r["result"]["serverInfo"].clone())
+            Ok(r["result"].clone())
         }
         _ => Err(ex),
     }

@@ -13,7 +13,7 @@ use mcperr_core::oracle::Judgement;
 use mcperr_core::plan::CasePlan;
 use mcperr_core::profile::Profile;
 use mcperr_core::report::{CaseResult, RunReport, TargetInfo};
-use mcperr_core::select::{Planned, SelectError, Selection};
+use mcperr_core::select::{RunPlan, SelectError, Selection};
 use mcperr_core::Verdict;
 use mcperr_protocol::Era;
 use mcperr_reference::http_edge::{HttpConfig, HttpEdge};
@@ -205,7 +205,8 @@ fn what_it_printed(client: &mut Client, mut failure: String, rule: &mut &'static
 }
 
 /// Starts the server and establishes `choice`'s era within the start-up
-/// timeout. Returns the client (with the run's timeout) and `serverInfo`.
+/// timeout. Returns the client (with the run's timeout) and the handshake's
+/// result (`server/discover` or `initialize`: serverInfo, capabilities).
 pub async fn connect(
     settings: &RunSettings,
     choice: EraChoice,
@@ -219,10 +220,7 @@ pub async fn connect(
         match &ex.ending {
             // A wrong id is judged (J1) by every case; it does not stop the run.
             Ending::Answered(r) | Ending::WrongId(r) if r.get("result").is_some() => {
-                let info = r["result"]
-                    .get("serverInfo")
-                    .cloned()
-                    .unwrap_or(Value::Null);
+                let info = r["result"].clone();
                 client.set_timeout(settings.timeout);
                 return Ok((client, info));
             }
@@ -282,9 +280,16 @@ async fn list_all(client: &mut Client, method: &str, key: &str) -> Vec<Value> {
     out
 }
 
-/// Lists what the server offers, following pagination cursors.
-pub async fn discover(client: &mut Client, server_info: Value) -> Discovery {
+/// Lists what the server offers, following pagination cursors; the
+/// handshake's result gives its `serverInfo` and `capabilities`.
+pub async fn discover(client: &mut Client, handshake: Value) -> Discovery {
+    let server_info = handshake.get("serverInfo").cloned().unwrap_or(Value::Null);
+    let capabilities = handshake
+        .get("capabilities")
+        .cloned()
+        .unwrap_or(Value::Null);
     Discovery {
+        capabilities,
         tools: list_all(client, "tools/list", "tools").await,
         resources: list_all(client, "resources/list", "resources").await,
         templates: list_all(client, "resources/templates/list", "resourceTemplates").await,
@@ -299,8 +304,9 @@ pub struct Opened {
     pub client: Client,
     /// What the server offers.
     pub discovery: Discovery,
-    /// The cases, each to run or skipped with its reason.
-    pub planned: Vec<Planned>,
+    /// The cases, each to run or skipped with its reason, the tools left
+    /// out, and the placeholder values discovery chose.
+    pub plan: RunPlan,
 }
 
 /// Connects in `choice`'s era, discovers what the server offers, and plans the cases.
@@ -312,10 +318,10 @@ pub async fn open(
     let (mut client, info) = connect(settings, choice).await?;
     let discovery = discover(&mut client, info).await;
     match selection.plan(&discovery, client.era, settings.target.is_http()) {
-        Ok(planned) => Ok(Opened {
+        Ok(plan) => Ok(Opened {
             client,
             discovery,
-            planned,
+            plan,
         }),
         Err(e) => {
             client.conn.close().await;
@@ -372,10 +378,18 @@ pub async fn run(
     let mut plans = Vec::new();
     let mut slots: Vec<Option<CaseResult>> = Vec::new();
     let http = settings.target.is_http();
-    for (case, verdict) in opened.planned {
+    let vars = opened.plan.vars.clone();
+    for (case, verdict) in opened.plan.cases {
         match verdict {
             Ok(()) => {
-                plans.push(CasePlan::new(&case, profile, era, &settings.canary, http));
+                plans.push(CasePlan::new(
+                    &case,
+                    profile,
+                    era,
+                    &settings.canary,
+                    &vars,
+                    http,
+                ));
                 slots.push(None);
             }
             Err(why) => {
@@ -391,10 +405,9 @@ pub async fn run(
         .into_iter()
         .map(|s| s.unwrap_or_else(|| ran.next().expect("one result per case")))
         .collect();
-    Ok(RunOutcome {
-        report: RunReport::new(target, era.to_string(), transport, &profile.name, cases),
-        known_ids,
-    })
+    let mut report = RunReport::new(target, era.to_string(), transport, &profile.name, cases);
+    report.left_out = opened.plan.left_out;
+    Ok(RunOutcome { report, known_ids })
 }
 
 /// Runs `plans` on `jobs` servers (the first already connected), in order.

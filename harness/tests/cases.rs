@@ -52,7 +52,8 @@ fn run_once(
             client.conn.close().await;
             return None;
         }
-        let plan = CasePlan::new(case, profile, era, &settings.canary, edge.0);
+        let tool = vec![("tool".to_string(), "get_author".to_string())];
+        let plan = CasePlan::new(case, profile, era, &settings.canary, &tool, edge.0);
         engine::run_plans(&settings, era, client, vec![plan])
             .await
             .pop()

@@ -116,6 +116,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Look up the author of a book in the catalog.",
             input_schema: string_arg("title", "The book's title."),
             output_schema: None,
+            read_only: true,
             body: get_author,
         },
         ToolDef {
@@ -125,6 +126,7 @@ pub fn tools() -> Vec<ToolDef> {
                     "code": {"type": "integer"}, "message": {"type": "string"}, "data": {}},
                 "required": ["code", "message"], "additionalProperties": false}),
             output_schema: None,
+            read_only: false,
             body: raise_protocol_error,
         },
         ToolDef {
@@ -132,6 +134,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Fail unexpectedly; the failure's text contains the secret.",
             input_schema: string_arg("secret", "Text the crash must never reveal."),
             output_schema: None,
+            read_only: false,
             body: crash,
         },
         ToolDef {
@@ -141,6 +144,7 @@ pub fn tools() -> Vec<ToolDef> {
                     "limit": {"type": "integer", "minimum": 1, "maximum": 50}},
                 "required": ["limit"], "additionalProperties": false}),
             output_schema: None,
+            read_only: false,
             body: limited,
         },
         ToolDef {
@@ -151,6 +155,7 @@ pub fn tools() -> Vec<ToolDef> {
                 json!({"type": "object", "properties": {"count": {"type": "integer"}},
                 "required": ["count"]}),
             ),
+            read_only: true,
             body: limited_calls,
         },
         ToolDef {
@@ -161,6 +166,7 @@ pub fn tools() -> Vec<ToolDef> {
                 json!({"type": "object", "properties": {"temperature": {"type": "number"}},
                 "required": ["temperature"]}),
             ),
+            read_only: true,
             body: bad_output,
         },
     ]

@@ -81,6 +81,9 @@ pub struct ToolDef {
     pub input_schema: Value,
     /// Its `outputSchema`, if it returns structured content.
     pub output_schema: Option<Value>,
+    /// Annotated `readOnlyHint: true`: calling it changes nothing, so a
+    /// harness may call it with sample arguments.
+    pub read_only: bool,
     /// The body.
     pub body: ToolBody,
 }

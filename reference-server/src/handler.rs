@@ -119,6 +119,22 @@ impl Handler {
         if era == Era::Modern {
             if let Some(Ok(Value::Object(result))) = &mut answer.reply {
                 result.insert("resultType".into(), "complete".into());
+                // 2026-07-28's CacheableResult: discovery, the lists and reads
+                // say how long they may be cached; this server's never change
+                // between requests, but nothing is promised: 0 ms, private.
+                let cacheable = matches!(
+                    req.method.as_str(),
+                    "server/discover"
+                        | "tools/list"
+                        | "resources/list"
+                        | "resources/templates/list"
+                        | "prompts/list"
+                        | "resources/read"
+                );
+                if cacheable {
+                    result.insert("ttlMs".into(), 0.into());
+                    result.insert("cacheScope".into(), "private".into());
+                }
             }
         }
         answer

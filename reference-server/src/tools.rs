@@ -95,6 +95,9 @@ impl ToolSet {
                 if let Some(o) = &t.def.output_schema {
                     v["outputSchema"] = o.clone();
                 }
+                if t.def.read_only {
+                    v["annotations"] = json!({"readOnlyHint": true});
+                }
                 v
             })
             .collect()

@@ -53,15 +53,45 @@ pub fn level(check: Check) -> Option<crate::rules::Level> {
     }
 }
 
+/// T8: a result that is not `isError` carries `structuredContent` that
+/// fits `schema` ("Servers MUST provide structured results that conform to
+/// this schema").
+fn structured_output(response: &Value, schema: Option<&Value>) -> Option<String> {
+    let result = response.get("result")?;
+    if result.get("isError") == Some(&Value::Bool(true)) {
+        return None;
+    }
+    let schema = schema?;
+    let Some(structured) = result.get("structuredContent") else {
+        return Some(
+            "the tool declares an outputSchema but the result has no structuredContent".into(),
+        );
+    };
+    let v = jsonschema::validator_for(schema).ok()?;
+    let errors: Vec<String> = v
+        .iter_errors(structured)
+        .take(3)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    (!errors.is_empty()).then(|| {
+        format!(
+            "structuredContent does not fit the tool's outputSchema: {}",
+            errors.join("; ")
+        )
+    })
+}
+
 /// Runs one named check; `Some(why)` when it fails.
 pub fn run(
     check: Check,
     exchange: &Exchange,
     response: &Value,
     canary: &str,
+    output_schema: Option<&Value>,
     ev: &Evidence,
 ) -> Option<String> {
     match check {
+        Check::StructuredOutput => structured_output(response, output_schema),
         Check::NoCanary => {
             let text = searchable(response, &exchange.request);
             if !canary.is_empty() && text.contains(canary) {

@@ -40,6 +40,7 @@ impl Context<'_> {
             verdict,
             message: format!("{why}. Spec: {cite}"),
             level: None,
+            late: false,
         }
     }
 }
@@ -94,8 +95,22 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
     } else {
         exchange.request.clone()
     };
-    for why in framing(response, &framed_against) {
+    let framing_faults = framing(response, &framed_against);
+    let framed = framing_faults.is_empty();
+    for why in framing_faults {
         out.push(ctx.violation("J1", Verdict::Fail, why));
+    }
+    // The result's (or error's) shape, once the framing holds.
+    if let (true, Some(era), Some(method)) = (
+        framed,
+        ctx.era,
+        exchange.request.get("method").and_then(Value::as_str),
+    ) {
+        if let Some(why) = crate::shapes::check(era, method, response) {
+            let mut v = ctx.violation("J1", Verdict::Fail, why);
+            v.late = true;
+            out.push(v);
+        }
     }
     if let (Some(answer), false) = (&exchange.http, ctx.http_rejection_expected) {
         if let Some(why) = http_status(answer.status, response) {
@@ -103,7 +118,9 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
         }
     }
     if let Some(why) = leak_in_error(response, &exchange.request, ctx.canary) {
-        out.push(ctx.violation("J7", Verdict::Fail, why));
+        let mut v = ctx.violation("J7", Verdict::Fail, why);
+        v.late = true;
+        out.push(v);
     }
     out
 }

@@ -35,6 +35,10 @@ pub struct Violation {
     /// the rule (e.g. "the body never runs on invalid input": MUST validate).
     #[serde(skip)]
     pub level: Option<crate::rules::Level>,
+    /// Judged after a case's own shape (leaks, a result's schema): a case
+    /// that breaks its own rule is reported under it, with these listed too.
+    #[serde(skip)]
+    pub late: bool,
 }
 
 /// A verdict with the rule that decided it and a message saying why.
@@ -92,6 +96,7 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
         verdict,
         message,
         level: None,
+        late: false,
     };
     match &exchange.ending {
         Ending::NotApplicable(why) => {
@@ -113,13 +118,13 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
         sent_notification: plan.sent_notification(),
         http_rejection_expected: plan.http.is_some(),
     };
-    // Leaks (J7) are judged after the case's own shape: a crash case that
+    // Leaks (J7) and schema shapes (J1) are judged after the case's own shape: a crash case that
     // leaks is reported under its own rule (T3, R4, P3), with J7 listed too.
-    let (leaks, mut found): (Vec<Violation>, Vec<Violation>) = invariants(exchange, &ctx)
-        .into_iter()
-        .partition(|v| v.rule == "J7");
+    let (leaks, mut found): (Vec<Violation>, Vec<Violation>) =
+        invariants(exchange, &ctx).into_iter().partition(|v| v.late);
     let stopped = evidence.stopped.as_ref().map(|how| Violation {
         level: None,
+        late: false,
         rule: "J4".into(),
         verdict: Verdict::Fail,
         message: format!(
@@ -185,7 +190,14 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
         }
     }
     for check in &exp.checks {
-        if let Some(failure) = checks::run(*check, exchange, response, &plan.canary, evidence) {
+        if let Some(failure) = checks::run(
+            *check,
+            exchange,
+            response,
+            &plan.canary,
+            plan.case.output_schema.as_ref(),
+            evidence,
+        ) {
             let mut v = own(Verdict::Fail, format!("{failure}. Spec: {spec}"));
             v.level = checks::level(*check);
             found.push(v);

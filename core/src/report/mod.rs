@@ -178,6 +178,9 @@ pub struct RunReport {
     /// Baseline entries that no longer fail (or name no case).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stale_baseline: Vec<String>,
+    /// Tools the run did not call, each with the reason.
+    #[serde(default)]
+    pub left_out: Vec<crate::select::LeftOut>,
 }
 
 impl RunReport {
@@ -197,6 +200,7 @@ impl RunReport {
             summary: Summary::of(&cases),
             cases,
             stale_baseline: vec![],
+            left_out: vec![],
         }
     }
 

@@ -110,6 +110,12 @@ pub fn render(report: &RunReport, colour: bool, quiet: bool) -> String {
         }
         let _ = writeln!(out, "  spec:     {}", c.spec);
     }
+    if !report.left_out.is_empty() {
+        let _ = writeln!(out, "\nTools left out (not called):");
+        for l in &report.left_out {
+            let _ = writeln!(out, "  {}: {}", visible(&l.name), l.reason);
+        }
+    }
     let s = report.summary();
     let baselined = report.cases.iter().filter(|c| c.baselined).count();
     let _ = writeln!(

@@ -372,7 +372,7 @@ fn list(args: ListArgs) -> Result<i32, Usage> {
             &settings.target.display(),
             era,
             &opened.discovery,
-            &opened.planned,
+            &opened.plan,
         ));
         Ok(0)
     })
@@ -383,7 +383,7 @@ fn render_listing(
     shown: &str,
     era: Era,
     discovery: &mcperr_core::discovery::Discovery,
-    planned: &[mcperr_core::select::Planned],
+    plan: &mcperr_core::select::RunPlan,
 ) -> String {
     use std::fmt::Write as _;
     let mut text = String::new();
@@ -408,13 +408,17 @@ fn render_listing(
         names(&discovery.templates, "uriTemplate")
     );
     let _ = writeln!(text, "prompts:    {}", names(&discovery.prompts, "name"));
+    let planned = &plan.cases;
+    for l in &plan.left_out {
+        let _ = writeln!(text, "left out:   tool {} ({})", l.name, l.reason);
+    }
     let runs = planned.iter().filter(|(_, v)| v.is_ok()).count();
     let _ = writeln!(
         text,
         "\ncases: {runs} would run, {} would be skipped",
         planned.len() - runs
     );
-    for (case, verdict) in planned {
+    for (case, verdict) in planned.iter() {
         match verdict {
             Ok(()) => {
                 let _ = writeln!(text, "  run   {:<4} {}", case.rule, case.id);

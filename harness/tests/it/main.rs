@@ -1,6 +1,7 @@
 //! Integration tests of the `mcperr` binary: one test binary, one module per area.
 
 mod faults;
+mod fixtures;
 mod http;
 mod python_peer;
 mod reference_faults;

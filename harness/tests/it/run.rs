@@ -387,8 +387,9 @@ fn config_files_jobs_and_case_selection() {
         out.stdout
     );
     assert!(
-        out.stdout
-            .contains("skip  T3   tools/crash-hides-text  (tool:crash is excluded"),
+        out.stdout.contains(
+            "skip  T3   tools/crash-hides-text  (tool:crash is left out: not selected by --tools)"
+        ),
         "{}",
         out.stdout
     );

@@ -1,0 +1,172 @@
+//! Cases from the resources and prompts a server lists: a read of each
+//! template with a value that cannot exist (not found as the era says, or a
+//! real result; never an `isError` result or empty `contents`), a read of
+//! each static resource, and each prompt without its required arguments
+//! (P2) or, with none required, plainly (its result must fit the schema).
+
+use serde_json::{json, Value};
+
+use super::{alternative, Draft};
+use crate::case::Case;
+
+/// The value put in every template variable: it names no real item.
+const NO_SUCH: &str = "mcperr-no-such-{{canary}}";
+
+/// `template` with every `{var}` (any RFC 6570 operator) replaced by `value`.
+fn expand(template: &str, value: &str) -> String {
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        match rest[open..].find('}') {
+            Some(close) => {
+                out.push_str(value);
+                rest = &rest[open + close + 1..];
+            }
+            None => {
+                out.push_str(&rest[open..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A read of `template` (a `resources/templates/list` entry) with a value
+/// that cannot exist.
+pub fn template_not_found(template: &Value) -> Option<Case> {
+    let t = template.get("uriTemplate").and_then(Value::as_str)?;
+    let uri = expand(t, NO_SUCH);
+    Some(
+        Draft {
+            id: format!("generated/resources/{t}/not-found"),
+            rule: "R1",
+            spec: "",
+            title: format!("{t} read with a value that names nothing: a JSON-RPC error or real contents, never an isError result or empty contents"),
+            needs: vec![format!("template:{t}")],
+            method: "resources/read",
+            params: json!({"uri": uri}),
+            // Which code is the server's to say: it may not know the item is
+            // missing (a backend that fails, as the Bookshop's fail:// does).
+            // The built-in resources/not-found case judges the code; this one
+            // hunts the half-results resources must never give.
+            expect: json!({"result": "$absent", "error": "$object"}),
+            also_pass: vec![alternative(
+                json!({"result": {"contents": "$nonempty"}, "error": "$absent"}),
+                "the template accepts any value: a real result (its shape is checked)",
+                &[],
+            )],
+            warn: vec![],
+            checks: vec![],
+            profile: Default::default(),
+            output_schema: None,
+        }
+        .build("generated from resources/templates/list"),
+    )
+}
+
+/// A read of a static resource (a `resources/list` entry): a result whose
+/// `contents` fit the era's schema.
+pub fn static_read(resource: &Value) -> Option<Case> {
+    let uri = resource.get("uri").and_then(Value::as_str)?;
+    Some(
+        Draft {
+            id: format!("generated/resources/{uri}/read"),
+            rule: "J1",
+            spec: "",
+            title: format!("{uri}, a listed resource, reads as contents that fit the schema"),
+            needs: vec![],
+            method: "resources/read",
+            params: json!({"uri": uri}),
+            expect: json!({"result": {"contents": "$array"}, "error": "$absent"}),
+            also_pass: vec![],
+            warn: vec![],
+            checks: vec![],
+            profile: Default::default(),
+            output_schema: None,
+        }
+        .build("generated from resources/list"),
+    )
+}
+
+/// The cases of one `prompts/list` entry: without its required arguments
+/// (P2: -32602), or plainly when none is required (a result that fits).
+pub fn prompt_cases(prompt: &Value) -> Vec<Case> {
+    let Some(name) = prompt.get("name").and_then(Value::as_str) else {
+        return vec![];
+    };
+    let required: Vec<&str> = prompt
+        .get("arguments")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter(|x| x.get("required") == Some(&Value::Bool(true)))
+                .filter_map(|x| x.get("name").and_then(Value::as_str))
+                .collect()
+        })
+        .unwrap_or_default();
+    let needs = vec![format!("prompt:{name}")];
+    let case = if required.is_empty() {
+        Draft {
+            id: format!("generated/prompts/{name}/render"),
+            rule: "J1",
+            spec: "",
+            title: format!("{name}, which needs no argument, renders messages that fit the schema"),
+            needs,
+            method: "prompts/get",
+            params: json!({"name": name}),
+            expect: json!({"result": {"messages": "$array"}, "error": "$absent"}),
+            also_pass: vec![],
+            warn: vec![],
+            checks: vec![],
+            profile: Default::default(),
+            output_schema: None,
+        }
+    } else {
+        Draft {
+            id: format!("generated/prompts/{name}/missing-arguments"),
+            rule: "P2",
+            spec: "",
+            title: format!(
+                "{name} without its required {} is -32602",
+                required.join(", ")
+            ),
+            needs,
+            method: "prompts/get",
+            params: json!({"name": name, "arguments": {}}),
+            expect: json!({"result": "$absent", "error": {"code": -32602}}),
+            also_pass: vec![],
+            warn: vec![],
+            checks: vec![],
+            profile: Default::default(),
+            output_schema: None,
+        }
+    };
+    vec![case.build("generated from prompts/list")]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_expand_every_variable() {
+        assert_eq!(expand("books://{title}", "X"), "books://X");
+        assert_eq!(expand("a://{x}/b/{+y}{?q}", "V"), "a://V/b/VV");
+        assert_eq!(expand("a://{broken", "V"), "a://{broken");
+    }
+
+    #[test]
+    fn prompts_with_required_arguments_get_p2_the_others_a_plain_render() {
+        let p = prompt_cases(
+            &json!({"name": "greet", "arguments": [{"name": "name", "required": true}]}),
+        );
+        assert_eq!(
+            (p[0].rule.as_str(), p[0].id.as_str()),
+            ("P2", "generated/prompts/greet/missing-arguments")
+        );
+        let p = prompt_cases(&json!({"name": "tip"}));
+        assert_eq!(p[0].rule, "J1");
+    }
+}

@@ -1,0 +1,199 @@
+//! Servers unlike the Bookshop: the Recipes server on the MCP Python SDK and
+//! on the TypeScript SDK (fixtures/servers). Their faithful versions get no
+//! failure under `spec` nor under `model` (the SDKs' own deviations are
+//! baselined), a tools-only server gets skips for prompts and resources, and
+//! every generic check (planned from discovery, not from fixture names)
+//! catches the fault the fixture has for it.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::python_peer::python;
+use crate::support::{mcperr, report, scratch};
+
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+/// The TypeScript fixture's entry point (installed by its setup.sh).
+fn typescript() -> String {
+    if let Ok(p) = std::env::var("MCPERR_TS_SERVER") {
+        return p;
+    }
+    let entry = format!("{ROOT}/fixtures/servers/typescript/recipes.mjs");
+    assert!(
+        Path::new(&format!("{ROOT}/fixtures/servers/typescript/node_modules")).exists(),
+        "the TypeScript SDK fixture is not installed: run scripts/test.sh, or fixtures/servers/typescript/setup.sh"
+    );
+    entry
+}
+
+/// (name, command line) of each Recipes server.
+fn recipes() -> Vec<(&'static str, String)> {
+    vec![
+        (
+            "python",
+            format!("{} {ROOT}/fixtures/servers/python/recipes.py", python()),
+        ),
+        ("typescript", format!("node {}", typescript())),
+    ]
+}
+
+fn run(server: &str, era: &str, profile: &str, extra: &[&str], json: &Path) -> Option<i32> {
+    let mut args = vec![
+        "run",
+        "--stdio",
+        server,
+        "--era",
+        era,
+        "--profile",
+        profile,
+        "--timeout-ms",
+        "10000",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let out = mcperr(&args);
+    assert!(!out.stdout.is_empty(), "{}", out.stderr);
+    out.code
+}
+
+fn cases(r: &Value) -> &Vec<Value> {
+    r["cases"].as_array().unwrap()
+}
+
+#[test]
+fn faithful_recipes_servers_get_no_failure_under_spec_or_model_in_both_eras() {
+    let dir = scratch("recipes-faithful");
+    std::thread::scope(|s| {
+        for (name, server) in recipes() {
+            let dir = &dir;
+            s.spawn(move || {
+                for era in ["2026-07-28", "2025-11-25"] {
+                    for profile in ["spec", "model"] {
+                        let json = dir.join(format!("{name}-{era}-{profile}.json"));
+                        let baseline =
+                            format!("{ROOT}/fixtures/baselines/recipes.{name}.model.toml");
+                        let extra: Vec<&str> = if profile == "model" {
+                            vec!["--baseline", &baseline]
+                        } else {
+                            vec![]
+                        };
+                        let code = run(&server, era, profile, &extra, &json);
+                        let r = report(&json);
+                        assert_eq!(code, Some(0), "{name} {era} {profile}: {}", r["summary"]);
+                        assert_eq!(r["summary"]["error"], 0, "{name} {era} {profile}");
+                        // Generic cases ran: a valid call, a template read, a static read, a prompt.
+                        for id in [
+                            "generated/tools/find_recipe/valid-call",
+                            "generated/resources/recipes://{name}/not-found",
+                            "generated/resources/recipes://index/read",
+                            "generated/prompts/daily_tip/render",
+                        ] {
+                            let c = cases(&r).iter().find(|c| c["id"] == id);
+                            assert!(
+                                c.is_some_and(|c| c["verdict"] == "pass"),
+                                "{name} {era} {profile}: {id} {c:?}"
+                            );
+                        }
+                        // The destructive tool is left out, with its reason.
+                        let left: Vec<&str> = r["left_out"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|l| l["name"].as_str().unwrap())
+                            .collect();
+                        assert!(left.contains(&"delete_recipe"), "{name} {era}: {left:?}");
+                        // bake declares taskSupport "required" where the era has it.
+                        if era == "2025-11-25" {
+                            assert!(left.contains(&"bake"), "{name} {era}: {left:?}");
+                        }
+                    }
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn a_tools_only_server_gets_skips_not_failures_for_prompts_and_resources() {
+    let dir = scratch("recipes-tools-only");
+    for (name, server) in recipes() {
+        let json = dir.join(format!("{name}.json"));
+        let server = format!("{server} --tools-only");
+        let baseline = format!("{ROOT}/fixtures/baselines/recipes.{name}.tools-only.model.toml");
+        let code = run(
+            &server,
+            "2026-07-28",
+            "model",
+            &["--baseline", &baseline],
+            &json,
+        );
+        let r = report(&json);
+        assert_eq!(code, Some(0), "{name}: {}", r["summary"]);
+        let skipped: Vec<&Value> = cases(&r)
+            .iter()
+            .filter(|c| {
+                let id = c["id"].as_str().unwrap();
+                id.starts_with("prompts/") || id.starts_with("resources/")
+            })
+            .collect();
+        assert!(skipped.len() >= 5, "{name}");
+        for c in skipped {
+            assert_eq!(c["verdict"], "skip", "{name}: {c}");
+            assert!(c["message"].as_str().unwrap().contains("capability"), "{c}");
+        }
+    }
+}
+
+#[test]
+fn every_generic_check_catches_its_fault_on_both_sdks() {
+    // fault → the rule whose generic case must catch it.
+    let faults = [
+        ("output-schema-mismatch", "T8"),
+        ("leak-traceback", "J7"),
+        ("no-validation", "T4"),
+        ("not-found-empty", "R1"),
+        ("not-found-is-error-result", "R1"),
+        ("bad-resource-shape", "J1"),
+        ("prompt-missing-arg-renders", "P2"),
+        ("bad-prompt-shape", "J1"),
+        ("bad-content-block", "J1"),
+        ("arguments-not-object-accepted", "T6"),
+    ];
+    let dir = scratch("recipes-faults");
+    let misses: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = recipes()
+            .into_iter()
+            .map(|(name, server)| {
+                let dir = &dir;
+                s.spawn(move || {
+                    let mut misses = Vec::new();
+                    for (fault, rule) in faults {
+                        let json = dir.join(format!("{name}-{fault}.json"));
+                        let server = format!("{server} --fault {fault}");
+                        run(&server, "2026-07-28", "model", &[], &json);
+                        let r = report(&json);
+                        let caught = cases(&r).iter().any(|c| {
+                            c["verdict"] == "fail"
+                                && (c["rule"] == rule
+                                    || c["message"]
+                                        .as_str()
+                                        .unwrap()
+                                        .contains(&format!("[{rule}]")))
+                        });
+                        if !caught {
+                            misses.push(format!("{name} --fault {fault}: no {rule} failure"));
+                        }
+                    }
+                    misses
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    assert!(misses.is_empty(), "{}", misses.join("\n"));
+}
