@@ -339,6 +339,13 @@ impl Client {
         self.drain()
     }
 
+    /// Puts strays back for the next judged case.
+    pub fn requeue(&mut self, strays: Vec<Stray>) {
+        for s in strays {
+            push_stray(&mut self.pending, s);
+        }
+    }
+
     /// What arrived unasked (between exchanges).
     pub fn drain(&mut self) -> Vec<Stray> {
         let mut out = std::mem::take(&mut self.pending);

@@ -42,6 +42,8 @@ pub enum EraChoice {
 pub struct SetupError {
     /// `J4` (no answer, died) or `J5` (garbage on stdout).
     pub rule: &'static str,
+    /// The server could not be started at all (no era to try instead).
+    pub spawn: bool,
     /// What happened, what the server printed, and which flag to raise.
     pub message: String,
 }
@@ -98,6 +100,7 @@ impl RunSettings {
                     max_sessions: 1024,
                     session_idle: Duration::from_secs(600),
                     allowed_hosts: vec![],
+                    log: false,
                 },
             )))),
             Target::InProcess(p) => Some(Memory::Lines(Arc::new(Handler::new(p.fault)))),
@@ -135,6 +138,7 @@ impl RunSettings {
     fn spawn(&self, timeout: Duration) -> Result<Conn, SetupError> {
         let setup = |message: String| SetupError {
             rule: "J4",
+            spawn: true,
             message,
         };
         Ok(match (&self.target, &self.memory) {
@@ -247,6 +251,7 @@ pub async fn connect(
     }
     Err(SetupError {
         rule,
+        spawn: false,
         message: format!(
             "the server `{}` did not complete a handshake ({})",
             settings.target.display(),
@@ -374,7 +379,16 @@ pub async fn run(
             return Err((e.into(), None));
         }
     };
+    let mut opened = opened;
     let era = opened.client.era;
+    // Noise on stdout before the first case (a banner at start-up, output
+    // during discovery) is its own J5 finding, not the first case's.
+    let early = opened.client.drain();
+    let (noise, rest): (Vec<Stray>, Vec<Stray>) = early
+        .into_iter()
+        .partition(|s| matches!(s, Stray::NotJson(_) | Stray::TooLong(_) | Stray::More(_)));
+    opened.client.requeue(rest);
+    let startup = (!noise.is_empty()).then(|| startup_noise(&noise, era, profile));
     let mut plans = Vec::new();
     let mut slots: Vec<Option<CaseResult>> = Vec::new();
     let http = settings.target.is_http();
@@ -401,13 +415,48 @@ pub async fn run(
     let mut ran = run_plans(settings, era, opened.client, plans)
         .await
         .into_iter();
-    let cases = slots
+    let cases = startup
         .into_iter()
-        .map(|s| s.unwrap_or_else(|| ran.next().expect("one result per case")))
+        .chain(
+            slots
+                .into_iter()
+                .map(|s| s.unwrap_or_else(|| ran.next().expect("one result per case"))),
+        )
         .collect();
     let mut report = RunReport::new(target, era.to_string(), transport, &profile.name, cases);
     report.left_out = opened.plan.left_out;
     Ok(RunOutcome { report, known_ids })
+}
+
+/// The finding for stdout noise before the first case (J5).
+fn startup_noise(noise: &[Stray], era: Era, profile: &Profile) -> CaseResult {
+    let lines: Vec<String> = noise
+        .iter()
+        .map(|s| match s {
+            Stray::NotJson(l) => format!("{l:?}"),
+            Stray::TooLong(n) => format!("a line of over {n} bytes"),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    let verdict = profile.grade("J5", era, None).unwrap_or(Verdict::Pass);
+    CaseResult {
+        id: "setup/stdout-noise".into(),
+        rule: "J5".into(),
+        verdict,
+        message: format!(
+            "stdout carried output that is not a JSON-RPC message before the first case (start-up or discovery): {}. Spec: {}",
+            lines.join(", "),
+            mcperr_core::rules::cite("J5", era)
+        ),
+        request: None,
+        response: None,
+        http_status: None,
+        duration_ms: 0,
+        area: "setup".into(),
+        title: "stdout carries only JSON-RPC messages from the start".into(),
+        spec: mcperr_core::rules::get("J5").map_or_else(String::new, |r| r.cite_with_sentence(era)),
+        baselined: false,
+    }
 }
 
 /// Runs `plans` on `jobs` servers (the first already connected), in order.

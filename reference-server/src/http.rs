@@ -35,9 +35,11 @@ async fn endpoint(
         Ok(bytes) => {
             let mut logs = Vec::new();
             let reply = edge.handle(method.as_str(), &pairs, &bytes, &mut logs);
-            let mut err = std::io::stderr().lock();
-            for record in logs {
-                let _ = writeln!(err, "{record}");
+            if edge.logs() {
+                let mut err = std::io::stderr().lock();
+                for record in logs {
+                    let _ = writeln!(err, "{record}");
+                }
             }
             reply
         }

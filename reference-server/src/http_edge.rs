@@ -40,6 +40,9 @@ pub struct HttpConfig {
     pub session_idle: Duration,
     /// Host header values accepted (the bound address and its loopback names).
     pub allowed_hosts: Vec<String>,
+    /// Write log records to stderr (the server process's own log); off when
+    /// the edge runs inside another program, such as `mcperr run`.
+    pub log: bool,
 }
 
 /// The HTTP edge: the shared handler, legacy sessions, and the settings.
@@ -59,6 +62,11 @@ impl HttpEdge {
             sessions: Mutex::new(HashMap::new()),
             minted: 0.into(),
         }
+    }
+
+    /// Whether its log records go to stderr.
+    pub fn logs(&self) -> bool {
+        self.config.log
     }
 
     /// The largest body this edge reads.

@@ -80,6 +80,7 @@ mod http_edge {
                 max_sessions: 4,
                 session_idle: Duration::from_secs(60),
                 allowed_hosts: vec![],
+                log: false,
             },
         )
     }

@@ -285,7 +285,7 @@ mod tests {
         assert_eq!(
             ids,
             [
-                "generated/tools/fetch/type-limit",
+                "generated/tools/fetch/type-url",
                 "generated/tools/fetch/maximum-limit",
                 "generated/tools/fetch/minimum-limit",
                 "generated/tools/fetch/required-url",

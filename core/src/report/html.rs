@@ -16,8 +16,12 @@ fn esc(s: &str) -> String {
 
 /// Renders the report as one HTML page.
 pub fn render(report: &RunReport) -> String {
-    let s = report.summary();
-    let target = report.target.shown();
+    render_all(std::slice::from_ref(report))
+}
+
+/// Renders the reports of one invocation (each era and transport) as one page.
+pub fn render_all(reports: &[RunReport]) -> String {
+    let target = reports.first().map_or("", |r| r.target.shown());
     let mut h = String::new();
     let _ = write!(
         h,
@@ -28,11 +32,28 @@ pub fn render(report: &RunReport) -> String {
          pre{{background:#f6f6f6;padding:6px;white-space:pre-wrap;word-break:break-all}}</style></head><body>\n",
         esc(target)
     );
+    for report in reports {
+        // Anchors stay the case ids for one run; several runs get a prefix.
+        let prefix = if reports.len() > 1 {
+            format!("{}-{}-", report.era, report.transport)
+        } else {
+            String::new()
+        };
+        section(&mut h, report, &prefix);
+    }
+    h.push_str("</body></html>\n");
+    h
+}
+
+fn section(h: &mut String, report: &RunReport, prefix: &str) {
+    let s = report.summary();
+    let target = report.target.shown();
     let _ = writeln!(
         h,
-        "<h1>mcperr run</h1><p><code>{}</code> · era {} · profile {}</p>",
+        "<h1>mcperr run</h1><p><code>{}</code> · era {} · {} · profile {}</p>",
         esc(target),
         esc(&report.era),
+        esc(&report.transport),
         esc(&report.profile)
     );
     let _ = writeln!(
@@ -46,7 +67,7 @@ pub fn render(report: &RunReport) -> String {
     for c in &report.cases {
         let v = c.verdict.as_str();
         let anchor = if matches!(c.verdict, Verdict::Fail | Verdict::Error) {
-            format!("<a href=\"#{}\">{}</a>", esc(&c.id), esc(&c.id))
+            format!("<a href=\"#{prefix}{}\">{}</a>", esc(&c.id), esc(&c.id))
         } else {
             esc(&c.id)
         };
@@ -71,10 +92,11 @@ pub fn render(report: &RunReport) -> String {
     {
         let _ = writeln!(
             h,
-            "<h2 id=\"{0}\">{0} [{1}]</h2><p>{2}</p>",
+            "<h2 id=\"{3}{0}\">{0} [{1}]</h2><p>{2}</p>",
             esc(&c.id),
             esc(&c.rule),
-            esc(&c.title)
+            esc(&c.title),
+            esc(prefix)
         );
         let _ = writeln!(h, "<pre>{}</pre>", esc(&c.message));
         let req = c
@@ -93,6 +115,4 @@ pub fn render(report: &RunReport) -> String {
             esc(&c.spec)
         );
     }
-    h.push_str("</body></html>\n");
-    h
 }

@@ -69,19 +69,38 @@ fn test_case(area: &str, c: &CaseResult) -> TestCase {
 
 /// Renders the report as JUnit XML.
 pub fn render(report: &RunReport) -> String {
+    render_all(std::slice::from_ref(report))
+}
+
+/// Renders the reports of one invocation (each era and transport) as one
+/// JUnit document: a suite per area and run.
+pub fn render_all(reports: &[RunReport]) -> String {
+    let mut x = Report::new("mcperr");
+    let total_ms: u64 = reports
+        .iter()
+        .flat_map(|r| &r.cases)
+        .map(|c| c.duration_ms)
+        .sum();
+    x.set_time(Duration::from_millis(total_ms));
+    for report in reports {
+        add_suites(&mut x, report);
+    }
+    x.to_string().expect("JUnit XML serializes to a string")
+}
+
+fn add_suites(x: &mut Report, report: &RunReport) {
     let mut areas: BTreeMap<&str, Vec<&CaseResult>> = BTreeMap::new();
     for c in &report.cases {
         areas.entry(c.area.as_str()).or_default().push(c);
     }
-    let mut x = Report::new("mcperr");
-    let total_ms: u64 = report.cases.iter().map(|c| c.duration_ms).sum();
-    x.set_time(Duration::from_millis(total_ms));
     for (area, cases) in areas {
-        let mut suite = TestSuite::new(format!("{area} ({} · {})", report.era, report.profile));
+        let mut suite = TestSuite::new(format!(
+            "{area} ({} · {} · {})",
+            report.era, report.transport, report.profile
+        ));
         let ms: u64 = cases.iter().map(|c| c.duration_ms).sum();
         suite.set_time(Duration::from_millis(ms));
         suite.add_test_cases(cases.iter().map(|c| test_case(area, c)));
         x.add_test_suite(suite);
     }
-    x.to_string().expect("JUnit XML serializes to a string")
 }

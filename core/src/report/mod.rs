@@ -225,10 +225,68 @@ impl RunReport {
         }
     }
 
+    /// A one-line summary: era, transport and counts.
+    pub fn summary_line(&self) -> String {
+        let s = self.summary();
+        format!(
+            "{} over {}: {} passed, {} failed, {} warned, {} skipped, {} errors",
+            self.era, self.transport, s.pass, s.fail, s.warn, s.skip, s.error
+        )
+    }
+
     /// The JSON report text (its summary counted afresh).
     pub fn to_json(&self) -> String {
         let mut report = self.clone();
         report.summary = self.summary();
         serde_json::to_string_pretty(&report).expect("reports serialize") + "\n"
+    }
+}
+
+/// The reports of one invocation: one per era and transport judged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSet {
+    /// Each run.
+    pub runs: Vec<RunReport>,
+    /// Counts over every run.
+    pub summary: Summary,
+}
+
+impl RunSet {
+    /// The set of `runs`, with the counts over them.
+    pub fn new(runs: Vec<RunReport>) -> RunSet {
+        let all: Vec<CaseResult> = runs.iter().flat_map(|r| r.cases.clone()).collect();
+        RunSet {
+            summary: Summary::of(&all),
+            runs,
+        }
+    }
+
+    /// 1 if any run has an unexpected failure or a stale baseline entry.
+    pub fn exit_code(&self) -> i32 {
+        self.runs
+            .iter()
+            .map(RunReport::exit_code)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The JSON text: the one run's report as it is, or `{"runs": [...],
+    /// "summary": {...}}` when several eras or transports were judged.
+    pub fn to_json(&self) -> String {
+        match self.runs.as_slice() {
+            [one] => one.to_json(),
+            runs => {
+                let runs: Vec<RunReport> = runs
+                    .iter()
+                    .map(|r| {
+                        let mut r = r.clone();
+                        r.summary = r.summary();
+                        r
+                    })
+                    .collect();
+                let set = RunSet::new(runs);
+                serde_json::to_string_pretty(&set).expect("reports serialize") + "\n"
+            }
+        }
     }
 }

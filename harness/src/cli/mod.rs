@@ -9,18 +9,16 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use mcperr_core::baseline::Baseline;
-use mcperr_core::profile::Profile;
-use mcperr_core::report::{html, junit, terminal, RunReport};
 use mcperr_core::select::Selection;
 use mcperr_protocol::Era;
 use mcperr_reference::Fault;
 
-use crate::engine::{self, EngineError, EraChoice, RunSettings};
+use crate::engine::{self, EraChoice, RunSettings};
 use crate::target;
 use crate::transport::Target;
 
 mod reference;
+mod run;
 mod signals;
 
 /// Exit code for usage and setup errors.
@@ -56,82 +54,89 @@ enum Command {
 }
 
 #[derive(Debug, Args, Clone)]
-struct TargetArgs {
+pub(crate) struct TargetArgs {
     /// The server as a command line, run as a child over stdio (split like a shell).
     #[arg(long, value_name = "\"CMD ARGS…\"", conflicts_with_all = ["config", "http"])]
-    stdio: Option<String>,
+    pub(crate) stdio: Option<String>,
     /// The server's Streamable HTTP endpoint, e.g. http://127.0.0.1:8000/mcp.
     #[arg(long, value_name = "URL", conflicts_with = "config")]
-    http: Option<String>,
+    pub(crate) http: Option<String>,
     /// An extra HTTP header on every request, e.g. "Authorization: Bearer …" (repeatable).
     #[arg(long, value_name = "NAME: VALUE", conflicts_with = "stdio")]
-    header: Vec<String>,
+    pub(crate) header: Vec<String>,
     /// Working directory for the --stdio server.
     #[arg(long, value_name = "DIR", requires = "stdio")]
-    cwd: Option<PathBuf>,
+    pub(crate) cwd: Option<PathBuf>,
     /// Environment variable for the --stdio server (repeatable).
     #[arg(long, value_name = "KEY=VALUE", requires = "stdio")]
-    env: Vec<String>,
+    pub(crate) env: Vec<String>,
     /// An MCP host configuration file with an "mcpServers" map (use with --server).
     #[arg(long, value_name = "FILE", requires = "server")]
-    config: Option<String>,
+    pub(crate) config: Option<String>,
     /// The server's name in the --config file.
     #[arg(long, value_name = "NAME", requires = "config")]
-    server: Option<String>,
-    /// Protocol era: auto (server/discover, falling back to initialize), 2025-11-25 or 2026-07-28.
+    pub(crate) server: Option<String>,
+    /// Protocol era: auto (judge every era the server speaks, each on a fresh
+    /// process), 2025-11-25 or 2026-07-28.
     #[arg(long, value_name = "ERA", default_value = "auto")]
-    era: String,
+    pub(crate) era: String,
     /// Per-request timeout in milliseconds.
     #[arg(long, value_name = "N", default_value_t = 5000)]
-    timeout_ms: u64,
+    pub(crate) timeout_ms: u64,
     /// Timeout of the start-up handshake in milliseconds (a server may be slow to start).
     #[arg(long, value_name = "N", default_value_t = 10000)]
-    startup_timeout_ms: u64,
+    pub(crate) startup_timeout_ms: u64,
     /// Longest stdout line (stdio) or response body (HTTP) accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = target::DEFAULT_MAX_LINE)]
-    max_line: usize,
+    pub(crate) max_line: usize,
 }
 
 #[derive(Debug, Args)]
-struct SelectArgs {
-    /// Profile: spec (default), python-sdk, or the path of a profile TOML file.
+pub(crate) struct SelectArgs {
+    /// How strictly to judge: spec (the era's MUSTs fail, SHOULDs warn), model
+    /// (the source documents' error model: every deviation fails), python-sdk
+    /// (model plus the MCP Python SDK's exact texts and log lines), or the path
+    /// of a profile TOML file.
     #[arg(long, value_name = "NAME|FILE", default_value = "spec")]
-    profile: String,
+    pub(crate) profile: String,
+    /// Turn every warning into a failure (as h2spec's strict mode does).
+    #[arg(long)]
+    pub(crate) strict: bool,
     /// Only cases whose id matches this glob (repeatable), e.g. 'tools/*'.
     #[arg(long, value_name = "GLOB")]
-    cases: Vec<String>,
+    pub(crate) cases: Vec<String>,
     /// Only call tools whose name matches this glob (repeatable).
     #[arg(long, value_name = "GLOB")]
-    tools: Vec<String>,
+    pub(crate) tools: Vec<String>,
     /// Also call tools annotated destructiveHint: true (never called otherwise).
     #[arg(long)]
-    allow_destructive: bool,
+    pub(crate) allow_destructive: bool,
 }
 
 #[derive(Debug, Args)]
-struct RunArgs {
+pub(crate) struct RunArgs {
     #[command(flatten)]
-    target: TargetArgs,
+    pub(crate) target: TargetArgs,
     #[command(flatten)]
-    select: SelectArgs,
+    pub(crate) select: SelectArgs,
     /// Known failures (YAML or TOML: case-id or case-id:rule); they do not fail the run.
     #[arg(long, value_name = "FILE")]
-    baseline: Option<String>,
+    pub(crate) baseline: Option<String>,
     /// Write the JSON report here.
     #[arg(long, value_name = "PATH")]
-    json: Option<PathBuf>,
+    pub(crate) json: Option<PathBuf>,
     /// Write a JUnit XML report here.
     #[arg(long, value_name = "PATH")]
-    junit: Option<PathBuf>,
+    pub(crate) junit: Option<PathBuf>,
     /// Write an HTML report here.
     #[arg(long, value_name = "PATH")]
-    html: Option<PathBuf>,
+    pub(crate) html: Option<PathBuf>,
     /// Run independent cases on N server processes.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
-    jobs: u64,
+    pub(crate) jobs: u64,
     /// Print only failures and the summary.
     #[arg(long, short)]
-    quiet: bool,
+    pub(crate) quiet: bool,
 }
 
 #[derive(Debug, Args)]
@@ -198,7 +203,7 @@ pub fn main() -> i32 {
     }
     let result = match cli.command {
         Command::Reference(args) => return reference::main(args),
-        Command::Run(args) => run(args),
+        Command::Run(args) => run::run(args),
         Command::List(args) => list(args),
     };
     match result {
@@ -212,7 +217,7 @@ pub fn main() -> i32 {
 
 /// Writes to stdout; a closed stdout (`mcperr list | head`) is not an error.
 /// (SIGPIPE stays ignored: a dying server's stdin must not kill mcperr.)
-fn out(text: &str) {
+pub(crate) fn out(text: &str) {
     use std::io::Write;
     let mut stdout = io::stdout().lock();
     let _ = stdout
@@ -220,7 +225,7 @@ fn out(text: &str) {
         .and_then(|()| stdout.flush());
 }
 
-fn era_choice(s: &str) -> Result<EraChoice, Usage> {
+pub(crate) fn era_choice(s: &str) -> Result<EraChoice, Usage> {
     match s {
         "auto" => Ok(EraChoice::Auto),
         other => other
@@ -230,7 +235,7 @@ fn era_choice(s: &str) -> Result<EraChoice, Usage> {
     }
 }
 
-fn resolve_target(t: &TargetArgs) -> Result<(Target, bool), Usage> {
+pub(crate) fn resolve_target(t: &TargetArgs) -> Result<(Target, bool), Usage> {
     let headers = target::parse_headers(&t.header)?;
     let target = match (&t.stdio, &t.http, &t.config, &t.server) {
         (Some(cmd), _, _, _) => {
@@ -255,7 +260,7 @@ fn resolve_target(t: &TargetArgs) -> Result<(Target, bool), Usage> {
     Ok((target, embedded))
 }
 
-fn selection(select: &SelectArgs) -> Result<Selection, Usage> {
+pub(crate) fn selection(select: &SelectArgs) -> Result<Selection, Usage> {
     let s = Selection {
         cases: select.cases.clone(),
         tools: select.tools.clone(),
@@ -265,7 +270,7 @@ fn selection(select: &SelectArgs) -> Result<Selection, Usage> {
     Ok(s)
 }
 
-fn settings(t: &TargetArgs, target: Target, jobs: u64, canary: String) -> RunSettings {
+pub(crate) fn settings(t: &TargetArgs, target: Target, jobs: u64, canary: String) -> RunSettings {
     RunSettings::new(
         target,
         Duration::from_millis(t.timeout_ms.max(1)),
@@ -280,80 +285,6 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, Usage> {
         .worker_threads(2)
         .enable_all()
         .build()?)
-}
-
-/// Writes the requested report files.
-fn write_reports(args: &RunArgs, report: &RunReport) -> Result<(), Usage> {
-    let files = [
-        ("--json", &args.json, report.to_json()),
-        ("--junit", &args.junit, junit::render(report)),
-        ("--html", &args.html, html::render(report)),
-    ];
-    for (flag, path, text) in files {
-        if let Some(path) = path {
-            std::fs::write(path, text)
-                .map_err(|e| Usage(format!("{flag} {}: {e}", path.display())))?;
-        }
-    }
-    Ok(())
-}
-
-fn run(args: RunArgs) -> Result<i32, Usage> {
-    let (target, embedded) = resolve_target(&args.target)?;
-    let choice = era_choice(&args.target.era)?;
-    let profile = Profile::load(&args.select.profile)?;
-    let selection = selection(&args.select)?;
-    let baseline = match &args.baseline {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| Usage(format!("--baseline {path}: {e}")))?;
-            Some(
-                Baseline::parse(path, &text)
-                    .map_err(|e| Usage(format!("--baseline {path}: {e}")))?,
-            )
-        }
-        None => None,
-    };
-    let settings = settings(&args.target, target, args.jobs, engine::canary());
-    // Report paths are checked before the run, so a typo cannot cost a whole run.
-    for (flag, path) in [
-        ("--json", &args.json),
-        ("--junit", &args.junit),
-        ("--html", &args.html),
-    ] {
-        if let Some(path) = path {
-            std::fs::File::create(path)
-                .map_err(|e| Usage(format!("{flag} {}: {e}", path.display())))?;
-        }
-    }
-    let rt = runtime()?;
-    let info = settings.target_info(embedded);
-    let outcome = rt.block_on(engine::run(&settings, choice, &selection, &profile, info));
-    let mut outcome = match outcome {
-        Ok(o) => o,
-        Err((e, report)) => {
-            // Setup failed: the requested reports still say what happened.
-            if let Some(report) = &report {
-                write_reports(&args, report)?;
-            }
-            return Err(Usage(match e {
-                EngineError::Setup(s) => format!(
-                    "{s} (per-request timeout {} ms, start-up timeout {} ms)",
-                    args.target.timeout_ms, args.target.startup_timeout_ms
-                ),
-                other => other.to_string(),
-            }));
-        }
-    };
-    let report = &mut outcome.report;
-    if let Some(b) = &baseline {
-        let known: std::collections::HashSet<String> = outcome.known_ids.iter().cloned().collect();
-        report.stale_baseline = b.apply(&mut report.cases, &known);
-    }
-    let colour = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    out(&terminal::render(report, colour, args.quiet));
-    write_reports(&args, report)?;
-    Ok(report.exit_code())
 }
 
 fn list(args: ListArgs) -> Result<i32, Usage> {

@@ -44,6 +44,7 @@ fn reference_http(addr: &str, args: &ReferenceArgs) -> i32 {
         max_sessions: 1024,
         session_idle: Duration::from_secs(600),
         allowed_hosts: vec![],
+        log: true,
     };
     let result = runtime().map_err(|u| u.0).and_then(|rt| {
         rt.block_on(async {

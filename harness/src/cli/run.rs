@@ -1,0 +1,169 @@
+//! `mcperr run`: judge every era the server speaks (each on a fresh
+//! process) or the one `--era` pins; with no target, the embedded reference
+//! server over stdio and over Streamable HTTP on a loopback port. Prints a
+//! report per run and a summary line per era and transport; writes the
+//! JSON, JUnit and HTML reports, also when setup fails.
+
+use std::io::{self, IsTerminal};
+use std::time::Duration;
+
+use mcperr_core::baseline::Baseline;
+use mcperr_core::profile::Profile;
+use mcperr_core::report::{html, junit, terminal, RunSet};
+use mcperr_protocol::Era;
+
+use super::{era_choice, out, resolve_target, runtime, selection, settings, RunArgs, Usage};
+use crate::engine::{self, EngineError, EraChoice};
+use crate::target;
+use crate::transport::Target;
+
+/// Writes the requested report files.
+fn write_reports(args: &RunArgs, set: &RunSet) -> Result<(), Usage> {
+    let files = [
+        ("--json", &args.json, set.to_json()),
+        ("--junit", &args.junit, junit::render_all(&set.runs)),
+        ("--html", &args.html, html::render_all(&set.runs)),
+    ];
+    for (flag, path, text) in files {
+        if let Some(path) = path {
+            std::fs::write(path, text)
+                .map_err(|e| Usage(format!("{flag} {}: {e}", path.display())))?;
+        }
+    }
+    Ok(())
+}
+
+/// Starts the reference server's Streamable HTTP edge on a loopback port in
+/// this runtime; its URL.
+async fn embedded_http() -> Result<String, Usage> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| {
+            Usage(format!(
+                "cannot listen on a loopback port for the embedded HTTP server: {e}"
+            ))
+        })?;
+    let addr = listener.local_addr()?;
+    let config = mcperr_reference::http_edge::HttpConfig {
+        sse: false,
+        max_body: 4 << 20,
+        max_sessions: 1024,
+        session_idle: Duration::from_secs(600),
+        allowed_hosts: vec![],
+        log: false,
+    };
+    tokio::spawn(mcperr_reference::http::serve(listener, None, config));
+    Ok(format!("http://{addr}/mcp"))
+}
+
+pub(crate) fn run(args: RunArgs) -> Result<i32, Usage> {
+    let (target, embedded) = resolve_target(&args.target)?;
+    let choice = era_choice(&args.target.era)?;
+    let mut profile = Profile::load(&args.select.profile)?;
+    profile.strict = args.select.strict;
+    let selection = selection(&args.select)?;
+    let baseline = match &args.baseline {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Usage(format!("--baseline {path}: {e}")))?;
+            Some(
+                Baseline::parse(path, &text)
+                    .map_err(|e| Usage(format!("--baseline {path}: {e}")))?,
+            )
+        }
+        None => None,
+    };
+    // Report paths are checked before the run, so a typo cannot cost a whole run.
+    for (flag, path) in [
+        ("--json", &args.json),
+        ("--junit", &args.junit),
+        ("--html", &args.html),
+    ] {
+        if let Some(path) = path {
+            std::fs::File::create(path)
+                .map_err(|e| Usage(format!("{flag} {}: {e}", path.display())))?;
+        }
+    }
+    let eras: Vec<Era> = match choice {
+        EraChoice::Pinned(e) => vec![e],
+        EraChoice::Auto => vec![Era::Modern, Era::Legacy],
+    };
+    let canary = engine::canary();
+    let rt = runtime()?;
+    let outcome = rt.block_on(async {
+        let mut targets = vec![target];
+        if embedded {
+            let url = embedded_http().await?;
+            targets.push(Target::Http(target::http(&url, vec![])?));
+        }
+        let mut runs = Vec::new();
+        let mut failed_setups = Vec::new();
+        let mut notes = Vec::new();
+        for t in targets {
+            let settings = settings(&args.target, t, args.jobs, canary.clone());
+            let mut info = settings.target_info(embedded);
+            if embedded && settings.target.is_http() {
+                info.url = Some(settings.target.display());
+            }
+            for &era in &eras {
+                let result = engine::run(
+                    &settings,
+                    EraChoice::Pinned(era),
+                    &selection,
+                    &profile,
+                    info.clone(),
+                )
+                .await;
+                match result {
+                    Ok(mut o) => {
+                        if let Some(b) = &baseline {
+                            let known = o.known_ids.iter().cloned().collect();
+                            o.report.stale_baseline = b.apply(&mut o.report.cases, &known);
+                        }
+                        runs.push(o.report);
+                    }
+                    // A server that cannot be started at all has no other era to try.
+                    Err((EngineError::Setup(e), _)) if e.spawn => return Err(Usage(e.message)),
+                    Err((EngineError::Setup(e), report)) => {
+                        notes.push(format!("{era}: {e}"));
+                        failed_setups.extend(report.map(|mut r| {
+                            r.era = era.to_string();
+                            r
+                        }));
+                    }
+                    Err((e, _)) => return Err(Usage(e.to_string())),
+                }
+            }
+        }
+        Ok::<_, Usage>((runs, failed_setups, notes))
+    })?;
+    let (runs, failed_setups, notes) = outcome;
+    if runs.is_empty() {
+        // Setup failed in every era: the requested reports still say what happened.
+        write_reports(&args, &RunSet::new(failed_setups))?;
+        return Err(Usage(format!(
+            "{} (per-request timeout {} ms, start-up timeout {} ms)",
+            notes.join("; "),
+            args.target.timeout_ms,
+            args.target.startup_timeout_ms
+        )));
+    }
+    let colour = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    for r in &runs {
+        out(&terminal::render(r, colour, args.quiet));
+    }
+    if runs.len() > 1 || !notes.is_empty() {
+        let mut text = String::from("\nSummary:\n");
+        for r in &runs {
+            text.push_str(&format!("  {}\n", r.summary_line()));
+        }
+        for n in &notes {
+            // With --era auto an era the server does not speak is not a failure.
+            text.push_str(&format!("  not judged: {}\n", n.replace('\n', " ")));
+        }
+        out(&text);
+    }
+    let set = RunSet::new(runs);
+    write_reports(&args, &set)?;
+    Ok(set.exit_code())
+}
