@@ -43,16 +43,17 @@ impl std::fmt::Display for Mismatch {
     }
 }
 
+/// What was found, short: reports print the whole response once, so a
+/// long value is named by its start, not repeated.
 fn show(v: Option<&Value>) -> String {
+    const SHORT: usize = 100;
     match v {
         None => "absent".to_string(),
         Some(v) => {
             let s = v.to_string();
-            if s.len() > 300 {
-                format!(
-                    "{}…",
-                    &s[..s.char_indices().nth(300).map_or(s.len(), |(i, _)| i)]
-                )
+            if s.chars().count() > SHORT {
+                let cut = s.char_indices().nth(SHORT).map_or(s.len(), |(i, _)| i);
+                format!("{}… (see the response)", &s[..cut])
             } else {
                 s
             }

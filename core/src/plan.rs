@@ -187,6 +187,8 @@ pub struct CasePlan {
     pub citation: String,
     /// The run's profile, which grades deviations.
     pub profile: Profile,
+    /// The run speaks Streamable HTTP (some sentences bind only there).
+    pub over_http: bool,
 }
 
 /// The short citation of `case` in `era` for inline messages: the case's
@@ -302,6 +304,7 @@ impl CasePlan {
             spec: cite(case, era),
             citation: citation(case, era),
             profile: profile.clone(),
+            over_http,
         }
     }
 
@@ -318,6 +321,16 @@ impl CasePlan {
             own.then(|| self.case.levels.get(self.era.version()).copied())
                 .flatten()
         });
+        // A sentence that binds only over another transport says nothing here.
+        let elsewhere = crate::rules::get(rule)
+            .and_then(|r| r.text(self.era))
+            .and_then(|t| t.only_over.as_deref())
+            .is_some_and(|t| (t == "http") != self.over_http);
+        let level = if elsewhere {
+            Some(crate::rules::Level::None)
+        } else {
+            level
+        };
         let v = self.profile.grade(rule, self.era, level);
         match (v, own && self.case.at_most.is_some()) {
             (Some(Verdict::Fail), true) if !self.profile.strict => Some(Verdict::Warn),

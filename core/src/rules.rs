@@ -83,6 +83,10 @@ pub struct EraText {
     /// than a keyword (`warn`); `note` says why. Default: from `level`.
     #[serde(default)]
     pub verdict: Option<GradeOverride>,
+    /// The sentence binds only over this transport (`http`); elsewhere the
+    /// text says neither MUST nor SHOULD.
+    #[serde(default)]
+    pub only_over: Option<String>,
 }
 
 /// A verdict a rule table entry sets by hand (a known ambiguity).
