@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcperr_core::discovery::Discovery;
-use mcperr_core::exchange::{Ending, Exchange, Stray};
+use mcperr_core::exchange::Stray;
 use mcperr_core::oracle::Judgement;
 use mcperr_core::plan::CasePlan;
 use mcperr_core::profile::Profile;
@@ -18,9 +18,9 @@ use mcperr_core::Verdict;
 use mcperr_protocol::Era;
 use mcperr_reference::http_edge::{HttpConfig, HttpEdge};
 use mcperr_reference::Handler;
-use serde_json::{json, Value};
 
-use crate::client::{legacy_handshake, Client, Conn};
+use crate::client::{Client, Conn};
+pub use crate::connect::{connect, discover};
 use crate::execute::execute;
 use crate::transport::{
     HttpConnection, HttpTarget, InProcess, LineConn, MemoryLines, StdioConnection, Target,
@@ -135,7 +135,7 @@ impl RunSettings {
         }
     }
 
-    fn spawn(&self, timeout: Duration) -> Result<Conn, SetupError> {
+    pub(crate) fn spawn(&self, timeout: Duration) -> Result<Conn, SetupError> {
         let setup = |message: String| SetupError {
             rule: "J4",
             spawn: true,
@@ -161,145 +161,6 @@ impl RunSettings {
                 unreachable!("RunSettings::new makes it")
             }
         })
-    }
-}
-
-fn describe_failure(what: &str, ex: &Exchange) -> String {
-    match &ex.ending {
-        Ending::Answered(r) | Ending::WrongId(r) => format!("{what} was answered {r}"),
-        Ending::Timeout => format!(
-            "{what} got no answer within {} ms (raise --startup-timeout-ms for a slow server)",
-            ex.duration.as_millis()
-        ),
-        Ending::Empty { status, why } => {
-            format!("{what} got no JSON-RPC answer (HTTP {status}: {why:?})")
-        }
-        Ending::NotApplicable(why) | Ending::SetupFailed(why) => {
-            format!("{what} got no JSON-RPC answer ({why})")
-        }
-        Ending::Died(how) => format!("{what} got no answer: {how}"),
-    }
-}
-
-/// What the server printed on stdout that was not JSON-RPC, for setup messages.
-fn garbage(strays: &[Stray]) -> Option<String> {
-    let lines: Vec<String> = strays
-        .iter()
-        .filter_map(|s| match s {
-            Stray::NotJson(l) => Some(format!("{l:?}")),
-            _ => None,
-        })
-        .take(3)
-        .collect();
-    (!lines.is_empty()).then(|| lines.join(", "))
-}
-
-/// `failure` with what the server printed: non-JSON-RPC stdout lines (J5)
-/// and the tail of its stderr, unless the failure already shows it.
-fn what_it_printed(client: &mut Client, mut failure: String, rule: &mut &'static str) -> String {
-    if let Some(g) = garbage(&client.drain()) {
-        *rule = "J5";
-        failure.push_str(&format!("; it printed non-JSON-RPC lines on stdout: {g}"));
-    }
-    let tail = client.stderr().tail(5);
-    if !tail.is_empty() && !failure.contains("stderr tail") {
-        failure.push_str(&format!("; stderr tail: {}", tail.replace('\n', " | ")));
-    }
-    failure
-}
-
-/// Starts the server and establishes `choice`'s era within the start-up
-/// timeout. Returns the client (with the run's timeout) and the handshake's
-/// result (`server/discover` or `initialize`: serverInfo, capabilities).
-pub async fn connect(
-    settings: &RunSettings,
-    choice: EraChoice,
-) -> Result<(Client, Value), SetupError> {
-    let mut errors = Vec::new();
-    let mut rule = "J4";
-    let wait = settings.startup_timeout;
-    if matches!(choice, EraChoice::Auto | EraChoice::Pinned(Era::Modern)) {
-        let mut client = Client::new(settings.spawn(wait)?, Era::Modern, wait);
-        let ex = client.request("server/discover", None, true).await;
-        match &ex.ending {
-            // A wrong id is judged (J1) by every case; it does not stop the run.
-            Ending::Answered(r) | Ending::WrongId(r) if r.get("result").is_some() => {
-                let info = r["result"].clone();
-                client.set_timeout(settings.timeout);
-                return Ok((client, info));
-            }
-            _ => {
-                let e = format!("2026-07-28: {}", describe_failure("server/discover", &ex));
-                errors.push(what_it_printed(&mut client, e, &mut rule));
-            }
-        }
-        client.conn.close().await;
-    }
-    if matches!(choice, EraChoice::Auto | EraChoice::Pinned(Era::Legacy)) {
-        let mut client = Client::new(settings.spawn(wait)?, Era::Legacy, wait);
-        match legacy_handshake(&mut client).await {
-            Ok(info) => {
-                client.set_timeout(settings.timeout);
-                return Ok((client, info));
-            }
-            Err(ex) => {
-                let e = format!("2025-11-25: {}", describe_failure("initialize", &ex));
-                errors.push(what_it_printed(&mut client, e, &mut rule));
-            }
-        }
-        client.conn.close().await;
-    }
-    Err(SetupError {
-        rule,
-        spawn: false,
-        message: format!(
-            "the server `{}` did not complete a handshake ({})",
-            settings.target.display(),
-            errors.join("; ")
-        ),
-    })
-}
-
-async fn list_all(client: &mut Client, method: &str, key: &str) -> Vec<Value> {
-    let mut out = Vec::new();
-    let mut cursor: Option<Value> = None;
-    for _ in 0..100 {
-        let params = cursor.take().map(|c| json!({"cursor": c}));
-        let ex = client.request(method, params, true).await;
-        // Discovery tolerates wrong ids: the cases judge them (J1).
-        let Some(result) = ex.response().and_then(|r| r.get("result")) else {
-            break;
-        };
-        out.extend(
-            result
-                .get(key)
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default(),
-        );
-        match result.get("nextCursor") {
-            Some(c) if !c.is_null() => cursor = Some(c.clone()),
-            _ => break,
-        }
-    }
-    out
-}
-
-/// Lists what the server offers, following pagination cursors; the
-/// handshake's result gives its `serverInfo` and `capabilities`.
-pub async fn discover(client: &mut Client, handshake: Value) -> Discovery {
-    let server_info = handshake.get("serverInfo").cloned().unwrap_or(Value::Null);
-    let capabilities = handshake
-        .get("capabilities")
-        .cloned()
-        .unwrap_or(Value::Null);
-    Discovery {
-        capabilities,
-        tools: list_all(client, "tools/list", "tools").await,
-        resources: list_all(client, "resources/list", "resources").await,
-        templates: list_all(client, "resources/templates/list", "resourceTemplates").await,
-        prompts: list_all(client, "prompts/list", "prompts").await,
-        server_info,
     }
 }
 

@@ -7,6 +7,7 @@
 //!   group, an HTTP endpoint, or the reference server in process.
 //! - [`client`]: one request at a time, answers matched by id, strays kept.
 //! - [`execute`]: sends what a case plan says and hands the exchange to the oracle.
+//! - [`connect`]: start a server, establish the era, discover what it offers.
 //! - [`engine`]: connect, detect the era, discover, plan, run on N servers,
 //!   restart the dead; `run`, `list` and the modes to come share it.
 //! - [`target`]: the server from the command line or an MCP host's config.
@@ -14,6 +15,7 @@
 
 pub mod cli;
 pub mod client;
+pub mod connect;
 pub mod engine;
 pub mod execute;
 pub mod target;
