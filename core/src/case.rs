@@ -383,8 +383,13 @@ impl Case {
     /// `tools`, `resources` or `prompts` for the cases of those areas (and
     /// the cases generated from tools); none for framing and HTTP cases.
     pub fn capability(&self) -> Option<&'static str> {
-        match self.area() {
-            "tools" | "generated" => Some("tools"),
+        // Generated ids are `generated/<area>/…`.
+        let area = match self.area() {
+            "generated" => self.id.split('/').nth(1).unwrap_or(""),
+            other => other,
+        };
+        match area {
+            "tools" => Some("tools"),
             "resources" => Some("resources"),
             "prompts" => Some("prompts"),
             _ => None,
@@ -415,6 +420,20 @@ mod tests {
     fn every_built_in_case_file_loads() {
         let cases = builtin_cases().expect("the built-in case files load");
         assert!(cases.len() >= 50, "{}", cases.len());
+    }
+
+    #[test]
+    fn generated_cases_need_the_capability_of_their_own_area() {
+        let mut c = builtin_cases().unwrap().remove(0);
+        for (id, cap) in [
+            ("generated/resources/a://{x}/not-found", Some("resources")),
+            ("generated/prompts/p/render", Some("prompts")),
+            ("generated/tools/t/valid-call", Some("tools")),
+            ("jsonrpc/string-id", None),
+        ] {
+            c.id = id.into();
+            assert_eq!(c.capability(), cap, "{id}");
+        }
     }
 
     #[test]

@@ -317,10 +317,6 @@ impl CasePlan {
     ) -> Option<crate::oracle::Verdict> {
         use crate::verdict::Verdict;
         let own = rule == self.case.rule;
-        let level = level.or_else(|| {
-            own.then(|| self.case.levels.get(self.era.version()).copied())
-                .flatten()
-        });
         // A sentence that binds only over another transport says nothing here.
         let elsewhere = crate::rules::get(rule)
             .and_then(|r| r.text(self.era))

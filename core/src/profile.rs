@@ -59,11 +59,17 @@ pub struct Profile {
     /// A built-in profile whose sections and overrides apply first.
     #[serde(default)]
     pub extends: Option<String>,
+    /// How deviations are graded (default: the base profile's, else `model`).
+    #[serde(default, rename = "grading")]
+    grading_set: Option<Grading>,
+    /// Whether message texts are compared (default: the base profile's, else exact).
+    #[serde(default, rename = "texts")]
+    texts_set: Option<Texts>,
     /// How deviations are graded.
-    #[serde(default)]
+    #[serde(skip)]
     pub grading: Grading,
     /// Whether message texts are compared.
-    #[serde(default)]
+    #[serde(skip)]
     pub texts: Texts,
     /// Overrides by case-id glob or rule id.
     #[serde(default, rename = "override")]
@@ -113,6 +119,8 @@ fn is_text(path: &[String]) -> bool {
     match path {
         [.., parent, key] if parent == "error" && key == "message" => true,
         [.., content, _, key] if content == "content" && key == "text" => true,
+        // A prompt message's content is one block, not a list.
+        [.., content, key] if content == "content" && key == "text" => true,
         _ => false,
     }
 }
@@ -200,9 +208,13 @@ impl Profile {
             }
         }
         p.lineage = vec![p.name.clone()];
+        p.grading = p.grading_set.unwrap_or_default();
+        p.texts = p.texts_set.unwrap_or_default();
         if let Some(base) = p.extends.clone() {
             let base = Self::builtin(&base)
                 .ok_or_else(|| invalid(format!("extends {base:?}: not a built-in profile")))??;
+            p.grading = p.grading_set.unwrap_or(base.grading);
+            p.texts = p.texts_set.unwrap_or(base.texts);
             let mut overrides = base.overrides;
             overrides.append(&mut p.overrides);
             p.overrides = overrides;
@@ -312,11 +324,26 @@ mod tests {
         assert_eq!(out["error"]["message"], "$string");
         assert_eq!(out["error"]["code"], json!({"$exact": 1}));
         assert_eq!(out["error"]["data"], "$absent");
+        let prompt = json!({"result": {"messages": {"0": {"content": {"type": "text", "text": "Hello, Ada!"}}}}});
+        let out = without_texts(&prompt, &mut Vec::new());
+        assert_eq!(out["result"]["messages"]["0"]["content"]["text"], "$string");
         let dotted = json!({"result": {"content": {"0": {"text": "$word:limit"}}}});
         assert_eq!(
             without_texts(&dotted, &mut Vec::new())["result"]["content"]["0"]["text"],
             "$string"
         );
+    }
+
+    #[test]
+    fn a_profile_extending_spec_grades_as_spec_unless_it_says_otherwise() {
+        let p = Profile::parse("mine.toml", "name = \"mine\"\nextends = \"spec\"\n").unwrap();
+        assert_eq!((p.grading, p.texts), (Grading::Spec, Texts::Ignored));
+        let p = Profile::parse(
+            "mine.toml",
+            "name = \"mine\"\nextends = \"spec\"\ngrading = \"model\"\n",
+        )
+        .unwrap();
+        assert_eq!(p.grading, Grading::Model);
     }
 
     #[test]

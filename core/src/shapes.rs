@@ -53,6 +53,7 @@ fn shapes(era: Era) -> &'static EraShapes {
 /// What is wrong with the shape of `response` to a `method` request in
 /// `era`, at most a few points; `None` when it fits (or the method's result
 /// has no schema here, as for methods the era does not define).
+/// `resultType` itself is not checked here (see [`missing_result_type`]).
 pub fn check(era: Era, method: &str, response: &Value) -> Option<String> {
     let s = shapes(era);
     let (what, validator, instance) = match (response.get("result"), response.get("error")) {
@@ -60,8 +61,13 @@ pub fn check(era: Era, method: &str, response: &Value) -> Option<String> {
         (None, Some(e)) => ("error object".to_string(), &s.error, e),
         _ => return None,
     };
+    let mut instance = instance.clone();
+    if let (Some(obj), true) = (instance.as_object_mut(), response.get("result").is_some()) {
+        obj.entry("resultType")
+            .or_insert_with(|| Value::String("complete".into()));
+    }
     let errors: Vec<String> = validator
-        .iter_errors(instance)
+        .iter_errors(&instance)
         .take(3)
         .map(|e| {
             let at = e.instance_path().to_string();
@@ -79,6 +85,19 @@ pub fn check(era: Era, method: &str, response: &Value) -> Option<String> {
             errors.join("; ")
         )
     })
+}
+
+/// The sentence behind `resultType` in 2026-07-28 (schema.ts `Result`).
+pub const RESULT_TYPE_SENTENCE: &str =
+    "Servers implementing this protocol version MUST include this field.";
+
+/// 2026-07-28: a result without `resultType` (the one shape requirement the
+/// schema words as a MUST).
+pub fn missing_result_type(era: Era, response: &Value) -> bool {
+    era == Era::Modern
+        && response
+            .get("result")
+            .is_some_and(|r| r.is_object() && r.get("resultType").is_none())
 }
 
 #[cfg(test)]
@@ -100,9 +119,12 @@ mod tests {
             assert!(check(era, "tools/call", &err).is_some(), "{era}");
         }
         let bare = json!({"result": {"content": []}});
-        assert!(check(Era::Modern, "tools/call", &bare)
-            .unwrap()
-            .contains("resultType"));
-        assert_eq!(check(Era::Legacy, "tools/call", &bare), None);
+        assert_eq!(
+            check(Era::Modern, "tools/call", &bare),
+            None,
+            "resultType apart"
+        );
+        assert!(missing_result_type(Era::Modern, &bare));
+        assert!(!missing_result_type(Era::Legacy, &bare));
     }
 }

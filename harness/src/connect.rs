@@ -134,7 +134,12 @@ async fn list_all(client: &mut Client, method: &str, key: &str) -> Vec<Value> {
 /// Lists what the server offers, following pagination cursors; the
 /// handshake's result gives its `serverInfo` and `capabilities`.
 pub async fn discover(client: &mut Client, handshake: Value) -> Discovery {
-    let server_info = handshake.get("serverInfo").cloned().unwrap_or(Value::Null);
+    // 2026-07-28 moved serverInfo into the result's _meta.
+    let server_info = handshake
+        .get("serverInfo")
+        .or_else(|| handshake.pointer("/_meta/io.modelcontextprotocol~1serverInfo"))
+        .cloned()
+        .unwrap_or(Value::Null);
     let capabilities = handshake
         .get("capabilities")
         .cloned()

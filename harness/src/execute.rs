@@ -194,9 +194,16 @@ pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool)
         }
     }
     let ms = ex.duration.as_millis() as u64;
+    // The citation of the rule that decided: the case's own, or an invariant's.
+    let citation = if judgement.rule == plan.case.rule {
+        plan.citation.clone()
+    } else {
+        mcperr_core::rules::get(&judgement.rule)
+            .map_or_else(|| plan.citation.clone(), |r| r.cite_with_sentence(plan.era))
+    };
     let mut result = CaseResult::judged(
         &plan.case,
-        &plan.citation,
+        &citation,
         judgement,
         Some(ex.request.clone()),
         ex.response().cloned(),

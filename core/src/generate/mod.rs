@@ -70,7 +70,21 @@ fn first_type(schema: &Value) -> &str {
 
 /// A valid sample value for a schema, meeting its bounds, lengths, enum,
 /// const and format (a `pattern` it cannot meet is left to the validator).
+/// A server's schema is untrusted: nesting past a few levels gives up
+/// (`null`, which the validator then rejects), and only the outermost array
+/// gets more than one item, so the sample stays small.
 pub fn sample(schema: &Value) -> Value {
+    sample_at(schema, 0)
+}
+
+/// How deep a sample nests before giving up.
+const MAX_DEPTH: usize = 8;
+
+fn sample_at(schema: &Value, depth: usize) -> Value {
+    if depth > MAX_DEPTH {
+        return Value::Null;
+    }
+    let sample = |s: &Value| sample_at(s, depth + 1);
     if let Some(c) = schema.get("const") {
         return c.clone();
     }
@@ -109,11 +123,12 @@ pub fn sample(schema: &Value) -> Value {
         }
         "boolean" => json!(true),
         "array" => {
+            let most = if depth == 0 { 8 } else { 1 };
             let n = schema
                 .get("minItems")
                 .and_then(Value::as_u64)
                 .unwrap_or(0)
-                .min(8);
+                .min(most);
             let item = schema.get("items").map_or(json!("mcperr"), sample);
             Value::Array(vec![item; n as usize])
         }

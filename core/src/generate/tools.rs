@@ -76,7 +76,13 @@ fn breakers(prop: &str, schema: &Value) -> Vec<(String, String, Value)> {
             json!(max),
         ));
     }
-    if let Some(n) = schema.get("maxLength").and_then(Value::as_u64) {
+    // Lengths are broken with "x"s, which would break a format or pattern too.
+    let free_text = schema.get("format").is_none() && schema.get("pattern").is_none();
+    if let Some(n) = schema
+        .get("maxLength")
+        .and_then(Value::as_u64)
+        .filter(|_| free_text)
+    {
         if n < MAX_GENERATED_LEN as u64 {
             out.push((
                 format!("max-length-{prop}"),
@@ -85,7 +91,11 @@ fn breakers(prop: &str, schema: &Value) -> Vec<(String, String, Value)> {
             ));
         }
     }
-    if let Some(n) = schema.get("minLength").and_then(Value::as_u64) {
+    if let Some(n) = schema
+        .get("minLength")
+        .and_then(Value::as_u64)
+        .filter(|_| free_text)
+    {
         if n > 0 && n <= MAX_GENERATED_LEN as u64 {
             out.push((
                 format!("min-length-{prop}"),
@@ -94,12 +104,19 @@ fn breakers(prop: &str, schema: &Value) -> Vec<(String, String, Value)> {
             ));
         }
     }
-    if schema.get("enum").is_some() {
-        out.push((
-            format!("enum-{prop}"),
-            "enum".into(),
-            json!("mcperr-not-in-the-enum"),
-        ));
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        // A value of the enum's own type that is not in it, so only enum breaks.
+        let bad = if values.iter().all(Value::is_i64) {
+            let max = values.iter().filter_map(Value::as_i64).max().unwrap_or(0);
+            max.checked_add(1).map(|v| json!(v))
+        } else if values.iter().all(Value::is_string) {
+            Some(json!("mcperr-not-in-the-enum"))
+        } else {
+            None
+        };
+        if let Some(bad) = bad {
+            out.push((format!("enum-{prop}"), "enum".into(), bad));
+        }
     }
     out
 }
@@ -308,6 +325,15 @@ mod tests {
             );
         }
         assert!(cases[1].title.contains("maximum 50"), "{}", cases[1].title);
+    }
+
+    #[test]
+    fn deep_hostile_schemas_give_small_samples() {
+        let mut s = json!({"type": "string"});
+        for _ in 0..12 {
+            s = json!({"type": "array", "minItems": 8, "items": s});
+        }
+        assert!(super::super::sample(&s).to_string().len() < 200);
     }
 
     #[test]

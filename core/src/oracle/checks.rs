@@ -61,6 +61,13 @@ fn structured_output(response: &Value, schema: Option<&Value>) -> Option<String>
     if result.get("isError") == Some(&Value::Bool(true)) {
         return None;
     }
+    // A 2026-07-28 result that asks for input first is not the tool's output.
+    if result
+        .get("resultType")
+        .is_some_and(|t| t != &Value::String("complete".into()))
+    {
+        return None;
+    }
     let schema = schema?;
     let Some(structured) = result.get("structuredContent") else {
         return Some(

@@ -100,14 +100,34 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
     for why in framing_faults {
         out.push(ctx.violation("J1", Verdict::Fail, why));
     }
-    // The result's (or error's) shape, once the framing holds.
-    if let (true, Some(era), Some(method)) = (
+    // The result's (or error's) shape, once the framing holds; not for a
+    // request shaped to be rejected at the HTTP level, whose answer may come
+    // from another era's routing (a MAY for a missing version header).
+    if let (true, false, Some(era), Some(method)) = (
         framed,
+        ctx.http_rejection_expected,
         ctx.era,
         exchange.request.get("method").and_then(Value::as_str),
     ) {
+        if crate::shapes::missing_result_type(era, response) {
+            let mut v = ctx.violation(
+                "J1",
+                Verdict::Fail,
+                format!(
+                    "the result has no resultType (schema.ts Result: \"{}\")",
+                    crate::shapes::RESULT_TYPE_SENTENCE
+                ),
+            );
+            v.level = Some(crate::rules::Level::Must);
+            v.late = true;
+            out.push(v);
+        }
         if let Some(why) = crate::shapes::check(era, method, response) {
+            // The spec calls schema.ts its authoritative requirements but words
+            // no keyword for each field: a known ambiguity, so a warning under
+            // spec; the model profiles fail it.
             let mut v = ctx.violation("J1", Verdict::Fail, why);
+            v.level = Some(crate::rules::Level::Should);
             v.late = true;
             out.push(v);
         }

@@ -91,11 +91,14 @@ impl Judgement {
 pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judgement {
     let case = &plan.case;
     let spec = &plan.spec;
+    // The case's own expectations take its own level in this era, where it
+    // sets one (invariants that share its rule id keep the rule's).
+    let own_level = case.levels.get(plan.era.version()).copied();
     let own = |verdict: Verdict, message: String| Violation {
         rule: case.rule.clone(),
         verdict,
         message,
-        level: None,
+        level: own_level,
         late: false,
     };
     match &exchange.ending {
@@ -198,8 +201,16 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
             plan.case.output_schema.as_ref(),
             evidence,
         ) {
-            let mut v = own(Verdict::Fail, format!("{failure}. Spec: {spec}"));
-            v.level = checks::level(*check);
+            // Counts that could not be read are no evidence either way.
+            let unknown = *check == crate::case::Check::BodyNeverRan
+                && !matches!(&evidence.counts, Some((Some(_), Some(_))));
+            let verdict = if unknown {
+                Verdict::Error
+            } else {
+                Verdict::Fail
+            };
+            let mut v = own(verdict, format!("{failure}. Spec: {spec}"));
+            v.level = checks::level(*check).or(v.level);
             found.push(v);
         }
     }

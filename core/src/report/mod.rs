@@ -249,6 +249,10 @@ pub struct RunSet {
     pub runs: Vec<RunReport>,
     /// Counts over every run.
     pub summary: Summary,
+    /// Eras that could not be judged (with `--era auto`: the server does not
+    /// speak them), and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_judged: Vec<String>,
 }
 
 impl RunSet {
@@ -258,6 +262,7 @@ impl RunSet {
         RunSet {
             summary: Summary::of(&all),
             runs,
+            not_judged: vec![],
         }
     }
 
@@ -274,7 +279,7 @@ impl RunSet {
     /// "summary": {...}}` when several eras or transports were judged.
     pub fn to_json(&self) -> String {
         match self.runs.as_slice() {
-            [one] => one.to_json(),
+            [one] if self.not_judged.is_empty() => one.to_json(),
             runs => {
                 let runs: Vec<RunReport> = runs
                     .iter()
@@ -284,7 +289,8 @@ impl RunSet {
                         r
                     })
                     .collect();
-                let set = RunSet::new(runs);
+                let mut set = RunSet::new(runs);
+                set.not_judged = self.not_judged.clone();
                 serde_json::to_string_pretty(&set).expect("reports serialize") + "\n"
             }
         }

@@ -105,7 +105,8 @@ pub(crate) struct SelectArgs {
     /// Only cases whose id matches this glob (repeatable), e.g. 'tools/*'.
     #[arg(long, value_name = "GLOB")]
     pub(crate) cases: Vec<String>,
-    /// Only call tools whose name matches this glob (repeatable).
+    /// Only call tools whose name matches this glob (repeatable). A tool named
+    /// here also gets a valid sample call, as read-only tools do.
     #[arg(long, value_name = "GLOB")]
     pub(crate) tools: Vec<String>,
     /// Also call tools annotated destructiveHint: true (never called otherwise).
@@ -131,7 +132,8 @@ pub(crate) struct RunArgs {
     /// Write an HTML report here.
     #[arg(long, value_name = "PATH")]
     pub(crate) html: Option<PathBuf>,
-    /// Run independent cases on N server processes.
+    /// Run independent cases on N server processes. Each pays the server's
+    /// start-up, so this pays off only when the suite outlasts a start-up.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
     pub(crate) jobs: u64,
     /// Print only failures and the summary.

@@ -140,6 +140,7 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Usage> {
     let (runs, failed_setups, notes) = outcome;
     if runs.is_empty() {
         // Setup failed in every era: the requested reports still say what happened.
+        // Each report's one error case says what happened.
         write_reports(&args, &RunSet::new(failed_setups))?;
         return Err(Usage(format!(
             "{} (per-request timeout {} ms, start-up timeout {} ms)",
@@ -157,13 +158,14 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Usage> {
         for r in &runs {
             text.push_str(&format!("  {}\n", r.summary_line()));
         }
-        for n in &notes {
+        for n in notes.iter() {
             // With --era auto an era the server does not speak is not a failure.
             text.push_str(&format!("  not judged: {}\n", n.replace('\n', " ")));
         }
         out(&text);
     }
-    let set = RunSet::new(runs);
+    let mut set = RunSet::new(runs);
+    set.not_judged = notes;
     write_reports(&args, &set)?;
     Ok(set.exit_code())
 }
