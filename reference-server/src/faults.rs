@@ -84,6 +84,8 @@ faults! {
         "a prompt with a missing required argument is rendered anyway";
     PromptCrashLeaks => "prompt-crash-leaks", "P3",
         "a crashing prompt's error message includes the exception text";
+    NoResultType => "no-result-type", "J1",
+        "2026-07-28 results lack resultType, which servers of that version MUST include";
     WrongId => "wrong-id", "J1",
         "responses carry a different id than the request's";
     IdTypeChanged => "id-type-changed", "J1",

@@ -118,7 +118,9 @@ impl Handler {
         let mut answer = self.dispatch(era, req);
         if era == Era::Modern {
             if let Some(Ok(Value::Object(result))) = &mut answer.reply {
-                result.insert("resultType".into(), "complete".into());
+                if self.fault != Some(Fault::NoResultType) {
+                    result.insert("resultType".into(), "complete".into());
+                }
                 // 2026-07-28's CacheableResult: discovery, the lists and reads
                 // say how long they may be cached; this server's never change
                 // between requests, but nothing is promised: 0 ms, private.

@@ -70,6 +70,7 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             | Fault::HttpVersionUnchecked
             | Fault::HttpAcceptUnchecked
             | Fault::EnvelopeUnchecked
+            | Fault::NoResultType
     );
     let era_ok = match era {
         Era::Legacy => !modern_only,
