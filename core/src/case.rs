@@ -137,6 +137,10 @@ pub struct RequestSpec {
     /// Its params (the modern envelope is added unless the case says `envelope = false`).
     #[serde(default)]
     pub params: Option<Value>,
+    /// The params as JSON text, for what TOML cannot hold (`null`; cases
+    /// saved by `mcperr fuzz`). Parsed into `params` when the file loads.
+    #[serde(default, skip_serializing)]
+    pub params_json: Option<String>,
 }
 
 /// An alternative outcome: a shape and why it is accepted or warned about.
@@ -278,6 +282,14 @@ impl Case {
         case.source = source.to_string();
         if case.expect.is_null() {
             case.expect = Value::Object(Default::default());
+        }
+        if let Some(text) = case.request.params_json.take() {
+            if case.request.params.is_some() {
+                return Err(err("request: give params or params_json, not both".into()));
+            }
+            let params = serde_json::from_str(&text)
+                .map_err(|e| err(format!("request.params_json is not JSON: {e}")))?;
+            case.request.params = Some(params);
         }
         if crate::rules::get(&case.rule).is_none() {
             let known: Vec<&str> = crate::rules::all().iter().map(|r| r.id.as_str()).collect();

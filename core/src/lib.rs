@@ -14,6 +14,7 @@
 //! - [`exchange`]: what the executor saw (request, ending, strays, HTTP answer).
 //! - [`discovery`], [`generate`], [`select`]: what a server offers, the cases
 //!   generated from its schemas, which cases run and why the others do not.
+//! - [`fuzz`]: fuzz inputs, their judge, shrinking and saved findings.
 //! - [`plan`]: a case instantiated for one run before any I/O (canary
 //!   substituted, era envelope built, HTTP shape chosen).
 //! - [`oracle`]: invariants callable without a case, and case judgement on top.
@@ -23,6 +24,7 @@ pub mod baseline;
 pub mod case;
 pub mod discovery;
 pub mod exchange;
+pub mod fuzz;
 pub mod generate;
 pub mod oracle;
 pub mod pattern;

@@ -35,7 +35,7 @@ pub fn task_required(tool: &Value) -> bool {
 }
 
 /// A sample string that satisfies `format` (JSON Schema 2020-12 formats).
-fn format_sample(format: &str) -> Option<&'static str> {
+pub(crate) fn format_sample(format: &str) -> Option<&'static str> {
     Some(match format {
         "uri" | "iri" | "uri-reference" | "iri-reference" => "https://example.com/mcperr",
         "email" | "idn-email" => "mcperr@example.com",
@@ -217,6 +217,7 @@ impl Draft<'_> {
                 id: None,
                 method: self.method.into(),
                 params: Some(self.params),
+                params_json: None,
             },
             expect: self.expect,
             also_pass: self.also_pass,

@@ -1,0 +1,554 @@
+//! The fuzz inputs: requests drawn from what a server publishes (its tools'
+//! `inputSchema`s, its resource templates and static resources, its prompts'
+//! arguments), envelope mutations of `tools/call`, `resources/read` and
+//! `prompts/get`, unknown methods, and ids of every legal kind. Each input
+//! carries its [`Class`]: what the request is, so the judge knows what a
+//! correct answer looks like without a scripted expectation.
+
+use mcperr_protocol::Era;
+use serde_json::{json, Value};
+
+use super::source::Source;
+use super::values::{any_text, invalid, text, valid};
+use crate::discovery::Discovery;
+use crate::generate::{is_read_only, validator};
+
+/// What kind of request an input is, for the judge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Class {
+    /// Schema-valid arguments to a read-only tool.
+    ValidCall,
+    /// Arguments that break exactly one constraint (named) of the tool's `inputSchema`.
+    InvalidCall(String),
+    /// A template read with a value that cannot exist.
+    ResourceMissing,
+    /// Other reads: near misses, escapes, empty variables, static resources.
+    ResourceOther,
+    /// A prompt name the server does not list.
+    UnknownPrompt,
+    /// A prompt without one of its required arguments.
+    PromptMissingArgument,
+    /// Other prompt requests: extra or mistyped arguments, hostile values.
+    PromptOther,
+    /// Params that break the request's own schema (what is broken).
+    Envelope(String),
+    /// A method the protocol does not define.
+    UnknownMethod,
+}
+
+/// How a request's id is written (JSON-RPC allows strings and numbers; MCP
+/// forbids null). Each style draws unique ids from the connection's counter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdStyle {
+    /// 1, 2, 3, …
+    Counter,
+    /// A string, sometimes with non-ASCII characters.
+    Text,
+    /// A negative integer.
+    Negative,
+    /// An integer above 2^31 (beyond a 32-bit int).
+    Above31,
+    /// An integer above 2^53 (beyond what a double holds exactly).
+    Above53,
+}
+
+impl IdStyle {
+    /// The id for the connection's `n`th request in this style.
+    pub fn id(self, n: u64) -> Value {
+        match self {
+            IdStyle::Counter => json!(n),
+            IdStyle::Text => json!(format!("fz-{n}-é")),
+            IdStyle::Negative => json!(-(n as i64) - 1),
+            IdStyle::Above31 => json!((1u64 << 31) + n),
+            IdStyle::Above53 => json!((1u64 << 53) + 1 + 2 * n),
+        }
+    }
+}
+
+/// Stands for a lone UTF-16 surrogate (`\ud800`), which a JSON text can carry
+/// as an escape but a Rust string cannot: spliced in when the line is written.
+pub const LONE_SURROGATE: &str = "\u{e000}mcperr-lone-surrogate\u{e000}";
+
+/// One fuzz request, before its id and era envelope.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FuzzInput {
+    /// The method.
+    pub method: String,
+    /// The params, without the 2026-07-28 envelope.
+    pub params: Value,
+    /// Whether the era's envelope is added (not when the input breaks it).
+    pub envelope: bool,
+    /// How the id is written.
+    pub id_style: IdStyle,
+    /// What kind of request it is.
+    pub class: Class,
+    /// The tool, template, prompt or method aimed at (for findings).
+    pub target: String,
+}
+
+impl FuzzInput {
+    /// The JSON-RPC request for era `era`, with the `n`th id of its style.
+    pub fn message(&self, era: Era, n: u64) -> Value {
+        self.message_with_id(era, self.id_style.id(n))
+    }
+
+    /// The JSON-RPC request with a given id.
+    pub fn message_with_id(&self, era: Era, id: Value) -> Value {
+        let params = crate::plan::params_for(era, Some(self.params.clone()), self.envelope);
+        let mut msg = json!({"jsonrpc": "2.0", "id": id, "method": self.method});
+        if let Some(p) = params {
+            msg["params"] = p;
+        }
+        msg
+    }
+
+    /// Whether the request carries a lone surrogate: a JSON text a strict
+    /// parser may refuse (RFC 8259 §8.2), so an id-null error may answer it.
+    pub fn has_lone_surrogate(&self) -> bool {
+        self.params.to_string().contains(LONE_SURROGATE)
+    }
+}
+
+/// The bytes of one request line, lone surrogates spliced in.
+pub fn line(msg: &Value) -> Vec<u8> {
+    let text = msg.to_string();
+    if text.contains(LONE_SURROGATE) {
+        text.replace(LONE_SURROGATE, "\\ud800").into_bytes()
+    } else {
+        text.into_bytes()
+    }
+}
+
+struct ToolTarget {
+    name: String,
+    schema: Value,
+    validator: jsonschema::Validator,
+    read_only: bool,
+    output: Option<jsonschema::Validator>,
+}
+
+struct PromptTarget {
+    name: String,
+    arguments: Vec<(String, bool)>,
+}
+
+/// Draws fuzz inputs for one server. Tools are those the caller allows
+/// (destructive and task-only tools are left out by the caller); valid
+/// calls go to read-only tools only, since a valid call runs the tool.
+pub struct Generator {
+    tools: Vec<ToolTarget>,
+    templates: Vec<String>,
+    statics: Vec<String>,
+    prompts: Vec<PromptTarget>,
+    era: Era,
+}
+
+const UNKNOWN_METHODS: &[&str] = &[
+    "mcperr/unknown",
+    "tools/calls",
+    "resources/write",
+    "prompts/execute",
+    "Tools/call",
+    "tools/call/",
+    "sampling/mcperr",
+];
+
+impl Generator {
+    /// A generator over `tools` (already filtered by the caller) and the
+    /// resources and prompts of `discovery`.
+    pub fn new(discovery: &Discovery, tools: &[Value], era: Era) -> Generator {
+        let tools = tools
+            .iter()
+            .filter_map(|t| {
+                let name = t.get("name")?.as_str()?.to_string();
+                let schema = t
+                    .get("inputSchema")
+                    .cloned()
+                    .unwrap_or(json!({"type": "object"}));
+                Some(ToolTarget {
+                    name,
+                    validator: validator(&schema)?,
+                    schema,
+                    read_only: is_read_only(t),
+                    output: t.get("outputSchema").and_then(validator),
+                })
+            })
+            .collect();
+        let str_of = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(String::from);
+        let prompts = discovery
+            .prompts
+            .iter()
+            .filter_map(|p| {
+                let args = p
+                    .get("arguments")
+                    .and_then(Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|x| {
+                                Some((str_of(x, "name")?, x.get("required") == Some(&json!(true))))
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                Some(PromptTarget {
+                    name: str_of(p, "name")?,
+                    arguments: args,
+                })
+            })
+            .collect();
+        Generator {
+            tools,
+            templates: discovery
+                .templates
+                .iter()
+                .filter_map(|t| str_of(t, "uriTemplate"))
+                .collect(),
+            statics: discovery
+                .resources
+                .iter()
+                .filter_map(|r| str_of(r, "uri"))
+                .collect(),
+            prompts,
+            era,
+        }
+    }
+
+    /// The validator of a fuzzed tool's `outputSchema`, if it declares one.
+    pub fn output_validator(&self, tool: &str) -> Option<&jsonschema::Validator> {
+        self.tools.iter().find(|t| t.name == tool)?.output.as_ref()
+    }
+
+    /// Whether the named tool's calls are fuzzed.
+    pub fn has_tool(&self, name: &str) -> bool {
+        self.tools.iter().any(|t| t.name == name)
+    }
+
+    /// The next input.
+    pub fn next(&self, src: &mut dyn Source) -> FuzzInput {
+        let mut input = loop {
+            let pick = src.below(100);
+            let made = match pick {
+                0..=44 => self.tool_call(src),
+                45..=64 => self.resource_read(src),
+                65..=79 => self.prompt_get(src),
+                80..=94 => self.envelope(src),
+                _ => None,
+            };
+            if let Some(i) = made {
+                break i;
+            }
+            if pick >= 95 || src.chance(1, 4) {
+                break unknown_method(src);
+            }
+        };
+        input.id_style = match src.below(20) {
+            0..=10 => IdStyle::Counter,
+            11..=13 => IdStyle::Text,
+            14..=15 => IdStyle::Negative,
+            16..=18 => IdStyle::Above31,
+            _ => IdStyle::Above53,
+        };
+        input
+    }
+
+    fn tool_call(&self, src: &mut dyn Source) -> Option<FuzzInput> {
+        if self.tools.is_empty() {
+            return None;
+        }
+        let tool = &self.tools[src.index(self.tools.len())];
+        let mut base = valid(&tool.schema, src);
+        if !tool.validator.is_valid(&base) {
+            base = crate::generate::sample(&tool.schema);
+            if !tool.validator.is_valid(&base) {
+                return None;
+            }
+        }
+        if src.chance(1, 64) {
+            plant_surrogate(&mut base);
+        }
+        let want_valid = tool.read_only && src.chance(1, 3);
+        let (arguments, class) = if want_valid {
+            (base, Class::ValidCall)
+        } else {
+            let (bad, what) = invalid(&tool.schema, &tool.validator, &base, src)?;
+            (bad, Class::InvalidCall(what))
+        };
+        Some(FuzzInput {
+            method: "tools/call".into(),
+            params: json!({"name": tool.name, "arguments": arguments}),
+            envelope: true,
+            id_style: IdStyle::Counter,
+            class,
+            target: tool.name.clone(),
+        })
+    }
+
+    fn resource_read(&self, src: &mut dyn Source) -> Option<FuzzInput> {
+        let n = self.templates.len() + self.statics.len();
+        if n == 0 {
+            return None;
+        }
+        let i = src.index(n);
+        let (target, uri, class) = if i < self.templates.len() {
+            let t = &self.templates[i];
+            let (value, class) = match src.below(8) {
+                0..=2 => (
+                    format!("mcperr-nx-{}", letters(src, 10)),
+                    Class::ResourceMissing,
+                ),
+                3 => (String::new(), Class::ResourceOther),
+                4 => {
+                    let escapes = ["%2F", "%00", "%25", "%E2%80%A8", "%ZZ", "%", "%C3%A9"];
+                    let e = escapes[src.index(escapes.len())];
+                    (format!("mcperr{e}x"), Class::ResourceOther)
+                }
+                5 => (any_text(src), Class::ResourceOther),
+                _ => (text(src, 6, true), Class::ResourceOther),
+            };
+            (t.clone(), expand(t, &value), class)
+        } else {
+            let uri = &self.statics[i - self.templates.len()];
+            let near = match src.below(5) {
+                0 => uri.clone(),
+                1 => format!("{uri}x"),
+                2 => uri.to_uppercase(),
+                3 => uri.replacen("://", ":/", 1),
+                _ => format!("{uri}#mcperr"),
+            };
+            (uri.clone(), near, Class::ResourceOther)
+        };
+        Some(FuzzInput {
+            method: "resources/read".into(),
+            params: json!({"uri": uri}),
+            envelope: true,
+            id_style: IdStyle::Counter,
+            class,
+            target,
+        })
+    }
+
+    fn prompt_get(&self, src: &mut dyn Source) -> Option<FuzzInput> {
+        if self.prompts.is_empty() {
+            return None;
+        }
+        let p = &self.prompts[src.index(self.prompts.len())];
+        let mut args = serde_json::Map::new();
+        for (name, required) in &p.arguments {
+            if *required || src.chance(1, 2) {
+                args.insert(name.clone(), json!(any_text(src)));
+            }
+        }
+        let required: Vec<&String> = p.arguments.iter().filter(|a| a.1).map(|a| &a.0).collect();
+        let (name, class) = match src.below(6) {
+            0 => (
+                format!("mcperr-no-prompt-{}", letters(src, 6)),
+                Class::UnknownPrompt,
+            ),
+            1 if !required.is_empty() => {
+                args.remove(required[src.index(required.len())]);
+                (p.name.clone(), Class::PromptMissingArgument)
+            }
+            2 => {
+                args.insert("mcperr_extra".into(), json!(any_text(src)));
+                (p.name.clone(), Class::PromptOther)
+            }
+            3 if !args.is_empty() => {
+                let keys: Vec<String> = args.keys().cloned().collect();
+                let k = &keys[src.index(keys.len())];
+                let wrong = [json!(5), json!(true), json!([]), json!({}), Value::Null];
+                args.insert(k.clone(), wrong[src.index(wrong.len())].clone());
+                (p.name.clone(), Class::PromptOther)
+            }
+            _ => (p.name.clone(), Class::PromptOther),
+        };
+        Some(FuzzInput {
+            method: "prompts/get".into(),
+            params: json!({"name": name, "arguments": args}),
+            envelope: true,
+            id_style: IdStyle::Counter,
+            class,
+            target: p.name.clone(),
+        })
+    }
+
+    fn envelope(&self, src: &mut dyn Source) -> Option<FuzzInput> {
+        let mut methods = vec![];
+        if !self.tools.is_empty() {
+            methods.push("tools/call");
+        }
+        if !self.templates.is_empty() || !self.statics.is_empty() {
+            methods.push("resources/read");
+        }
+        if !self.prompts.is_empty() {
+            methods.push("prompts/get");
+        }
+        if methods.is_empty() {
+            return None;
+        }
+        let method = methods[src.index(methods.len())];
+        let key = if method == "resources/read" { "uri" } else { "name" };
+        let good = match method {
+            "tools/call" => json!({"name": self.tools[src.index(self.tools.len())].name, "arguments": {}}),
+            "prompts/get" => json!({"name": self.prompts[src.index(self.prompts.len())].name}),
+            _ => json!({"uri": self.templates.first().or(self.statics.first()).map(|t| expand(t, "mcperr")).unwrap_or_default()}),
+        };
+        let wrong = [json!(5), Value::Null, json!([]), json!({}), json!(true)];
+        let w = wrong[src.index(wrong.len())].clone();
+        let mut params = good.clone();
+        let mut envelope = true;
+        let what = match src.below(if self.era == Era::Modern { 5 } else { 4 }) {
+            0 => {
+                params.as_object_mut()?.remove(key);
+                format!("params.{key} missing")
+            }
+            1 => {
+                params[key] = w.clone();
+                format!("params.{key} = {w}")
+            }
+            2 if method != "resources/read" => {
+                params["arguments"] = if w.is_object() { json!("mcperr") } else { w.clone() };
+                format!("params.arguments = {}", params["arguments"])
+            }
+            3 => {
+                params = json!([good]);
+                "params is an array".into()
+            }
+            4 => {
+                // The 2026-07-28 envelope itself, broken.
+                envelope = false;
+                let mut env = crate::plan::with_envelope(Some(good.clone()));
+                let meta = env.get_mut("_meta")?.as_object_mut()?;
+                match src.below(3) {
+                    0 => {
+                        meta.remove(mcperr_protocol::era::META_PROTOCOL_VERSION);
+                        params = env;
+                        "_meta protocolVersion missing".into()
+                    }
+                    1 => {
+                        meta.insert(mcperr_protocol::era::META_PROTOCOL_VERSION.into(), w.clone());
+                        params = env;
+                        format!("_meta protocolVersion = {w}")
+                    }
+                    _ => {
+                        env["_meta"] = json!("mcperr");
+                        params = env;
+                        "_meta is a string".into()
+                    }
+                }
+            }
+            _ => {
+                params.as_object_mut()?.remove(key);
+                format!("params.{key} missing")
+            }
+        };
+        let target = good.get(key).map(|v| v.as_str().unwrap_or_default().to_string());
+        Some(FuzzInput {
+            method: method.into(),
+            params,
+            envelope,
+            id_style: IdStyle::Counter,
+            class: Class::Envelope(what),
+            target: target.unwrap_or_default(),
+        })
+    }
+}
+
+fn unknown_method(src: &mut dyn Source) -> FuzzInput {
+    let m = UNKNOWN_METHODS[src.index(UNKNOWN_METHODS.len())];
+    FuzzInput {
+        method: m.into(),
+        params: json!({}),
+        envelope: true,
+        id_style: IdStyle::Counter,
+        class: Class::UnknownMethod,
+        target: m.into(),
+    }
+}
+
+fn letters(src: &mut dyn Source, n: usize) -> String {
+    (0..n)
+        .map(|_| (b'a' + src.below(26) as u8) as char)
+        .collect()
+}
+
+/// A URI template (RFC 6570, the simple forms servers use) with every
+/// variable set to `value`.
+pub fn expand(template: &str, value: &str) -> String {
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        match rest[open..].find('}') {
+            Some(close) => {
+                out.push_str(value);
+                rest = &rest[open + close + 1..];
+            }
+            None => {
+                rest = &rest[open..];
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Puts a lone surrogate in the first string value of `v`, if any.
+fn plant_surrogate(v: &mut Value) -> bool {
+    match v {
+        Value::String(s) => {
+            s.push_str(LONE_SURROGATE);
+            true
+        }
+        Value::Array(a) => a.iter_mut().any(plant_surrogate),
+        Value::Object(o) => o.values_mut().any(plant_surrogate),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fuzz::source::Seeded;
+
+    #[test]
+    fn templates_expand_every_variable() {
+        assert_eq!(expand("books://{title}", "Dune"), "books://Dune");
+        assert_eq!(expand("a://{x}/{y}", ""), "a:///");
+        assert_eq!(expand("a://{x", "v"), "a://{x");
+    }
+
+    #[test]
+    fn ids_of_each_style_are_unique_per_request_and_of_their_kind() {
+        assert_eq!(IdStyle::Above31.id(0), json!(2147483648u64));
+        assert!(IdStyle::Above53.id(3).as_u64().unwrap() > 1 << 53);
+        assert_eq!(IdStyle::Negative.id(0), json!(-1));
+        assert_ne!(IdStyle::Text.id(1), IdStyle::Text.id(2));
+    }
+
+    #[test]
+    fn a_lone_surrogate_reaches_the_wire_as_an_escape() {
+        let msg = json!({"x": format!("a{LONE_SURROGATE}")});
+        assert_eq!(line(&msg), br#"{"x":"a\ud800"}"#.to_vec());
+    }
+
+    #[test]
+    fn every_class_is_drawn_from_a_full_server() {
+        let discovery = Discovery {
+            tools: vec![json!({"name": "t", "annotations": {"readOnlyHint": true},
+                "inputSchema": {"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}}, "required": ["n"]}})],
+            templates: vec![json!({"uriTemplate": "books://{title}"})],
+            prompts: vec![json!({"name": "greet", "arguments": [{"name": "name", "required": true}]})],
+            ..Default::default()
+        };
+        let tools = discovery.tools.clone();
+        let g = Generator::new(&discovery, &tools, Era::Modern);
+        let mut src = Seeded::new(9);
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..2000 {
+            let i = g.next(&mut src);
+            seen.insert(format!("{:?}", i.class).split('(').next().unwrap().to_string());
+        }
+        assert_eq!(seen.len(), 9, "{seen:?}");
+    }
+}

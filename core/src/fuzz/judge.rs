@@ -1,0 +1,432 @@
+//! Judging a fuzz response with no scripted expectation: the core's
+//! invariants (J1 framing and exact ids, the era's result shapes, J7 stack
+//! markers, J4 an answer at all, J5 clean stdout) plus what the input's
+//! [`Class`] implies: invalid arguments never run the body and come back as
+//! a tool error (T4), a schema-valid call is never refused as unparseable,
+//! a read of a value that cannot exist is never an `isError` result or empty
+//! `contents` (R1), an unknown method is −32601 (J2), and an error code the
+//! server chose itself is one JSON-RPC allows. Each violation is graded by
+//! the profile exactly as a case's would be.
+
+use mcperr_protocol::Era;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::inputs::{Class, FuzzInput, IdStyle};
+use crate::exchange::{Ending, Exchange};
+use crate::oracle::{invariants, Context, Violation};
+use crate::profile::Profile;
+use crate::rules::{self, Level};
+use crate::verdict::Verdict;
+
+/// One thing fuzzing found: a graded violation with its request and response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    /// The rule broken.
+    pub rule: String,
+    /// `fail` or `warn` under the profile.
+    pub verdict: Verdict,
+    /// What is wrong, with the spec citation.
+    pub message: String,
+    /// The request sent (after shrinking, the minimal one).
+    pub request: Value,
+    /// What came back (`null` for none).
+    pub response: Value,
+    /// The HTTP status, over HTTP.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_status: Option<u16>,
+    /// Rule, method, target and response shape: findings with the same
+    /// signature are one finding.
+    pub signature: String,
+    /// How many requests hit this finding.
+    #[serde(default)]
+    pub hits: u64,
+}
+
+/// Grades violations for one run: era, profile and transport.
+#[derive(Debug, Clone)]
+pub struct Judge {
+    /// The era under test.
+    pub era: Era,
+    /// The grading profile.
+    pub profile: Profile,
+    /// Over Streamable HTTP (some sentences bind only there).
+    pub over_http: bool,
+}
+
+const RFC8259_INTEROP: &str = "RFC 8259 §6: integers outside [-(2**53)+1, (2**53)-1] are not interoperable, so a server that cannot echo one exactly only warns";
+
+impl Judge {
+    /// The verdict a violation of `rule` at `level` gets (`None`: no verdict).
+    pub fn grade(&self, rule: &str, level: Option<Level>) -> Option<Verdict> {
+        let elsewhere = rules::get(rule)
+            .and_then(|r| r.text(self.era))
+            .and_then(|t| t.only_over.as_deref())
+            .is_some_and(|t| (t == "http") != self.over_http);
+        let level = if elsewhere { Some(Level::None) } else { level };
+        self.profile.grade(rule, self.era, level)
+    }
+
+    fn violation(&self, rule: &'static str, level: Option<Level>, why: String) -> Violation {
+        Violation {
+            rule: rule.into(),
+            verdict: Verdict::Fail,
+            message: format!("{why}. Spec: {}", rules::cite(rule, self.era)),
+            level,
+            late: false,
+        }
+    }
+
+    /// Every finding of one exchange. `body_ran`: whether `limited_calls`
+    /// went up across the request, where measured; `output`: the tool's
+    /// `outputSchema` validator, for valid calls.
+    pub fn judge(
+        &self,
+        input: &FuzzInput,
+        exchange: &Exchange,
+        body_ran: Option<bool>,
+        output: Option<&jsonschema::Validator>,
+    ) -> Vec<Finding> {
+        let response = exchange.response();
+        let lone = input.has_lone_surrogate();
+        // A parser may refuse a lone surrogate (RFC 8259 §8.2): an id-null
+        // error is then the answer ("except in error cases where the ID
+        // could not be read due a malformed request").
+        let unreadable = lone
+            && response.is_some_and(|r| r.get("id") == Some(&Value::Null) && r.get("error").is_some());
+        let mut framed = exchange.clone();
+        if unreadable {
+            framed.request["id"] = Value::Null;
+        }
+        let ctx = Context {
+            era: Some(self.era),
+            canary: None,
+            sent_raw: lone,
+            sent_notification: false,
+            http_rejection_expected: false,
+        };
+        let mut found = invariants(&framed, &ctx);
+        if input.id_style == IdStyle::Above53 {
+            for v in found.iter_mut().filter(|v| v.rule == "J1" && v.message.contains("the id must be")) {
+                let sent = exchange.request.get("id").and_then(Value::as_f64);
+                if sent.is_some() && response.and_then(|r| r.get("id")).and_then(Value::as_f64) == sent {
+                    v.level = Some(Level::Should);
+                    v.message = format!("{} ({RFC8259_INTEROP})", v.message);
+                }
+            }
+        }
+        if let (Some(r), false) = (response, unreadable) {
+            if matches!(exchange.ending, Ending::Answered(_)) {
+                found.extend(self.class_rules(input, r, body_ran, output));
+            }
+        }
+        let status = exchange.http.as_ref().map(|a| a.status);
+        found
+            .into_iter()
+            .filter_map(|v| {
+                // A warning is a warning under every profile (as a case's
+                // `warn` alternative is), a failure only with --strict.
+                let verdict = match v.verdict {
+                    Verdict::Warn if self.profile.strict => Verdict::Fail,
+                    Verdict::Warn => Verdict::Warn,
+                    _ => self.grade(&v.rule, v.level)?,
+                };
+                Some(Finding {
+                    signature: signature(&v.rule, input, exchange),
+                    rule: v.rule,
+                    verdict,
+                    message: v.message,
+                    request: exchange.request.clone(),
+                    response: response.cloned().unwrap_or(Value::Null),
+                    http_status: status,
+                    hits: 1,
+                })
+            })
+            .collect()
+    }
+
+    fn class_rules(
+        &self,
+        input: &FuzzInput,
+        r: &Value,
+        body_ran: Option<bool>,
+        output: Option<&jsonschema::Validator>,
+    ) -> Vec<Violation> {
+        let code = r.pointer("/error/code").and_then(Value::as_i64);
+        let result = r.get("result");
+        let is_error_result = result.and_then(|x| x.get("isError")) == Some(&Value::Bool(true));
+        let mut out = Vec::new();
+        match &input.class {
+            Class::InvalidCall(what) => {
+                if body_ran == Some(true) {
+                    out.push(self.violation(
+                        "T4",
+                        Some(Level::Must),
+                        format!("the tool body ran on invalid arguments ({what}): limited_calls went up (\"Servers MUST: Validate all tool inputs\", server/tools#security-considerations)"),
+                    ));
+                }
+                match (result, code) {
+                    (Some(_), _) if !is_error_result => out.push(self.violation(
+                        "T4",
+                        None,
+                        format!("invalid arguments ({what}) were accepted: a result without isError"),
+                    )),
+                    (_, Some(-32602)) => {
+                        let mut v = self.violation(
+                            "T4",
+                            None,
+                            format!("invalid arguments ({what}) answered as JSON-RPC -32602; since 2025-11-25 (SEP-1303) they are an isError tool result the model can read"),
+                        );
+                        v.verdict = Verdict::Warn;
+                        out.push(v);
+                    }
+                    (_, Some(c)) => out.push(self.violation(
+                        "T4",
+                        None,
+                        format!("invalid arguments ({what}) answered as JSON-RPC error {c}, not an isError tool result"),
+                    )),
+                    _ => {}
+                }
+            }
+            Class::ValidCall => {
+                if let Some(c @ (-32700 | -32600 | -32601)) = code {
+                    out.push(self.violation(
+                        "J1",
+                        Some(Level::Must),
+                        format!("a schema-valid tools/call was answered {c} (JSON-RPC 2.0 §5.1: -32700 is for invalid JSON, -32600 for a message that is not a Request object, -32601 for a method that does not exist; \"All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification\")"),
+                    ));
+                }
+                if let (Some(res), Some(schema), false) = (result, output, is_error_result) {
+                    match res.get("structuredContent") {
+                        None => out.push(self.violation(
+                            "T8",
+                            None,
+                            "a successful call of a tool with an outputSchema has no structuredContent".into(),
+                        )),
+                        Some(sc) if !schema.is_valid(sc) => out.push(self.violation(
+                            "T7",
+                            None,
+                            format!("structuredContent {sc} does not fit the tool's outputSchema"),
+                        )),
+                        _ => {}
+                    }
+                }
+            }
+            Class::ResourceMissing => {
+                if is_error_result {
+                    out.push(self.violation(
+                        "R1",
+                        None,
+                        "a read of a value that cannot exist came back as an isError result; resources have no isError, a missing resource is a JSON-RPC error".into(),
+                    ));
+                }
+                let empty = result
+                    .and_then(|x| x.get("contents"))
+                    .and_then(Value::as_array)
+                    .is_some_and(Vec::is_empty);
+                if empty {
+                    let level = (self.era == Era::Modern).then_some(Level::MustNot);
+                    out.push(self.violation(
+                        "R1",
+                        level.or(Some(Level::None)),
+                        "a read of a value that cannot exist came back with empty contents (2026-07-28: \"Servers MUST NOT return an empty `contents` array for a non-existent resource.\")".into(),
+                    ));
+                }
+                if self.era == Era::Modern && code == Some(-32002) {
+                    out.push(self.violation(
+                        "R1",
+                        Some(Level::MustNot),
+                        "a missing resource answered -32002 (\"Implementations of this protocol version MUST NOT emit these codes: - `-32002` — resource not found\")".into(),
+                    ));
+                }
+            }
+            Class::UnknownPrompt if result.is_some() => out.push(self.violation(
+                "P1",
+                None,
+                "an unknown prompt name was rendered instead of failing with -32602".into(),
+            )),
+            Class::PromptMissingArgument if result.is_some() => out.push(self.violation(
+                "P2",
+                None,
+                "a prompt without a required argument was rendered instead of failing with -32602".into(),
+            )),
+            Class::Envelope(what) if result.is_some() && !what.starts_with("_meta") => {
+                let rule = match input.method.as_str() {
+                    "tools/call" => "T6",
+                    "resources/read" => "R6",
+                    _ => "",
+                };
+                if !rule.is_empty() {
+                    out.push(self.violation(
+                        if rule == "T6" { "T6" } else { "R6" },
+                        None,
+                        format!("malformed {} params ({what}) were answered with a result, not a JSON-RPC error", input.method),
+                    ));
+                }
+            }
+            Class::UnknownMethod if code != Some(-32601) => out.push(self.violation(
+                "J2",
+                None,
+                format!("the unknown method {} was answered {}, not -32601", input.method, code.map_or("with a result".into(), |c| c.to_string())),
+            )),
+            _ => {}
+        }
+        if let Some(c) = code.filter(|c| reserved_undefined(*c, self.era)) {
+            out.push(self.violation(
+                "J1",
+                Some(Level::None),
+                format!("error code {c} is in JSON-RPC's reserved range (-32768 to -32000) but is neither a predefined code nor a server error (-32000 to -32099) nor an MCP code (JSON-RPC 2.0 §5.1: \"reserved for future use\")"),
+            ));
+        }
+        out
+    }
+}
+
+/// A code in JSON-RPC's reserved range that no spec defines.
+fn reserved_undefined(code: i64, era: Era) -> bool {
+    let mcp: &[i64] = match era {
+        Era::Legacy => &[-32002, -32042],
+        Era::Modern => &[-32042],
+    };
+    (-32768..=-32000).contains(&code)
+        && !(-32099..=-32000).contains(&code)
+        && !matches!(code, -32700 | -32600 | -32601 | -32602 | -32603)
+        && !mcp.contains(&code)
+}
+
+/// The response with its values replaced by their types, except those that
+/// say what kind of answer it is (error code, isError, resultType, content types).
+pub fn shape(v: &Value) -> String {
+    fn walk(v: &Value, key: &str, out: &mut String) {
+        match v {
+            Value::Object(o) => {
+                let mut keys: Vec<&String> = o.keys().collect();
+                keys.sort();
+                out.push('{');
+                for k in keys {
+                    out.push_str(k);
+                    out.push(':');
+                    walk(&o[k], k, out);
+                    out.push(',');
+                }
+                out.push('}');
+            }
+            Value::Array(a) => {
+                out.push('[');
+                if let Some(x) = a.first() {
+                    walk(x, key, out);
+                }
+                out.push(']');
+            }
+            _ if matches!(key, "code" | "isError" | "resultType" | "type" | "jsonrpc") => {
+                out.push_str(&v.to_string())
+            }
+            Value::String(_) => out.push('s'),
+            Value::Number(_) => out.push('n'),
+            Value::Bool(_) => out.push('b'),
+            Value::Null => out.push_str("null"),
+        }
+    }
+    let mut out = String::new();
+    walk(v, "", &mut out);
+    out
+}
+
+fn signature(rule: &str, input: &FuzzInput, exchange: &Exchange) -> String {
+    let answer = match &exchange.ending {
+        Ending::Answered(v) | Ending::WrongId(v) => shape(v),
+        Ending::Timeout => "no answer".into(),
+        Ending::Died(_) => "died".into(),
+        other => format!("{other:?}").chars().take(40).collect(),
+    };
+    format!("{rule} {} {} {answer}", input.method, input.target)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::time::Duration;
+
+    fn judge(era: Era, profile: &str) -> Judge {
+        Judge {
+            era,
+            profile: Profile::load(profile).unwrap(),
+            over_http: false,
+        }
+    }
+
+    fn input(class: Class, id_style: IdStyle) -> FuzzInput {
+        FuzzInput {
+            method: "tools/call".into(),
+            params: json!({"name": "limited", "arguments": {"limit": 56}}),
+            envelope: true,
+            id_style,
+            class,
+            target: "limited".into(),
+        }
+    }
+
+    fn exchange(request: Value, response: Value) -> Exchange {
+        Exchange {
+            request,
+            ending: Ending::Answered(response),
+            strays: vec![],
+            duration: Duration::ZERO,
+            http: None,
+        }
+    }
+
+    #[test]
+    fn invalid_arguments_that_run_the_body_fail_on_the_must_validate() {
+        let i = input(Class::InvalidCall("limit breaks its maximum 50".into()), IdStyle::Counter);
+        let req = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call"});
+        let ok = json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "ok 56"}]}});
+        let f = judge(Era::Legacy, "spec").judge(&i, &exchange(req.clone(), ok.clone()), Some(true), None);
+        let verdicts: Vec<_> = f.iter().map(|f| (f.rule.as_str(), f.verdict)).collect();
+        assert_eq!(verdicts, [("T4", Verdict::Fail), ("T4", Verdict::Warn)]);
+        let err = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "bad"}});
+        let f = judge(Era::Legacy, "model").judge(&i, &exchange(req.clone(), err), Some(false), None);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].verdict, Verdict::Warn);
+        let fine = json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [], "isError": true}});
+        assert!(judge(Era::Legacy, "model").judge(&i, &exchange(req, fine), Some(false), None).is_empty());
+    }
+
+    #[test]
+    fn an_id_beyond_a_double_that_comes_back_rounded_only_warns() {
+        let i = input(Class::InvalidCall("x".into()), IdStyle::Above53);
+        let req = json!({"jsonrpc": "2.0", "id": 9007199254740993u64, "method": "tools/call"});
+        let res = json!({"jsonrpc": "2.0", "id": 9007199254740992u64, "result": {"content": [], "isError": true}});
+        let f = judge(Era::Legacy, "spec").judge(&i, &exchange(req, res), None, None);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!((f[0].rule.as_str(), f[0].verdict), ("J1", Verdict::Warn));
+        let i = input(Class::InvalidCall("x".into()), IdStyle::Above31);
+        let req = json!({"jsonrpc": "2.0", "id": 2147483648u64, "method": "tools/call"});
+        let res = json!({"jsonrpc": "2.0", "id": -2147483648i64, "result": {"content": [], "isError": true}});
+        let f = judge(Era::Legacy, "spec").judge(&i, &exchange(req, res), None, None);
+        assert_eq!((f[0].rule.as_str(), f[0].verdict), ("J1", Verdict::Fail));
+    }
+
+    #[test]
+    fn reserved_codes_no_verdict_under_spec_fail_under_model() {
+        let i = input(Class::UnknownMethod, IdStyle::Counter);
+        let req = json!({"jsonrpc": "2.0", "id": 1, "method": "mcperr/unknown"});
+        let res = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32500, "message": "?"}});
+        // Over stdio J2's -32601 has no keyword in either era (its MUST is HTTP's 404).
+        let spec = judge(Era::Modern, "spec").judge(&i, &exchange(req.clone(), res.clone()), None, None);
+        assert!(spec.is_empty(), "{spec:?}");
+        let model = judge(Era::Modern, "model").judge(&i, &exchange(req, res), None, None);
+        let rules: Vec<&str> = model.iter().map(|f| f.rule.as_str()).collect();
+        assert_eq!(rules, ["J2", "J1"]);
+        assert!(!reserved_undefined(-32050, Era::Modern) && reserved_undefined(-32500, Era::Legacy));
+    }
+
+    #[test]
+    fn shapes_keep_codes_and_flags_and_drop_texts() {
+        let a = shape(&json!({"error": {"code": -32602, "message": "x"}, "id": 3}));
+        let b = shape(&json!({"id": 4, "error": {"message": "yy", "code": -32602}}));
+        assert_eq!(a, b);
+        assert_ne!(a, shape(&json!({"error": {"code": -32603, "message": "x"}, "id": 3})));
+    }
+}

@@ -1,0 +1,172 @@
+//! A shrunk finding as an ordinary case file: `mcperr fuzz --save DIR`
+//! writes one per distinct finding, and `mcperr run --cases DIR/*.toml`
+//! replays it. The case fails while the server keeps the deviation and
+//! passes once it is fixed: its expectation is what the finding's rule
+//! wants (an `isError` result for invalid arguments, −32601 for an unknown
+//! method, an error for a missing resource…), and invariant findings (ids,
+//! shapes, leaks, liveness) need no expectation, since every case is judged
+//! by the invariants too.
+
+use mcperr_protocol::Era;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::inputs::{Class, FuzzInput, IdStyle};
+use super::judge::Finding;
+
+#[derive(Serialize)]
+struct CaseOut {
+    id: String,
+    rule: String,
+    spec: String,
+    title: String,
+    eras: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    needs: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    checks: Vec<String>,
+    /// Written only to turn the era's envelope off (the input breaks it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    envelope: Option<bool>,
+    request: RequestOut,
+    expect: toml::Value,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    warn: Vec<WarnOut>,
+}
+
+#[derive(Serialize)]
+struct RequestOut {
+    method: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<toml::Value>,
+    params_json: String,
+}
+
+#[derive(Serialize)]
+struct WarnOut {
+    reason: String,
+    #[serde(rename = "match")]
+    pattern: toml::Value,
+}
+
+fn toml_of(v: &Value) -> toml::Value {
+    toml::Value::try_from(v).unwrap_or_else(|_| toml::Value::Table(Default::default()))
+}
+
+/// A short stable hex digest (FNV-1a) of `s`, for file names.
+pub fn digest(s: &str) -> String {
+    let h = s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{:08x}", h as u32)
+}
+
+/// The case file for `finding` (found with `input` in `era`): its file
+/// name and its text. `counted`: the server has `limited` and
+/// `limited_calls`, so a T4 case also checks that the body never ran.
+pub fn case_file(finding: &Finding, input: &FuzzInput, era: Era, seed: u64, counted: bool) -> (String, String) {
+    let slug: String = input
+        .target
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .take(24)
+        .collect();
+    let id = format!("fuzz/{}-{}-{}", finding.rule.to_lowercase(), slug.trim_matches('-'), digest(&finding.signature));
+    let error = json!({"error": "$present", "result": "$absent"});
+    let mut needs = vec![];
+    let mut checks = vec![];
+    let mut warn = vec![];
+    let expect = match (&input.class, finding.rule.as_str()) {
+        (Class::InvalidCall(_), "T4") => {
+            if counted && input.target == "limited" {
+                needs = vec!["tool:limited".into(), "tool:limited_calls".into()];
+                checks.push("body-never-ran".into());
+            }
+            warn.push(WarnOut {
+                reason: "invalid arguments answered as JSON-RPC -32602; since 2025-11-25 (SEP-1303) they are an isError result the model can read".into(),
+                pattern: toml_of(&json!({"error": {"code": -32602}})),
+            });
+            json!({"error": "$absent", "result": {"isError": true}})
+        }
+        (Class::UnknownMethod, "J2") => json!({"error": {"code": -32601}}),
+        (Class::ResourceMissing, "R1") if era == Era::Modern => json!({"error": {"code": -32602}}),
+        (Class::ResourceMissing, "R1")
+        | (Class::UnknownPrompt, "P1")
+        | (Class::PromptMissingArgument, "P2")
+        | (Class::Envelope(_), "T6" | "R6") => error,
+        (Class::ValidCall, "T7" | "T8") => {
+            checks.push("structured-output".into());
+            json!({})
+        }
+        // J1, J4, J5, J7 and the shapes: the invariants judge every case.
+        _ => json!({}),
+    };
+    if input.class == Class::ValidCall || matches!(input.class, Class::InvalidCall(_)) {
+        needs.push(format!("tool:{}", input.target));
+        needs.dedup();
+    }
+    let first_line = finding.message.lines().next().unwrap_or_default();
+    let case = CaseOut {
+        id: id.clone(),
+        rule: finding.rule.clone(),
+        spec: crate::rules::cite(&finding.rule, era),
+        title: format!("found by mcperr fuzz: {}", first_line.chars().take(160).collect::<String>()),
+        eras: vec![era.version().to_string()],
+        needs,
+        checks,
+        envelope: (!input.envelope).then_some(false),
+        request: RequestOut {
+            method: input.method.clone(),
+            id: (input.id_style != IdStyle::Counter)
+                .then(|| finding.request.get("id").map(toml_of))
+                .flatten(),
+            params_json: input.params.to_string(),
+        },
+        expect: toml_of(&expect),
+        warn,
+    };
+    let body = toml::to_string(&case).unwrap_or_default();
+    let text = format!(
+        "# Saved by `mcperr fuzz --seed {seed}` ({verdict} under {rule}).\n# {msg}\n# Replay: mcperr run --cases THIS_FILE [target]\n{body}",
+        verdict = finding.verdict.as_str(),
+        rule = finding.rule,
+        msg = first_line.replace('\n', " "),
+    );
+    (format!("{}.toml", id.trim_start_matches("fuzz/")), text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::Verdict;
+
+    #[test]
+    fn a_saved_finding_is_a_case_file_that_loads() {
+        let input = FuzzInput {
+            method: "tools/call".into(),
+            params: json!({"name": "limited", "arguments": {"limit": 56, "x": null}}),
+            envelope: true,
+            id_style: IdStyle::Above31,
+            class: Class::InvalidCall("limit breaks its maximum 50".into()),
+            target: "limited".into(),
+        };
+        let finding = Finding {
+            rule: "T4".into(),
+            verdict: Verdict::Fail,
+            message: "the tool body ran".into(),
+            request: json!({"id": 2147483649u64}),
+            response: Value::Null,
+            http_status: None,
+            signature: "T4 tools/call limited {}".into(),
+            hits: 3,
+        };
+        let (name, text) = case_file(&finding, &input, Era::Legacy, 42, true);
+        assert!(name.starts_with("t4-limited-"), "{name}");
+        let case = crate::case::Case::parse(&name, &text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(case.request.params, Some(input.params.clone()));
+        assert_eq!(case.request.id, Some(json!(2147483649u64)));
+        assert_eq!(case.checks, ["body-never-ran"]);
+        assert_eq!(case.eras, ["2025-11-25"]);
+        assert!(case.envelope);
+    }
+}

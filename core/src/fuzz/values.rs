@@ -1,0 +1,472 @@
+//! Values drawn from a JSON Schema (draft 2020-12, as servers publish it):
+//! valid instances, and minimally invalid ones that break exactly one
+//! constraint. Both are classified by the `jsonschema` crate before use, so
+//! "valid" is valid and "invalid" breaks one constraint only (one error).
+//! Strings are where the hostile values go: Unicode edge cases, control
+//! characters, long runs; nesting is hostile but bounded (48 levels, well
+//! inside any JSON parser's limit, so a parse error is never the server's
+//! right).
+
+use serde_json::{json, Map, Value};
+
+use super::source::Source;
+use crate::generate::{format_sample, required_props};
+
+/// How deep generated values nest before giving up.
+const MAX_DEPTH: usize = 6;
+/// The longest string a live run sends.
+pub const LONG: usize = 1 << 14;
+/// The deepest hostile nesting sent (JSON parsers allow at least 100 or so).
+pub const DEEP: usize = 48;
+
+/// Characters a string is drawn from: mostly plain, then the edge cases that
+/// break servers (line separators, NUL and controls, combining marks, RTL,
+/// astral code points, quotes and backslashes).
+const PLAIN: &[char] = &['a', 'b', 'x', 'Z', '0', '7', ' ', '-', '_', '.'];
+const HOSTILE: &[char] = &[
+    'é', '日', '本', 'ß', '\u{2028}', '\u{2029}', '\u{0}', '\u{1}', '\u{1b}', '\u{7f}', '\t', '\n',
+    '\r', '"', '\\', '/', '\u{301}', '\u{200f}', '\u{feff}', '🦀', '\u{10ffff}', '%', '{', '}',
+    '<', '\'',
+];
+
+/// A random string of `len` characters; `hostile` lets edge cases in.
+pub fn text(src: &mut dyn Source, len: usize, hostile: bool) -> String {
+    (0..len)
+        .map(|_| {
+            if hostile && src.chance(1, 3) {
+                HOSTILE[src.index(HOSTILE.len())]
+            } else {
+                PLAIN[src.index(PLAIN.len())]
+            }
+        })
+        .collect()
+}
+
+/// A random-length string: usually short, sometimes long, sometimes empty.
+pub fn any_text(src: &mut dyn Source) -> String {
+    let len = match src.below(10) {
+        0 => 0,
+        1 => src.int_in(256, LONG as i64) as usize,
+        _ => src.int_in(1, 12) as usize,
+    };
+    let hostile = src.chance(1, 2);
+    text(src, len, hostile)
+}
+
+fn types(schema: &Value) -> Vec<&str> {
+    match schema.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ if schema.get("properties").is_some() => vec!["object"],
+        _ => vec![],
+    }
+}
+
+fn int_bounds(schema: &Value) -> (i64, i64) {
+    let get = |k| schema.get(k).and_then(Value::as_f64);
+    let mut lo = get("minimum").map_or(-1000, |m| m.ceil() as i64);
+    if let Some(m) = get("exclusiveMinimum") {
+        lo = lo.max(m.floor() as i64 + 1);
+    }
+    let mut hi = get("maximum").map_or(lo.saturating_add(2000), |m| m.floor() as i64);
+    if let Some(m) = get("exclusiveMaximum") {
+        hi = hi.min(m.ceil() as i64 - 1);
+    }
+    if get("minimum").is_none() && get("exclusiveMinimum").is_none() && hi < lo {
+        lo = hi.saturating_sub(2000);
+    }
+    (lo, hi)
+}
+
+/// A valid-looking instance of `schema` (the caller checks it).
+pub fn valid(schema: &Value, src: &mut dyn Source) -> Value {
+    valid_at(schema, src, 0)
+}
+
+fn valid_at(schema: &Value, src: &mut dyn Source, depth: usize) -> Value {
+    if depth > MAX_DEPTH {
+        return Value::Null;
+    }
+    if let Some(c) = schema.get("const") {
+        return c.clone();
+    }
+    if let Some(e) = schema.get("enum").and_then(Value::as_array) {
+        if !e.is_empty() {
+            return e[src.index(e.len())].clone();
+        }
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(a) = schema.get(key).and_then(Value::as_array) {
+            if !a.is_empty() {
+                return valid_at(&a[src.index(a.len())], src, depth + 1);
+            }
+        }
+    }
+    let ts = types(schema);
+    let ty = if ts.is_empty() {
+        "string"
+    } else {
+        ts[src.index(ts.len())]
+    };
+    match ty {
+        "integer" => {
+            let (lo, hi) = int_bounds(schema);
+            let v = match src.below(4) {
+                0 => lo,
+                1 => hi,
+                _ => src.int_in(lo, hi),
+            };
+            match schema.get("multipleOf").and_then(Value::as_i64) {
+                Some(m) if m > 0 => json!((v / m) * m),
+                _ => json!(v),
+            }
+        }
+        "number" => {
+            let (lo, hi) = int_bounds(schema);
+            let whole = src.int_in(lo, hi.saturating_sub(1).max(lo));
+            if src.chance(1, 2) {
+                json!(whole)
+            } else {
+                json!(whole as f64 + 0.5)
+            }
+        }
+        "boolean" => json!(src.chance(1, 2)),
+        "null" => Value::Null,
+        "array" => {
+            let min = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0) as i64;
+            let max = schema
+                .get("maxItems")
+                .and_then(Value::as_u64)
+                .map_or(min + 3, |m| (m as i64).min(min + 3));
+            let n = src.int_in(min, max.max(min)) as usize;
+            let items = schema.get("items").cloned().unwrap_or(json!({}));
+            Value::Array((0..n).map(|_| valid_at(&items, src, depth + 1)).collect())
+        }
+        "object" => {
+            let mut o = Map::new();
+            let required = required_props(schema);
+            for (k, s) in &required {
+                o.insert(k.clone(), valid_at(s, src, depth + 1));
+            }
+            if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+                for (k, s) in props {
+                    if !o.contains_key(k) && src.chance(1, 2) {
+                        o.insert(k.clone(), valid_at(s, src, depth + 1));
+                    }
+                }
+            }
+            Value::Object(o)
+        }
+        _ => valid_string(schema, src),
+    }
+}
+
+fn valid_string(schema: &Value, src: &mut dyn Source) -> Value {
+    if let Some(f) = schema
+        .get("format")
+        .and_then(Value::as_str)
+        .and_then(format_sample)
+    {
+        return json!(f);
+    }
+    let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0) as i64;
+    let max = schema.get("maxLength").and_then(Value::as_u64).map(|m| m as i64);
+    let len = match (src.below(8), max) {
+        (0, None) => src.int_in(256, LONG as i64),
+        (_, Some(m)) => src.int_in(min, m.min(min + 16)),
+        _ => src.int_in(min.max(1), min.max(1) + 12),
+    };
+    let hostile = schema.get("pattern").is_none() && src.chance(1, 2);
+    json!(text(src, len.max(0) as usize, hostile))
+}
+
+/// A value of another JSON type than `schema` allows (including the string
+/// numeral for a number, the most common coercion bug, and hostile nesting).
+fn wrong_type(schema: &Value, src: &mut dyn Source) -> Value {
+    let deep = (0..src.int_in(8, DEEP as i64)).fold(json!("mcperr"), |v, _| json!([v]));
+    let candidates = [
+        json!({"mcperr": "wrong type"}),
+        json!(["mcperr"]),
+        json!("5"),
+        json!("mcperr"),
+        json!(true),
+        json!(1.5),
+        json!(7),
+        Value::Null,
+        deep,
+    ];
+    let allowed = types(schema);
+    let kind = |v: &Value| match v {
+        Value::Object(_) => "object",
+        Value::Array(_) => "array",
+        Value::String(_) => "string",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() => "integer",
+        Value::Number(_) => "number",
+        Value::Null => "null",
+    };
+    let fits = |v: &Value| {
+        let k = kind(v);
+        allowed.contains(&k) || (k == "integer" && allowed.contains(&"number"))
+    };
+    let left: Vec<&Value> = candidates.iter().filter(|v| !fits(v)).collect();
+    if left.is_empty() {
+        return Value::Null;
+    }
+    left[src.index(left.len())].clone()
+}
+
+/// A place in a valid instance where one constraint can be broken.
+struct Site<'a> {
+    path: Vec<PathStep>,
+    schema: &'a Value,
+    parent: Option<&'a Value>,
+}
+
+#[derive(Clone)]
+enum PathStep {
+    Key(String),
+    Index(usize),
+}
+
+fn sites<'a>(
+    schema: &'a Value,
+    value: &Value,
+    parent: Option<&'a Value>,
+    path: Vec<PathStep>,
+    out: &mut Vec<Site<'a>>,
+) {
+    out.push(Site {
+        path: path.clone(),
+        schema,
+        parent,
+    });
+    if path.len() > MAX_DEPTH {
+        return;
+    }
+    match value {
+        Value::Object(o) => {
+            let props = schema.get("properties").and_then(Value::as_object);
+            for (k, v) in o {
+                if let Some(s) = props.and_then(|p| p.get(k)) {
+                    let mut p = path.clone();
+                    p.push(PathStep::Key(k.clone()));
+                    sites(s, v, Some(schema), p, out);
+                }
+            }
+        }
+        Value::Array(a) => {
+            if let Some(items) = schema.get("items") {
+                for (i, v) in a.iter().enumerate().take(2) {
+                    let mut p = path.clone();
+                    p.push(PathStep::Index(i));
+                    sites(items, v, Some(schema), p, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn at_mut<'v>(value: &'v mut Value, path: &[PathStep]) -> Option<&'v mut Value> {
+    path.iter().try_fold(value, |v, step| match step {
+        PathStep::Key(k) => v.get_mut(k.as_str()),
+        PathStep::Index(i) => v.get_mut(*i),
+    })
+}
+
+fn show_path(path: &[PathStep]) -> String {
+    if path.is_empty() {
+        return "the arguments".into();
+    }
+    path.iter()
+        .map(|s| match s {
+            PathStep::Key(k) => k.clone(),
+            PathStep::Index(i) => i.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// One way to break the constraint at a site: (constraint broken, new value
+/// for the site, or `None` to remove the site from its parent object).
+fn breaker(site: &Site, current: &Value, src: &mut dyn Source) -> Option<(String, Option<Value>)> {
+    let s = site.schema;
+    let num = |k: &str| s.get(k).and_then(Value::as_f64);
+    let mut options: Vec<(String, Option<Value>)> = Vec::new();
+    if !types(s).is_empty() || s.get("anyOf").is_some() || s.get("oneOf").is_some() {
+        options.push(("type".into(), Some(wrong_type(s, src))));
+    }
+    if let Some(max) = num("maximum") {
+        let v = max.floor() as i64 + src.int_in(1, 100);
+        options.push((format!("maximum {max}"), Some(json!(v))));
+    }
+    if let Some(min) = num("minimum") {
+        let v = min.ceil() as i64 - src.int_in(1, 100);
+        options.push((format!("minimum {min}"), Some(json!(v))));
+    }
+    if let Some(m) = num("exclusiveMaximum") {
+        options.push((format!("exclusiveMaximum {m}"), Some(json!(m))));
+    }
+    if let Some(m) = num("exclusiveMinimum") {
+        options.push((format!("exclusiveMinimum {m}"), Some(json!(m))));
+    }
+    if let Some(m) = s.get("multipleOf").and_then(Value::as_i64).filter(|m| *m > 1) {
+        options.push((format!("multipleOf {m}"), Some(json!(m + 1))));
+    }
+    if let Some(n) = s.get("maxLength").and_then(Value::as_u64) {
+        if (n as usize) < LONG {
+            let extra = src.int_in(1, 16) as usize;
+            options.push((
+                format!("maxLength {n}"),
+                Some(json!("x".repeat(n as usize + extra))),
+            ));
+        }
+    }
+    if let Some(n) = s.get("minLength").and_then(Value::as_u64).filter(|n| *n > 0) {
+        options.push((
+            format!("minLength {n}"),
+            Some(json!("x".repeat(n as usize - 1))),
+        ));
+    }
+    if s.get("pattern").is_some() {
+        options.push(("pattern".into(), Some(json!(any_text(src)))));
+    }
+    if let Some(e) = s.get("enum").and_then(Value::as_array) {
+        let bad = if e.iter().all(Value::is_i64) {
+            json!(e.iter().filter_map(Value::as_i64).max().unwrap_or(0) + src.int_in(1, 9))
+        } else {
+            json!(format!("{}-mcperr", any_text(src)))
+        };
+        options.push(("enum".into(), Some(bad)));
+    }
+    if s.get("const").is_some() {
+        options.push(("const".into(), Some(json!("mcperr-not-the-const"))));
+    }
+    if let Some(n) = s.get("maxItems").and_then(Value::as_u64).filter(|n| *n < 64) {
+        let item = current.get(0).cloned().unwrap_or(json!("mcperr"));
+        options.push((
+            format!("maxItems {n}"),
+            Some(Value::Array(vec![item; n as usize + 1])),
+        ));
+    }
+    if let Some(n) = s.get("minItems").and_then(Value::as_u64).filter(|n| *n > 0) {
+        let mut a = current.as_array().cloned().unwrap_or_default();
+        a.truncate(n as usize - 1);
+        options.push((format!("minItems {n}"), Some(Value::Array(a))));
+    }
+    if s.get("additionalProperties") == Some(&Value::Bool(false)) && current.is_object() {
+        let mut o = current.clone();
+        o["mcperr_extra"] = json!(any_text(src));
+        options.push(("additionalProperties false".into(), Some(o)));
+    }
+    if let (Some(parent), Some(PathStep::Key(k))) = (site.parent, site.path.last()) {
+        let required = parent
+            .get("required")
+            .and_then(Value::as_array)
+            .is_some_and(|r| r.iter().any(|x| x == k.as_str()));
+        if required {
+            options.push(("required".into(), None));
+        }
+    }
+    if options.is_empty() {
+        return None;
+    }
+    let i = src.index(options.len());
+    Some(options.swap_remove(i))
+}
+
+/// A minimally invalid instance: `base` (valid) with exactly one constraint
+/// of `schema` broken, as `validator` confirms (exactly one error). Returns
+/// the instance and the constraint broken, as people say it.
+pub fn invalid(
+    schema: &Value,
+    validator: &jsonschema::Validator,
+    base: &Value,
+    src: &mut dyn Source,
+) -> Option<(Value, String)> {
+    let mut all = Vec::new();
+    sites(schema, base, None, vec![], &mut all);
+    for _ in 0..8 {
+        let site = &all[src.index(all.len())];
+        let mut value = base.clone();
+        let current = at_mut(&mut value, &site.path)?.clone();
+        let Some((what, new)) = breaker(site, &current, src) else {
+            continue;
+        };
+        match new {
+            Some(v) => *at_mut(&mut value, &site.path)? = v,
+            None => {
+                let (last, parent) = site.path.split_last()?;
+                if let (PathStep::Key(k), Some(Value::Object(o))) = (last, at_mut(&mut value, parent)) {
+                    o.remove(k);
+                }
+            }
+        }
+        if validator.iter_errors(&value).take(2).count() == 1 {
+            return Some((value, format!("{} breaks its {what}", show_path(&site.path))));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fuzz::source::{Bytes, Seeded};
+    use proptest::prelude::*;
+
+    fn schemas() -> Vec<Value> {
+        vec![
+            json!({"type": "object", "properties": {"limit": {"type": "integer", "minimum": 1, "maximum": 50}}, "required": ["limit"], "additionalProperties": false}),
+            json!({"type": "object", "properties": {"title": {"type": "string", "minLength": 1, "maxLength": 40},
+                   "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}, "maxItems": 3},
+                   "when": {"type": "string", "format": "date"}, "n": {"type": "number", "exclusiveMinimum": 0},
+                   "nested": {"type": "object", "properties": {"k": {"type": "boolean"}}, "required": ["k"]}},
+                   "required": ["title", "nested"]}),
+            json!({"type": "object", "properties": {"unit": {"oneOf": [{"const": "g"}, {"const": "oz"}]}}, "required": ["unit"]}),
+        ]
+    }
+
+    fn check(src: &mut dyn Source) {
+        for schema in schemas() {
+            let v = crate::generate::validator(&schema).unwrap();
+            let good = valid(&schema, src);
+            assert!(v.is_valid(&good), "{good} should fit {schema}");
+            if let Some((bad, what)) = invalid(&schema, &v, &good, src) {
+                let errors: Vec<_> = v.iter_errors(&bad).collect();
+                assert_eq!(errors.len(), 1, "{bad} ({what}) must break exactly one constraint");
+            }
+        }
+    }
+
+    #[test]
+    fn seeded_values_are_valid_and_breakers_break_exactly_one_constraint() {
+        for seed in 0..300 {
+            check(&mut Seeded::new(seed));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        /// The same generator driven by proptest's bytes (shrinkable choices).
+        #[test]
+        fn proptest_choices_give_the_same_guarantees(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
+            check(&mut Bytes::new(&bytes));
+        }
+    }
+
+    #[test]
+    fn an_integer_above_a_maximum_reaches_multiples_of_seven() {
+        let schema = &schemas()[0];
+        let v = crate::generate::validator(schema).unwrap();
+        let mut src = Seeded::new(1);
+        let hit = (0..2000).any(|_| {
+            let good = valid(schema, &mut src);
+            invalid(schema, &v, &good, &mut src)
+                .and_then(|(bad, _)| bad["limit"].as_i64())
+                .is_some_and(|l| l > 50 && l % 7 == 0)
+        });
+        assert!(hit);
+    }
+}
