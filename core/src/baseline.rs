@@ -38,6 +38,14 @@ impl Baseline {
         Ok(Baseline { entries })
     }
 
+    /// Whether a fuzz finding (`id`, broken `rule`) is listed: by its id,
+    /// or as `id:rule`.
+    pub fn lists_finding(&self, id: &str, rule: &str) -> bool {
+        self.entries
+            .iter()
+            .any(|e| e == id || e.rsplit_once(':') == Some((id, rule)))
+    }
+
     fn covers(entry: &str, case: &CaseResult) -> bool {
         match entry.rsplit_once(':') {
             Some((id, rule)) if id == case.id && rule == case.rule => true,

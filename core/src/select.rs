@@ -19,6 +19,10 @@ pub struct Selection {
     pub tools: Vec<String>,
     /// `--allow-destructive`: call tools annotated `destructiveHint: true`.
     pub allow_destructive: bool,
+    /// Case files given with `--cases-dir` (saved fuzz findings, a user's
+    /// own cases): when there are any, they are the run's cases instead of
+    /// the built-in and generated ones.
+    pub files: Vec<Case>,
 }
 
 /// A selection that cannot be used (exit code 2).
@@ -127,6 +131,31 @@ impl Selection {
             .collect())
     }
 
+    /// The tools a fuzz run may call (valid calls only go to read-only
+    /// ones), and those left out with why, by the same rules as a run.
+    pub fn fuzzable_tools(
+        &self,
+        discovery: &Discovery,
+    ) -> Result<(Vec<Value>, Vec<LeftOut>), SelectError> {
+        let filter = globs(&self.tools, "--tools")?;
+        let mut tools = Vec::new();
+        let mut left_out = Vec::new();
+        for t in &discovery.tools {
+            match self.left_out(&filter, t) {
+                None => tools.push(t.clone()),
+                Some(reason) => left_out.push(LeftOut {
+                    name: t
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("?")
+                        .to_string(),
+                    reason,
+                }),
+            }
+        }
+        Ok((tools, left_out))
+    }
+
     /// The cases generated from what the server lists.
     fn generated(&self, discovery: &Discovery, tool_filter: &Option<GlobSet>) -> Vec<Case> {
         let mut out = Vec::new();
@@ -162,9 +191,31 @@ impl Selection {
     ) -> Result<RunPlan, SelectError> {
         let case_filter = globs(&self.cases, "--cases")?;
         let tool_filter = globs(&self.tools, "--tools")?;
-        let mut cases = case::builtin_cases()?;
-        cases.sort_by(|a, b| a.id.cmp(&b.id));
-        cases.extend(self.generated(discovery, &tool_filter));
+        let mut cases = if self.files.is_empty() {
+            let mut c = case::builtin_cases()?;
+            c.sort_by(|a, b| a.id.cmp(&b.id));
+            c.extend(self.generated(discovery, &tool_filter));
+            c
+        } else {
+            self.files.clone()
+        };
+        // A case file cannot carry a tool's outputSchema: the server's own listing does.
+        for case in cases.iter_mut().filter(|c| c.output_schema.is_none()) {
+            let wants = case.checks.iter().any(|c| c == "structured-output");
+            let name = case
+                .request
+                .params
+                .as_ref()
+                .and_then(|p| p.get("name"))
+                .and_then(Value::as_str);
+            if let (true, Some(name)) = (wants, name) {
+                case.output_schema = discovery
+                    .tools
+                    .iter()
+                    .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
+                    .and_then(|t| t.get("outputSchema").cloned());
+            }
+        }
         let left_out: Vec<LeftOut> = discovery
             .tools
             .iter()

@@ -33,7 +33,7 @@ impl Verdict {
 
     /// How strongly a violation with this verdict decides a case: a
     /// failure outranks an unanswered request, which outranks a warning.
-    pub(crate) fn weight(self) -> u8 {
+    pub fn weight(self) -> u8 {
         match self {
             Verdict::Fail => 3,
             Verdict::Error => 2,

@@ -149,7 +149,7 @@ impl Client {
     pub async fn exchange(&mut self, id: Id, msg: Value) -> Exchange {
         if let Conn::Http(http) = &self.conn {
             let headers = http.headers_for(self.era, &msg);
-            let body = msg.to_string().into_bytes();
+            let body = mcperr_core::fuzz::inputs::line(&msg);
             return self
                 .http_exchange(Some(id), msg, "POST", headers, &vec![], Some(body))
                 .await;
@@ -211,7 +211,7 @@ impl Client {
         };
         let start = Instant::now();
         let mut strays = Vec::new();
-        conn.send_line(msg.to_string().as_bytes()).await;
+        conn.send_line(&mcperr_core::fuzz::inputs::line(&msg)).await;
         let deadline = start + self.timeout;
         let want = id.to_value();
         let answered = &self.answered;
@@ -229,7 +229,8 @@ impl Client {
                     if line.iter().all(u8::is_ascii_whitespace) {
                         continue;
                     }
-                    let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(&line) else {
+                    let Ok(Value::Object(obj)) = mcperr_core::fuzz::inputs::parse_line(&line)
+                    else {
                         push_stray(
                             &mut strays,
                             Stray::NotJson(String::from_utf8_lossy(&line).into_owned()),
@@ -419,7 +420,7 @@ pub async fn legacy_handshake(client: &mut Client) -> Result<Value, Exchange> {
     }
 }
 
-fn is_response(m: &Value) -> bool {
+pub(crate) fn is_response(m: &Value) -> bool {
     m.get("method").is_none() && (m.get("result").is_some() || m.get("error").is_some())
 }
 

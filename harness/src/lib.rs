@@ -10,6 +10,8 @@
 //! - [`connect`]: start a server, establish the era, discover what it offers.
 //! - [`engine`]: connect, detect the era, discover, plan, run on N servers,
 //!   restart the dead; `run`, `list` and the modes to come share it.
+//! - [`fuzz`]: live fuzzing: many requests in flight, culprits of deaths
+//!   found, findings shrunk and kept as cases.
 //! - [`target`]: the server from the command line or an MCP host's config.
 //! - [`cli`]: the `mcperr` command line: parses, prints, picks exit codes.
 
@@ -18,6 +20,7 @@ pub mod client;
 pub mod connect;
 pub mod engine;
 pub mod execute;
+pub mod fuzz;
 pub mod target;
 pub mod transport;
 

@@ -119,6 +119,52 @@ pub fn line(msg: &Value) -> Vec<u8> {
     }
 }
 
+/// Parses one line a server wrote. JSON may carry a lone surrogate as an
+/// escape (RFC 8259 §8.2: a server echoing one mcperr sent does nothing
+/// wrong), which serde_json refuses: such a line is read again with every
+/// surrogate escape as U+FFFD.
+pub fn parse_line(bytes: &[u8]) -> Result<serde_json::Value, serde_json::Error> {
+    match serde_json::from_slice(bytes) {
+        Ok(v) => Ok(v),
+        Err(e) => {
+            let Ok(text) = std::str::from_utf8(bytes) else {
+                return Err(e);
+            };
+            let lowered = text.to_ascii_lowercase();
+            if ![
+                "\\ud8", "\\ud9", "\\uda", "\\udb", "\\udc", "\\udd", "\\ude", "\\udf",
+            ]
+            .iter()
+            .any(|p| lowered.contains(p))
+            {
+                return Err(e);
+            }
+            let mut out = String::with_capacity(text.len());
+            let mut rest = text;
+            while let Some(i) = rest.find("\\u") {
+                let (head, tail) = rest.split_at(i);
+                out.push_str(head);
+                let hex = tail.get(2..6).unwrap_or_default();
+                let surrogate =
+                    u16::from_str_radix(hex, 16).is_ok_and(|c| (0xd800..=0xdfff).contains(&c));
+                // An escaped backslash before it means it is not an escape.
+                let escaped = head.chars().rev().take_while(|c| *c == '\\').count() % 2 == 1;
+                // Six ASCII bytes for a surrogate escape; otherwise only the
+                // two of `\u` are consumed (the rest may be any UTF-8).
+                if surrogate && !escaped {
+                    out.push_str("\\ufffd");
+                    rest = &tail[6..];
+                } else {
+                    out.push_str(&tail[..2]);
+                    rest = &tail[2..];
+                }
+            }
+            out.push_str(rest);
+            serde_json::from_str(&out).map_err(|_| e)
+        }
+    }
+}
+
 struct ToolTarget {
     name: String,
     schema: Value,
@@ -216,6 +262,20 @@ impl Generator {
     /// The validator of a fuzzed tool's `outputSchema`, if it declares one.
     pub fn output_validator(&self, tool: &str) -> Option<&jsonschema::Validator> {
         self.tools.iter().find(|t| t.name == tool)?.output.as_ref()
+    }
+
+    /// `input` with its class checked again after a change (shrinking): a
+    /// valid call must still be valid, an invalid one must still break
+    /// exactly one constraint; `None` when it no longer does.
+    pub fn reclassify(&self, input: FuzzInput) -> Option<FuzzInput> {
+        let valid = matches!(input.class, Class::ValidCall);
+        if !(valid || matches!(input.class, Class::InvalidCall(_))) {
+            return Some(input);
+        }
+        let tool = self.tools.iter().find(|t| t.name == input.target)?;
+        let args = input.params.get("arguments")?;
+        let errors = tool.validator.iter_errors(args).take(2).count();
+        ((valid && errors == 0) || (!valid && errors == 1)).then_some(input)
     }
 
     /// Whether the named tool's calls are fuzzed.
@@ -386,11 +446,19 @@ impl Generator {
             return None;
         }
         let method = methods[src.index(methods.len())];
-        let key = if method == "resources/read" { "uri" } else { "name" };
+        let key = if method == "resources/read" {
+            "uri"
+        } else {
+            "name"
+        };
         let good = match method {
-            "tools/call" => json!({"name": self.tools[src.index(self.tools.len())].name, "arguments": {}}),
+            "tools/call" => {
+                json!({"name": self.tools[src.index(self.tools.len())].name, "arguments": {}})
+            }
             "prompts/get" => json!({"name": self.prompts[src.index(self.prompts.len())].name}),
-            _ => json!({"uri": self.templates.first().or(self.statics.first()).map(|t| expand(t, "mcperr")).unwrap_or_default()}),
+            _ => {
+                json!({"uri": self.templates.first().or(self.statics.first()).map(|t| expand(t, "mcperr")).unwrap_or_default()})
+            }
         };
         let wrong = [json!(5), Value::Null, json!([]), json!({}), json!(true)];
         let w = wrong[src.index(wrong.len())].clone();
@@ -406,7 +474,12 @@ impl Generator {
                 format!("params.{key} = {w}")
             }
             2 if method != "resources/read" => {
-                params["arguments"] = if w.is_object() { json!("mcperr") } else { w.clone() };
+                // Not null: servers commonly read a null `arguments` as absent.
+                params["arguments"] = if w.is_object() || w.is_null() {
+                    json!("mcperr")
+                } else {
+                    w.clone()
+                };
                 format!("params.arguments = {}", params["arguments"])
             }
             3 => {
@@ -425,7 +498,10 @@ impl Generator {
                         "_meta protocolVersion missing".into()
                     }
                     1 => {
-                        meta.insert(mcperr_protocol::era::META_PROTOCOL_VERSION.into(), w.clone());
+                        meta.insert(
+                            mcperr_protocol::era::META_PROTOCOL_VERSION.into(),
+                            w.clone(),
+                        );
                         params = env;
                         format!("_meta protocolVersion = {w}")
                     }
@@ -441,14 +517,14 @@ impl Generator {
                 format!("params.{key} missing")
             }
         };
-        let target = good.get(key).map(|v| v.as_str().unwrap_or_default().to_string());
+        // A broken envelope is the method's finding, whichever tool it named.
         Some(FuzzInput {
             method: method.into(),
             params,
             envelope,
             id_style: IdStyle::Counter,
             class: Class::Envelope(what),
-            target: target.unwrap_or_default(),
+            target: method.into(),
         })
     }
 }
@@ -512,6 +588,15 @@ mod tests {
     use crate::fuzz::source::Seeded;
 
     #[test]
+    fn a_line_with_a_lone_surrogate_escape_still_parses() {
+        let v = parse_line(br#"{"t":"a\ud800b","u":"\\ud800"}"#).unwrap();
+        assert_eq!(v["t"], "a\u{fffd}b");
+        assert_eq!(v["u"], "\\ud800");
+        assert!(parse_line(b"{not json").is_err());
+        assert!(parse_line("{\"x\":\"\\ud800\",\"y\":\"\\\\u\u{e9}\"}".as_bytes()).is_ok());
+    }
+
+    #[test]
     fn templates_expand_every_variable() {
         assert_eq!(expand("books://{title}", "Dune"), "books://Dune");
         assert_eq!(expand("a://{x}/{y}", ""), "a:///");
@@ -538,7 +623,9 @@ mod tests {
             tools: vec![json!({"name": "t", "annotations": {"readOnlyHint": true},
                 "inputSchema": {"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}}, "required": ["n"]}})],
             templates: vec![json!({"uriTemplate": "books://{title}"})],
-            prompts: vec![json!({"name": "greet", "arguments": [{"name": "name", "required": true}]})],
+            prompts: vec![
+                json!({"name": "greet", "arguments": [{"name": "name", "required": true}]}),
+            ],
             ..Default::default()
         };
         let tools = discovery.tools.clone();
@@ -547,7 +634,13 @@ mod tests {
         let mut seen = std::collections::BTreeSet::new();
         for _ in 0..2000 {
             let i = g.next(&mut src);
-            seen.insert(format!("{:?}", i.class).split('(').next().unwrap().to_string());
+            seen.insert(
+                format!("{:?}", i.class)
+                    .split('(')
+                    .next()
+                    .unwrap()
+                    .to_string(),
+            );
         }
         assert_eq!(seen.len(), 9, "{seen:?}");
     }

@@ -22,6 +22,13 @@ use crate::verdict::Verdict;
 /// One thing fuzzing found: a graded violation with its request and response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
+    /// A stable id (`fuzz/<rule>-<target>-<digest of the signature>`): the
+    /// saved case's id, and what a baseline lists.
+    #[serde(default)]
+    pub id: String,
+    /// The era it was found in.
+    #[serde(default)]
+    pub era: String,
     /// The rule broken.
     pub rule: String,
     /// `fail` or `warn` under the profile.
@@ -41,6 +48,9 @@ pub struct Finding {
     /// How many requests hit this finding.
     #[serde(default)]
     pub hits: u64,
+    /// Listed in the baseline: known, does not fail the run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub baselined: bool,
 }
 
 /// Grades violations for one run: era, profile and transport.
@@ -93,7 +103,8 @@ impl Judge {
         // error is then the answer ("except in error cases where the ID
         // could not be read due a malformed request").
         let unreadable = lone
-            && response.is_some_and(|r| r.get("id") == Some(&Value::Null) && r.get("error").is_some());
+            && response
+                .is_some_and(|r| r.get("id") == Some(&Value::Null) && r.get("error").is_some());
         let mut framed = exchange.clone();
         if unreadable {
             framed.request["id"] = Value::Null;
@@ -107,12 +118,28 @@ impl Judge {
         };
         let mut found = invariants(&framed, &ctx);
         if input.id_style == IdStyle::Above53 {
-            for v in found.iter_mut().filter(|v| v.rule == "J1" && v.message.contains("the id must be")) {
+            for v in found
+                .iter_mut()
+                .filter(|v| v.rule == "J1" && v.message.contains("the id must be"))
+            {
                 let sent = exchange.request.get("id").and_then(Value::as_f64);
-                if sent.is_some() && response.and_then(|r| r.get("id")).and_then(Value::as_f64) == sent {
+                if sent.is_some()
+                    && response.and_then(|r| r.get("id")).and_then(Value::as_f64) == sent
+                {
                     v.level = Some(Level::Should);
                     v.message = format!("{} ({RFC8259_INTEROP})", v.message);
                 }
+            }
+        }
+        if input.id_style == IdStyle::Above53 && exchange.ending == Ending::Timeout {
+            // A JavaScript server cannot even read such an id: not answering
+            // it is the same interoperability gap as answering it rounded.
+            for v in found.iter_mut().filter(|v| v.rule == "J4") {
+                v.level = Some(Level::Should);
+                v.message = format!(
+                    "{} (the request's id is above 2^53; {RFC8259_INTEROP})",
+                    v.message
+                );
             }
         }
         if let (Some(r), false) = (response, unreadable) {
@@ -131,8 +158,19 @@ impl Judge {
                     Verdict::Warn => Verdict::Warn,
                     _ => self.grade(&v.rule, v.level)?,
                 };
+                let tag = format!("{} {} {}", self.era, v.rule, verdict.as_str());
+                // A wrong id is one finding per kind of id, whatever was asked.
+                let signature = if v.message.contains(RFC8259_INTEROP) {
+                    format!("{tag} id {:?} not echoed", input.id_style)
+                } else if v.rule == "J1" && v.message.contains("the id must be") {
+                    format!("{tag} id {:?}", input.id_style)
+                } else {
+                    signature(&tag, input, exchange)
+                };
                 Some(Finding {
-                    signature: signature(&v.rule, input, exchange),
+                    id: super::replay::finding_id(&v.rule, &input.target, &signature),
+                    era: self.era.to_string(),
+                    signature,
                     rule: v.rule,
                     verdict,
                     message: v.message,
@@ -140,6 +178,69 @@ impl Judge {
                     response: response.cloned().unwrap_or(Value::Null),
                     http_status: status,
                     hits: 1,
+                    baselined: false,
+                })
+            })
+            .collect()
+    }
+
+    /// `findings` of a request that got no answer while the server went on
+    /// answering others: said so, since the server did not stop.
+    pub fn unanswered_while_alive(findings: &mut [Finding]) {
+        for f in findings.iter_mut().filter(|f| f.rule == "J4") {
+            f.message = f.message.replacen(
+                "the server stopped answering",
+                "this request was never answered while the server went on answering others (JSON-RPC 2.0 §5: \"When a rpc call is made, the Server MUST reply with a Response\")",
+                1,
+            );
+            f.signature.push_str(" (alive)");
+        }
+    }
+
+    /// Findings for stray output seen outside any one request's answer
+    /// (non-JSON lines, over-long lines, id-null or unsolicited responses).
+    pub fn strays(&self, strays: Vec<crate::exchange::Stray>) -> Vec<Finding> {
+        let ex = Exchange {
+            request: Value::Null,
+            ending: Ending::NotApplicable(String::new()),
+            strays,
+            duration: std::time::Duration::ZERO,
+            http: None,
+        };
+        let input = FuzzInput {
+            method: "(stdout)".into(),
+            params: Value::Null,
+            envelope: false,
+            id_style: IdStyle::Counter,
+            class: Class::UnknownMethod,
+            target: "stdout".into(),
+        };
+        let ctx = Context {
+            era: Some(self.era),
+            ..Default::default()
+        };
+        crate::oracle::invariants::strays(&ex, &ctx)
+            .into_iter()
+            .filter_map(|v| {
+                let verdict = self.grade(&v.rule, v.level)?;
+                let signature = format!(
+                    "{} {} stray {}",
+                    self.era,
+                    v.rule,
+                    v.message.split(':').next().unwrap_or_default()
+                );
+                Some(Finding {
+                    id: super::replay::finding_id(&v.rule, &input.target, &signature),
+                    era: self.era.to_string(),
+                    rule: v.rule,
+                    verdict,
+                    message: v.message,
+                    request: Value::Null,
+                    response: Value::Null,
+                    http_status: None,
+                    signature,
+                    hits: 1,
+                    baselined: false,
                 })
             })
             .collect()
@@ -334,7 +435,14 @@ pub fn shape(v: &Value) -> String {
 
 fn signature(rule: &str, input: &FuzzInput, exchange: &Exchange) -> String {
     let answer = match &exchange.ending {
-        Ending::Answered(v) | Ending::WrongId(v) => shape(v),
+        // The id's own type is J1's business, not a different finding.
+        Ending::Answered(v) | Ending::WrongId(v) => {
+            let mut v = v.clone();
+            if let Some(o) = v.as_object_mut() {
+                o.remove("id");
+            }
+            shape(&v)
+        }
         Ending::Timeout => "no answer".into(),
         Ending::Died(_) => "died".into(),
         other => format!("{other:?}").chars().take(40).collect(),
@@ -379,18 +487,29 @@ mod tests {
 
     #[test]
     fn invalid_arguments_that_run_the_body_fail_on_the_must_validate() {
-        let i = input(Class::InvalidCall("limit breaks its maximum 50".into()), IdStyle::Counter);
+        let i = input(
+            Class::InvalidCall("limit breaks its maximum 50".into()),
+            IdStyle::Counter,
+        );
         let req = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call"});
         let ok = json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "ok 56"}]}});
-        let f = judge(Era::Legacy, "spec").judge(&i, &exchange(req.clone(), ok.clone()), Some(true), None);
+        let f = judge(Era::Legacy, "spec").judge(
+            &i,
+            &exchange(req.clone(), ok.clone()),
+            Some(true),
+            None,
+        );
         let verdicts: Vec<_> = f.iter().map(|f| (f.rule.as_str(), f.verdict)).collect();
         assert_eq!(verdicts, [("T4", Verdict::Fail), ("T4", Verdict::Warn)]);
         let err = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "bad"}});
-        let f = judge(Era::Legacy, "model").judge(&i, &exchange(req.clone(), err), Some(false), None);
+        let f =
+            judge(Era::Legacy, "model").judge(&i, &exchange(req.clone(), err), Some(false), None);
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].verdict, Verdict::Warn);
         let fine = json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [], "isError": true}});
-        assert!(judge(Era::Legacy, "model").judge(&i, &exchange(req, fine), Some(false), None).is_empty());
+        assert!(judge(Era::Legacy, "model")
+            .judge(&i, &exchange(req, fine), Some(false), None)
+            .is_empty());
     }
 
     #[test]
@@ -414,12 +533,15 @@ mod tests {
         let req = json!({"jsonrpc": "2.0", "id": 1, "method": "mcperr/unknown"});
         let res = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32500, "message": "?"}});
         // Over stdio J2's -32601 has no keyword in either era (its MUST is HTTP's 404).
-        let spec = judge(Era::Modern, "spec").judge(&i, &exchange(req.clone(), res.clone()), None, None);
+        let spec =
+            judge(Era::Modern, "spec").judge(&i, &exchange(req.clone(), res.clone()), None, None);
         assert!(spec.is_empty(), "{spec:?}");
         let model = judge(Era::Modern, "model").judge(&i, &exchange(req, res), None, None);
         let rules: Vec<&str> = model.iter().map(|f| f.rule.as_str()).collect();
         assert_eq!(rules, ["J2", "J1"]);
-        assert!(!reserved_undefined(-32050, Era::Modern) && reserved_undefined(-32500, Era::Legacy));
+        assert!(
+            !reserved_undefined(-32050, Era::Modern) && reserved_undefined(-32500, Era::Legacy)
+        );
     }
 
     #[test]
@@ -427,6 +549,9 @@ mod tests {
         let a = shape(&json!({"error": {"code": -32602, "message": "x"}, "id": 3}));
         let b = shape(&json!({"id": 4, "error": {"message": "yy", "code": -32602}}));
         assert_eq!(a, b);
-        assert_ne!(a, shape(&json!({"error": {"code": -32603, "message": "x"}, "id": 3})));
+        assert_ne!(
+            a,
+            shape(&json!({"error": {"code": -32603, "message": "x"}, "id": 3}))
+        );
     }
 }

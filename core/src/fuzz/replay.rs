@@ -61,17 +61,38 @@ pub fn digest(s: &str) -> String {
     format!("{:08x}", h as u32)
 }
 
+/// A finding's stable id: the saved case's id and what a baseline lists.
+pub fn finding_id(rule: &str, target: &str, signature: &str) -> String {
+    let slug: String = target
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .take(24)
+        .collect();
+    format!(
+        "fuzz/{}-{}-{}",
+        rule.to_lowercase(),
+        slug.trim_matches('-'),
+        digest(signature)
+    )
+}
+
 /// The case file for `finding` (found with `input` in `era`): its file
 /// name and its text. `counted`: the server has `limited` and
 /// `limited_calls`, so a T4 case also checks that the body never ran.
-pub fn case_file(finding: &Finding, input: &FuzzInput, era: Era, seed: u64, counted: bool) -> (String, String) {
-    let slug: String = input
-        .target
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
-        .take(24)
-        .collect();
-    let id = format!("fuzz/{}-{}-{}", finding.rule.to_lowercase(), slug.trim_matches('-'), digest(&finding.signature));
+pub fn case_file(
+    finding: &Finding,
+    input: &FuzzInput,
+    era: Era,
+    seed: u64,
+    counted: bool,
+) -> (String, String) {
+    let id = finding_id(&finding.rule, &input.target, &finding.signature);
     let error = json!({"error": "$present", "result": "$absent"});
     let mut needs = vec![];
     let mut checks = vec![];
@@ -110,7 +131,10 @@ pub fn case_file(finding: &Finding, input: &FuzzInput, era: Era, seed: u64, coun
         id: id.clone(),
         rule: finding.rule.clone(),
         spec: crate::rules::cite(&finding.rule, era),
-        title: format!("found by mcperr fuzz: {}", first_line.chars().take(160).collect::<String>()),
+        title: format!(
+            "found by mcperr fuzz: {}",
+            first_line.chars().take(160).collect::<String>()
+        ),
         eras: vec![era.version().to_string()],
         needs,
         checks,
@@ -151,6 +175,9 @@ mod tests {
             target: "limited".into(),
         };
         let finding = Finding {
+            id: String::new(),
+            era: "2025-11-25".into(),
+            baselined: false,
             rule: "T4".into(),
             verdict: Verdict::Fail,
             message: "the tool body ran".into(),

@@ -29,7 +29,7 @@ pub fn candidates(input: &FuzzInput) -> Vec<FuzzInput> {
 /// Keys that say what the request is aimed at: removing them changes the
 /// request's kind, not its size.
 fn keeps(key: &str, depth: usize) -> bool {
-    depth == 0 && matches!(key, "name" | "uri" | "_meta")
+    depth == 0 && matches!(key, "name" | "uri" | "_meta" | "arguments")
 }
 
 fn smaller(v: &Value, depth: usize) -> Vec<Value> {
@@ -42,7 +42,8 @@ fn smaller(v: &Value, depth: usize) -> Vec<Value> {
                 out.push(Value::Object(x));
             }
             for (k, child) in o {
-                if keeps(k, depth) {
+                // What the request aims at stays as it is; its arguments shrink.
+                if keeps(k, depth) && k != "arguments" {
                     continue;
                 }
                 for c in smaller(child, depth + 1) {
@@ -82,7 +83,10 @@ fn smaller(v: &Value, depth: usize) -> Vec<Value> {
                 out.push(json!(chars[..n - 1].iter().collect::<String>()));
             }
             // A plain letter for a special character, one at a time.
-            if let Some(i) = chars.iter().position(|c| !c.is_ascii_alphanumeric() && *c != 'a') {
+            if let Some(i) = chars
+                .iter()
+                .position(|c| !c.is_ascii_alphanumeric() && *c != 'a')
+            {
                 let mut x = chars.clone();
                 x[i] = 'a';
                 out.push(json!(x.into_iter().collect::<String>()));

@@ -118,7 +118,9 @@ mod tests {
         }
         assert_eq!(Seeded::new(1).int_in(-3, -3), -3);
         let mut s = Seeded::new(3);
-        assert!((0..1000).map(|_| s.int_in(-2, 2)).all(|x| (-2..=2).contains(&x)));
+        assert!((0..1000)
+            .map(|_| s.int_in(-2, 2))
+            .all(|x| (-2..=2).contains(&x)));
     }
 
     #[test]

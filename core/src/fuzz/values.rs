@@ -15,7 +15,7 @@ use crate::generate::{format_sample, required_props};
 /// How deep generated values nest before giving up.
 const MAX_DEPTH: usize = 6;
 /// The longest string a live run sends.
-pub const LONG: usize = 1 << 14;
+pub const LONG: usize = 1 << 12;
 /// The deepest hostile nesting sent (JSON parsers allow at least 100 or so).
 pub const DEEP: usize = 48;
 
@@ -24,9 +24,32 @@ pub const DEEP: usize = 48;
 /// astral code points, quotes and backslashes).
 const PLAIN: &[char] = &['a', 'b', 'x', 'Z', '0', '7', ' ', '-', '_', '.'];
 const HOSTILE: &[char] = &[
-    'é', '日', '本', 'ß', '\u{2028}', '\u{2029}', '\u{0}', '\u{1}', '\u{1b}', '\u{7f}', '\t', '\n',
-    '\r', '"', '\\', '/', '\u{301}', '\u{200f}', '\u{feff}', '🦀', '\u{10ffff}', '%', '{', '}',
-    '<', '\'',
+    'é',
+    '日',
+    '本',
+    'ß',
+    '\u{2028}',
+    '\u{2029}',
+    '\u{0}',
+    '\u{1}',
+    '\u{1b}',
+    '\u{7f}',
+    '\t',
+    '\n',
+    '\r',
+    '"',
+    '\\',
+    '/',
+    '\u{301}',
+    '\u{200f}',
+    '\u{feff}',
+    '🦀',
+    '\u{10ffff}',
+    '%',
+    '{',
+    '}',
+    '<',
+    '\'',
 ];
 
 /// A random string of `len` characters; `hostile` lets edge cases in.
@@ -170,7 +193,10 @@ fn valid_string(schema: &Value, src: &mut dyn Source) -> Value {
         return json!(f);
     }
     let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0) as i64;
-    let max = schema.get("maxLength").and_then(Value::as_u64).map(|m| m as i64);
+    let max = schema
+        .get("maxLength")
+        .and_then(Value::as_u64)
+        .map(|m| m as i64);
     let len = match (src.below(8), max) {
         (0, None) => src.int_in(256, LONG as i64),
         (_, Some(m)) => src.int_in(min, m.min(min + 16)),
@@ -294,7 +320,10 @@ fn breaker(site: &Site, current: &Value, src: &mut dyn Source) -> Option<(String
     let s = site.schema;
     let num = |k: &str| s.get(k).and_then(Value::as_f64);
     let mut options: Vec<(String, Option<Value>)> = Vec::new();
-    if !types(s).is_empty() || s.get("anyOf").is_some() || s.get("oneOf").is_some() {
+    // The arguments object itself keeps its type: a non-object `arguments`
+    // breaks the request's schema (T6), not the tool's (T4).
+    let root = site.path.is_empty();
+    if !root && (!types(s).is_empty() || s.get("anyOf").is_some() || s.get("oneOf").is_some()) {
         options.push(("type".into(), Some(wrong_type(s, src))));
     }
     if let Some(max) = num("maximum") {
@@ -311,7 +340,11 @@ fn breaker(site: &Site, current: &Value, src: &mut dyn Source) -> Option<(String
     if let Some(m) = num("exclusiveMinimum") {
         options.push((format!("exclusiveMinimum {m}"), Some(json!(m))));
     }
-    if let Some(m) = s.get("multipleOf").and_then(Value::as_i64).filter(|m| *m > 1) {
+    if let Some(m) = s
+        .get("multipleOf")
+        .and_then(Value::as_i64)
+        .filter(|m| *m > 1)
+    {
         options.push((format!("multipleOf {m}"), Some(json!(m + 1))));
     }
     if let Some(n) = s.get("maxLength").and_then(Value::as_u64) {
@@ -323,7 +356,11 @@ fn breaker(site: &Site, current: &Value, src: &mut dyn Source) -> Option<(String
             ));
         }
     }
-    if let Some(n) = s.get("minLength").and_then(Value::as_u64).filter(|n| *n > 0) {
+    if let Some(n) = s
+        .get("minLength")
+        .and_then(Value::as_u64)
+        .filter(|n| *n > 0)
+    {
         options.push((
             format!("minLength {n}"),
             Some(json!("x".repeat(n as usize - 1))),
@@ -343,7 +380,11 @@ fn breaker(site: &Site, current: &Value, src: &mut dyn Source) -> Option<(String
     if s.get("const").is_some() {
         options.push(("const".into(), Some(json!("mcperr-not-the-const"))));
     }
-    if let Some(n) = s.get("maxItems").and_then(Value::as_u64).filter(|n| *n < 64) {
+    if let Some(n) = s
+        .get("maxItems")
+        .and_then(Value::as_u64)
+        .filter(|n| *n < 64)
+    {
         let item = current.get(0).cloned().unwrap_or(json!("mcperr"));
         options.push((
             format!("maxItems {n}"),
@@ -398,13 +439,18 @@ pub fn invalid(
             Some(v) => *at_mut(&mut value, &site.path)? = v,
             None => {
                 let (last, parent) = site.path.split_last()?;
-                if let (PathStep::Key(k), Some(Value::Object(o))) = (last, at_mut(&mut value, parent)) {
+                if let (PathStep::Key(k), Some(Value::Object(o))) =
+                    (last, at_mut(&mut value, parent))
+                {
                     o.remove(k);
                 }
             }
         }
         if validator.iter_errors(&value).take(2).count() == 1 {
-            return Some((value, format!("{} breaks its {what}", show_path(&site.path))));
+            return Some((
+                value,
+                format!("{} breaks its {what}", show_path(&site.path)),
+            ));
         }
     }
     None
@@ -435,7 +481,11 @@ mod tests {
             assert!(v.is_valid(&good), "{good} should fit {schema}");
             if let Some((bad, what)) = invalid(&schema, &v, &good, src) {
                 let errors: Vec<_> = v.iter_errors(&bad).collect();
-                assert_eq!(errors.len(), 1, "{bad} ({what}) must break exactly one constraint");
+                assert_eq!(
+                    errors.len(),
+                    1,
+                    "{bad} ({what}) must break exactly one constraint"
+                );
             }
         }
     }

@@ -1,4 +1,4 @@
-//! Command-line interface: `mcperr run`, `mcperr list`, `mcperr reference`.
+//! Command-line interface: `mcperr run`, `mcperr fuzz`, `mcperr list`, `mcperr reference`.
 //!
 //! The only place that prints errors for the user and picks exit codes
 //! (documented in the README): 0 all pass, 1 a failure or a stale baseline entry, 2 a
@@ -17,6 +17,7 @@ use crate::engine::{self, EraChoice, RunSettings};
 use crate::target;
 use crate::transport::Target;
 
+mod fuzz;
 mod reference;
 mod run;
 mod signals;
@@ -43,6 +44,22 @@ enum Command {
     /// Exit codes: 0 all pass (or only baselined failures), 1 a failure, an
     /// error verdict or a stale baseline entry, 2 a usage or setup error.
     Run(RunArgs),
+    /// Fuzz a server: requests drawn from its own schemas, judged on every answer.
+    ///
+    /// Valid and minimally invalid tool arguments (each breaking exactly one
+    /// constraint of the tool's inputSchema), resource URIs that cannot exist
+    /// or nearly match, prompt arguments missing, extra or mistyped, broken
+    /// request envelopes, unknown methods, and ids of every legal kind. Every
+    /// answer is judged without a script: exact ids, the era's result shapes,
+    /// no stack traces, clean stdout, a live server, invalid arguments that
+    /// never run a tool body. Each distinct finding is shrunk to a minimal
+    /// request, printed with its response, and with --save kept as a case
+    /// file that `mcperr run --cases-dir DIR` replays.
+    ///
+    /// Exit codes: 0 no failing finding (warnings and baselined ones allowed),
+    /// 1 a failing finding, 2 a usage or setup error. Ctrl-C stops early and
+    /// still prints the summary and writes the reports.
+    Fuzz(fuzz::FuzzArgs),
     /// Show what a server offers and which cases apply to it (a dry run).
     List(ListArgs),
     /// Serve the reference server (the executable error model) over stdio or HTTP.
@@ -112,6 +129,10 @@ pub(crate) struct SelectArgs {
     /// Also call tools annotated destructiveHint: true (never called otherwise).
     #[arg(long)]
     pub(crate) allow_destructive: bool,
+    /// Run the case files (*.toml) in DIR instead of the built-in and
+    /// generated cases, e.g. the findings `mcperr fuzz --save DIR` wrote.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) cases_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -200,12 +221,13 @@ fn init_tracing() {
 pub fn main() -> i32 {
     let cli = Cli::parse();
     init_tracing();
-    if !matches!(cli.command, Command::Reference(_)) {
+    if !matches!(cli.command, Command::Reference(_) | Command::Fuzz(_)) {
         signals::stop_servers_on_signals();
     }
     let result = match cli.command {
         Command::Reference(args) => return reference::main(args),
         Command::Run(args) => run::run(args),
+        Command::Fuzz(args) => fuzz::fuzz_main(args),
         Command::List(args) => list(args),
     };
     match result {
@@ -263,13 +285,52 @@ pub(crate) fn resolve_target(t: &TargetArgs) -> Result<(Target, bool), Usage> {
 }
 
 pub(crate) fn selection(select: &SelectArgs) -> Result<Selection, Usage> {
+    let files = match &select.cases_dir {
+        Some(dir) => case_files(dir)?,
+        None => vec![],
+    };
     let s = Selection {
         cases: select.cases.clone(),
         tools: select.tools.clone(),
         allow_destructive: select.allow_destructive,
+        files,
     };
     s.validate()?;
     Ok(s)
+}
+
+/// Every case file under `dir` (recursively), in path order.
+fn case_files(dir: &std::path::Path) -> Result<Vec<mcperr_core::case::Case>, Usage> {
+    let mut paths = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let entries = std::fs::read_dir(&d)
+            .map_err(|e| Usage(format!("--cases-dir {}: {e}", d.display())))?;
+        for entry in entries.flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if p.extension().is_some_and(|x| x == "toml") {
+                paths.push(p);
+            }
+        }
+    }
+    paths.sort();
+    if paths.is_empty() {
+        return Err(Usage(format!(
+            "--cases-dir {}: no *.toml case files in it",
+            dir.display()
+        )));
+    }
+    paths
+        .iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| Usage(format!("--cases-dir: {}: {e}", p.display())))?;
+            mcperr_core::case::Case::parse(&p.display().to_string(), &text)
+                .map_err(|e| Usage(e.to_string()))
+        })
+        .collect()
 }
 
 pub(crate) fn settings(t: &TargetArgs, target: Target, jobs: u64, canary: String) -> RunSettings {

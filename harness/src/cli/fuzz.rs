@@ -1,0 +1,275 @@
+//! `mcperr fuzz`: parse, start the campaign with a live progress line on a
+//! terminal, print each finding (shrunk, with request and response) and a
+//! summary, write the JSON report and the saved cases.
+
+use std::io::{self, IsTerminal};
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use mcperr_core::baseline::Baseline;
+use mcperr_core::fuzz::replay::case_file;
+use mcperr_core::profile::Profile;
+use mcperr_protocol::Era;
+
+use super::{era_choice, out, resolve_target, runtime, settings, TargetArgs, Usage};
+use crate::engine::{EngineError, EraChoice};
+use crate::fuzz::{fuzz, Budget, FuzzOutcome, FuzzSettings, Stats};
+
+#[derive(Debug, Args)]
+pub(crate) struct FuzzArgs {
+    #[command(flatten)]
+    pub(crate) target: TargetArgs,
+    /// How long to fuzz, in seconds (split between the eras with --era auto).
+    #[arg(long, value_name = "N", conflicts_with = "requests")]
+    pub(crate) seconds: Option<f64>,
+    /// How many requests to send (split between the eras with --era auto).
+    #[arg(long, value_name = "N")]
+    pub(crate) requests: Option<u64>,
+    /// Stop once N distinct findings are recorded (then shrink and report them).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) max_findings: Option<u64>,
+    /// The seed of the request stream; printed on every run, so `--seed`
+    /// repeats one exactly (with --jobs 1). Default: a fresh one.
+    #[arg(long, value_name = "N")]
+    pub(crate) seed: Option<u64>,
+    /// Server processes to spread the campaign over (each has its own stream: seed + index).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
+    pub(crate) jobs: u64,
+    /// Requests in flight per server process (JSON-RPC lets a server answer in any order).
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub(crate) in_flight: u64,
+    /// How strictly to grade findings: spec (MUST → fail, SHOULD → warn),
+    /// model, python-sdk, or a profile TOML file.
+    #[arg(long, value_name = "NAME|FILE", default_value = "spec")]
+    pub(crate) profile: String,
+    /// Turn every warning into a failure.
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// Only call tools whose name matches this glob (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub(crate) tools: Vec<String>,
+    /// Also call tools annotated destructiveHint: true. Valid calls go only to
+    /// tools annotated readOnlyHint: true either way; others get invalid calls.
+    #[arg(long)]
+    pub(crate) allow_destructive: bool,
+    /// Known findings (YAML or TOML list of finding ids, or id:rule): they do not fail the run.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) baseline: Option<String>,
+    /// Write the JSON report here.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) json: Option<PathBuf>,
+    /// Save each finding as a case file in DIR; replay with `mcperr run --cases-dir DIR`.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) save: Option<PathBuf>,
+    /// No progress line.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+}
+
+fn fresh_seed() -> u64 {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    (t.as_nanos() as u64) ^ u64::from(std::process::id()).rotate_left(32)
+}
+
+/// A spinner line on stderr (only on a terminal): elapsed, requests/s, findings.
+fn progress(stats: Arc<Stats>, quiet: bool) -> Option<indicatif::ProgressBar> {
+    if quiet || !io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {elapsed:>4} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+    );
+    let ticker = bar.clone();
+    let start = Instant::now();
+    std::thread::spawn(move || loop {
+        if ticker.is_finished() {
+            return;
+        }
+        let n = stats.requests.load(Ordering::Relaxed);
+        let rate = n as f64 / start.elapsed().as_secs_f64().max(1e-3);
+        ticker.set_message(format!(
+            "{n} requests · {rate:.0}/s · {} findings",
+            stats.findings.load(Ordering::Relaxed)
+        ));
+        ticker.tick();
+        std::thread::sleep(Duration::from_millis(100));
+    });
+    Some(bar)
+}
+
+fn render(outcome: &FuzzOutcome, saved: &[(String, PathBuf)]) -> String {
+    use std::fmt::Write as _;
+    let r = &outcome.report;
+    let mut text = String::new();
+    for f in &r.findings {
+        let tag = if f.baselined { " (baselined)" } else { "" };
+        let _ = writeln!(
+            text,
+            "\n{} {} [{}] {}{tag} · {} hit{}",
+            f.verdict.as_str().to_uppercase(),
+            f.rule,
+            f.era,
+            f.id,
+            f.hits,
+            if f.hits == 1 { "" } else { "s" }
+        );
+        for line in f.message.lines() {
+            let _ = writeln!(text, "  {line}");
+        }
+        let _ = writeln!(text, "  request:  {}", f.request);
+        let status = f
+            .http_status
+            .map(|s| format!("HTTP {s} "))
+            .unwrap_or_default();
+        let _ = writeln!(text, "  response: {status}{}", f.response);
+        if let Some((_, path)) = saved.iter().find(|(id, _)| *id == f.id) {
+            let _ = writeln!(text, "  saved:    {}", path.display());
+        }
+    }
+    for l in &r.left_out {
+        let _ = writeln!(text, "left out: tool {} ({})", l.name, l.reason);
+    }
+    for n in &r.not_fuzzed {
+        let _ = writeln!(text, "not fuzzed: {n}");
+    }
+    let fails = r
+        .findings
+        .iter()
+        .filter(|f| f.verdict == mcperr_core::Verdict::Fail)
+        .count();
+    let _ = writeln!(
+        text,
+        "\nfuzz: {} requests in {:.1} s ({:.0}/s) over {}; {} findings ({fails} fail, {} warn); {} shrink requests; seed {}{}",
+        r.stats.requests,
+        r.stats.elapsed_s,
+        r.stats.requests_per_s,
+        r.eras.join(" and "),
+        r.findings.len(),
+        r.findings.len() - fails,
+        r.stats.shrink_requests,
+        r.seed,
+        if r.interrupted { " (interrupted: findings not shrunk)" } else { "" }
+    );
+    text
+}
+
+pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, Usage> {
+    let (target, embedded) = resolve_target(&args.target)?;
+    let choice = era_choice(&args.target.era)?;
+    let mut profile = Profile::load(&args.profile)?;
+    profile.strict = args.strict;
+    let selection = mcperr_core::select::Selection {
+        tools: args.tools.clone(),
+        allow_destructive: args.allow_destructive,
+        ..Default::default()
+    };
+    selection.validate()?;
+    let baseline = match &args.baseline {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Usage(format!("--baseline {path}: {e}")))?;
+            Some(
+                Baseline::parse(path, &text)
+                    .map_err(|e| Usage(format!("--baseline {path}: {e}")))?,
+            )
+        }
+        None => None,
+    };
+    if let Some(path) = &args.json {
+        std::fs::File::create(path)
+            .map_err(|e| Usage(format!("--json {}: {e}", path.display())))?;
+    }
+    if let Some(dir) = &args.save {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Usage(format!("--save {}: {e}", dir.display())))?;
+    }
+    if args.seconds.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
+        return Err(Usage("--seconds must be a positive number".into()));
+    }
+    let eras = if matches!(choice, EraChoice::Auto) {
+        2
+    } else {
+        1
+    };
+    let budget = match (args.seconds, args.requests) {
+        (_, Some(r)) => Budget {
+            time: None,
+            requests: Some(r.div_ceil(eras).max(1)),
+        },
+        (s, None) => Budget {
+            time: Some(Duration::from_secs_f64(s.unwrap_or(10.0) / eras as f64)),
+            requests: None,
+        },
+    };
+    let seed = args.seed.unwrap_or_else(fresh_seed);
+    let stats = Arc::new(Stats::default());
+    super::signals::stop_campaign_on_signals(stats.clone());
+    let run = settings(&args.target, target, args.jobs, String::new());
+    let info = run.target_info(embedded);
+    eprintln!(
+        "mcperr fuzz: {} · seed {seed} · profile {}{} · {}",
+        run.target.display(),
+        profile.name,
+        if args.strict { " (strict)" } else { "" },
+        match (budget.time, budget.requests) {
+            (Some(t), _) => format!("{:.1} s per era", t.as_secs_f64()),
+            (_, Some(r)) => format!("{r} requests per era"),
+            _ => String::new(),
+        }
+    );
+    let settings = FuzzSettings {
+        run,
+        selection,
+        profile,
+        seed,
+        budget,
+        in_flight: args.in_flight as usize,
+        max_findings: args.max_findings,
+        baseline,
+        stats: stats.clone(),
+    };
+    let bar = progress(stats, args.quiet);
+    let rt = runtime()?;
+    let outcome = rt.block_on(fuzz(&settings, choice, info));
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let outcome = match outcome {
+        Ok(o) => o,
+        Err(EngineError::Setup(e)) => {
+            return Err(Usage(format!(
+                "{} (per-request timeout {} ms, start-up timeout {} ms)",
+                e.message, args.target.timeout_ms, args.target.startup_timeout_ms
+            )))
+        }
+        Err(e) => return Err(Usage(e.to_string())),
+    };
+    let mut saved = Vec::new();
+    if let Some(dir) = &args.save {
+        for f in outcome
+            .found
+            .iter()
+            .filter(|f| f.input.method != "(stdout)")
+        {
+            let era: Era = f.finding.era.parse().unwrap_or(Era::Legacy);
+            let (name, text) = case_file(&f.finding, &f.input, era, seed, f.counted);
+            let path = dir.join(name);
+            std::fs::write(&path, text)
+                .map_err(|e| Usage(format!("--save {}: {e}", path.display())))?;
+            saved.push((f.finding.id.clone(), path));
+        }
+    }
+    out(&render(&outcome, &saved));
+    if let Some(path) = &args.json {
+        std::fs::write(path, outcome.report.to_json())
+            .map_err(|e| Usage(format!("--json {}: {e}", path.display())))?;
+    }
+    Ok(outcome.report.exit_code())
+}

@@ -1,0 +1,285 @@
+//! Live fuzzing (`mcperr fuzz`): connect like a run, draw requests from what
+//! the server publishes (core's [`Generator`]), keep many in flight, judge
+//! every answer with core's fuzz [`Judge`], find which request killed or
+//! hung a server, shrink each distinct finding to a minimal input, and keep
+//! it as a replayable case. The CLI only parses and prints.
+//!
+//! - [`campaign`]: the worker loop, pipelined over stdio (one pipe, many
+//!   requests in flight) or concurrent over HTTP.
+//! - [`probe`]: one request in lockstep (with `limited_calls` counted around
+//!   it where that tells whether a body ran), culprit search, shrinking.
+
+mod campaign;
+mod probe;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcperr_core::baseline::Baseline;
+use mcperr_core::fuzz::{Finding, FuzzInput};
+use mcperr_core::profile::Profile;
+use mcperr_core::report::TargetInfo;
+use mcperr_core::select::{LeftOut, Selection};
+use mcperr_protocol::Era;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{EngineError, EraChoice, RunSettings};
+
+/// When a campaign ends: after so long, after so many requests, or both.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Budget {
+    /// Wall time of the campaign (per era).
+    pub time: Option<Duration>,
+    /// Requests (per era).
+    pub requests: Option<u64>,
+}
+
+/// Live counters, read by the progress line.
+#[derive(Debug, Default)]
+pub struct Stats {
+    /// Requests answered or lost.
+    pub requests: AtomicU64,
+    /// Distinct findings so far.
+    pub findings: AtomicU64,
+    /// Set to stop the campaign early (Ctrl-C): no more requests, no shrinking.
+    pub stop: AtomicBool,
+}
+
+/// Settings of one fuzz campaign.
+pub struct FuzzSettings {
+    /// How to reach the server, timeouts, server processes (`jobs`).
+    pub run: RunSettings,
+    /// Which tools may be called.
+    pub selection: Selection,
+    /// How to grade.
+    pub profile: Profile,
+    /// The seed; the same seed repeats a single-job campaign exactly.
+    pub seed: u64,
+    /// How long.
+    pub budget: Budget,
+    /// Requests in flight per server process.
+    pub in_flight: usize,
+    /// Stop the campaign once this many distinct findings are recorded.
+    pub max_findings: Option<u64>,
+    /// Known findings.
+    pub baseline: Option<Baseline>,
+    /// Live counters (shared with the caller's progress line).
+    pub stats: Arc<Stats>,
+}
+
+/// The campaign's totals (DESIGN.md §5 names `requests`, `elapsed_s`, `requests_per_s`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct FuzzStats {
+    /// Requests sent during the campaign (shrinking not included).
+    pub requests: u64,
+    /// Wall time of the campaign, in seconds.
+    pub elapsed_s: f64,
+    /// `requests / elapsed_s`.
+    pub requests_per_s: f64,
+    /// Requests spent finding culprits and shrinking.
+    pub shrink_requests: u64,
+}
+
+/// The fuzz report (`--json`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FuzzReport {
+    /// The server under test.
+    pub target: TargetInfo,
+    /// The eras fuzzed.
+    pub eras: Vec<String>,
+    /// Eras that could not be fuzzed, and why (with `--era auto`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_fuzzed: Vec<String>,
+    /// The grading profile.
+    pub profile: String,
+    /// The seed (repeat with `--seed`).
+    pub seed: u64,
+    /// Every distinct finding, shrunk.
+    pub findings: Vec<Finding>,
+    /// Tools not called, and why.
+    pub left_out: Vec<LeftOut>,
+    /// Totals.
+    pub stats: FuzzStats,
+    /// Stopped early by Ctrl-C.
+    #[serde(default)]
+    pub interrupted: bool,
+}
+
+impl FuzzReport {
+    /// 1 when a finding that is not baselined fails (or any with --strict via
+    /// the profile), else 0. Warnings do not fail a campaign.
+    pub fn exit_code(&self) -> i32 {
+        let failing = self
+            .findings
+            .iter()
+            .any(|f| !f.baselined && f.verdict == mcperr_core::Verdict::Fail);
+        i32::from(failing)
+    }
+
+    /// The JSON text.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+}
+
+/// A finding with the input that shows it (for shrinking and saving).
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// The finding (after shrinking, the minimal one).
+    pub finding: Finding,
+    /// The input that shows it.
+    pub input: FuzzInput,
+    /// Whether `limited` and `limited_calls` were there (a saved T4 case counts).
+    pub counted: bool,
+    /// Shrunk already.
+    shrunk: bool,
+}
+
+/// Distinct findings by signature, shared by a campaign's workers.
+#[derive(Default)]
+pub(crate) struct Store {
+    found: Mutex<BTreeMap<String, Found>>,
+}
+
+impl Store {
+    /// Records findings of `input`; counts hits of known ones.
+    pub(crate) fn record(
+        &self,
+        stats: &Stats,
+        findings: Vec<Finding>,
+        input: &FuzzInput,
+        counted: bool,
+    ) {
+        if findings.is_empty() {
+            return;
+        }
+        let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        for f in findings {
+            match found.get_mut(&f.signature) {
+                Some(known) => known.finding.hits += 1,
+                None => {
+                    stats.findings.fetch_add(1, Ordering::Relaxed);
+                    found.insert(
+                        f.signature.clone(),
+                        Found {
+                            finding: f,
+                            input: input.clone(),
+                            counted,
+                            shrunk: false,
+                        },
+                    );
+                }
+            }
+        }
+    }
+
+    /// The findings not shrunk yet (taken out; put back with [`Store::put`]).
+    pub(crate) fn unshrunk(&self) -> Vec<Found> {
+        let found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        found.values().filter(|f| !f.shrunk).cloned().collect()
+    }
+
+    /// Replaces a finding with its shrunk form (hits kept).
+    pub(crate) fn put(&self, signature: &str, mut shrunk: Found) {
+        let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(old) = found.get(signature) {
+            shrunk.finding.hits = old.finding.hits;
+        }
+        shrunk.shrunk = true;
+        found.insert(signature.to_string(), shrunk);
+    }
+
+    fn all(&self) -> Vec<Found> {
+        let found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        found.values().cloned().collect()
+    }
+}
+
+/// What a campaign produced: the report, and each finding with its input.
+pub struct FuzzOutcome {
+    /// The report.
+    pub report: FuzzReport,
+    /// The findings with their inputs, for `--save`.
+    pub found: Vec<Found>,
+}
+
+/// Fuzzes every era `choice` names (the budget applies to each), on
+/// `settings.run.jobs` server processes per era.
+pub async fn fuzz(
+    settings: &FuzzSettings,
+    choice: EraChoice,
+    target: TargetInfo,
+) -> Result<FuzzOutcome, EngineError> {
+    let eras = match choice {
+        EraChoice::Pinned(e) => vec![e],
+        EraChoice::Auto => vec![Era::Modern, Era::Legacy],
+    };
+    let mut campaign_time = Duration::ZERO;
+    let store = Arc::new(Store::default());
+    let mut fuzzed = Vec::new();
+    let mut not_fuzzed = Vec::new();
+    let mut left_out = Vec::new();
+    let shrink_requests = AtomicU64::new(0);
+    for era in eras {
+        if settings.stats.stop.load(Ordering::Relaxed) {
+            break;
+        }
+        match campaign::era(settings, era, &store, &shrink_requests).await {
+            Ok((l, took)) => {
+                fuzzed.push(era.to_string());
+                left_out = l;
+                campaign_time += took;
+            }
+            Err(EngineError::Setup(e)) if choice == EraChoice::Auto && !e.spawn => {
+                not_fuzzed.push(format!("{era}: {e}"));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if fuzzed.is_empty() {
+        return Err(EngineError::Setup(crate::engine::SetupError {
+            rule: "J4",
+            spawn: false,
+            message: not_fuzzed.join("; "),
+        }));
+    }
+    let elapsed = campaign_time.as_secs_f64();
+    let requests = settings.stats.requests.load(Ordering::Relaxed);
+    let mut found = store.all();
+    for f in &mut found {
+        f.finding.baselined = settings
+            .baseline
+            .as_ref()
+            .is_some_and(|b| b.lists_finding(&f.finding.id, &f.finding.rule));
+    }
+    found.sort_by(|a, b| {
+        (b.finding.verdict.weight(), &a.finding.rule, &a.finding.id).cmp(&(
+            a.finding.verdict.weight(),
+            &b.finding.rule,
+            &b.finding.id,
+        ))
+    });
+    let report = FuzzReport {
+        target,
+        eras: fuzzed,
+        not_fuzzed,
+        profile: settings.profile.name.clone(),
+        seed: settings.seed,
+        findings: found.iter().map(|f| f.finding.clone()).collect(),
+        left_out,
+        stats: FuzzStats {
+            requests,
+            elapsed_s: elapsed,
+            requests_per_s: if elapsed > 0.0 {
+                requests as f64 / elapsed
+            } else {
+                0.0
+            },
+            shrink_requests: shrink_requests.load(Ordering::Relaxed),
+        },
+        interrupted: settings.stats.stop.load(Ordering::Relaxed),
+    };
+    Ok(FuzzOutcome { report, found })
+}

@@ -1,0 +1,176 @@
+//! Requests sent alone, in lockstep: a probe (with `limited_calls` counted
+//! around an invalid `limited` call, so a body that ran shows), the search
+//! for the request that killed or hung a server, and shrinking a finding to
+//! the simplest input that still shows it.
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use mcperr_core::exchange::{Ending, Exchange};
+use mcperr_core::fuzz::shrink::candidates;
+use mcperr_core::fuzz::{Class, FuzzInput};
+use mcperr_protocol::Id;
+use serde_json::{json, Value};
+
+use super::campaign::Worker;
+use super::Found;
+use crate::client::Client;
+use crate::engine::{connect, EraChoice};
+
+/// Probes spent shrinking one finding, at most.
+const SHRINK_PROBES: usize = 400;
+/// Time spent shrinking one finding, at most.
+const SHRINK_TIME: Duration = Duration::from_secs(10);
+
+/// `limited_calls`'s count (structured, or the number in its text).
+pub(crate) async fn count(client: &mut Client) -> Option<u64> {
+    let ex = client
+        .request(
+            "tools/call",
+            Some(json!({"name": "limited_calls", "arguments": {}})),
+            true,
+        )
+        .await;
+    let result = ex.response()?.get("result")?;
+    result
+        .pointer("/structuredContent/count")
+        .and_then(Value::as_u64)
+        .or_else(|| {
+            let text = result.pointer("/content/0/text")?.as_str()?;
+            text.split(|c: char| !c.is_ascii_digit())
+                .find(|s| !s.is_empty())?
+                .parse()
+                .ok()
+        })
+}
+
+/// Sends `input` alone and waits for its answer; for an invalid `limited`
+/// call, also whether its body ran (`limited_calls` before and after).
+pub(crate) async fn probe(
+    w: &mut Worker<'_>,
+    client: &mut Client,
+    input: &FuzzInput,
+) -> (Exchange, Option<bool>) {
+    let measure = w.counted
+        && input.target == "limited"
+        && input.method == "tools/call"
+        && matches!(input.class, Class::InvalidCall(_));
+    let before = if measure { count(client).await } else { None };
+    let msg = input.message(w.era, w.next_n());
+    let id = Id::from_value(&msg["id"]).expect("fuzz ids are numbers or strings");
+    let ex = client.exchange(id, msg).await;
+    let after = if measure && ex.response().is_some() {
+        count(client).await
+    } else {
+        None
+    };
+    (ex, before.zip(after).map(|(b, a)| a > b))
+}
+
+fn lost(ex: &Exchange) -> bool {
+    matches!(ex.ending, Ending::Died(_) | Ending::Timeout)
+}
+
+/// The server died or hung with `suspects` in flight: sends them alone, in
+/// order, on a fresh server until one kills or hangs it, and records that
+/// one. If none does alone, records the loss with the first suspect.
+pub(crate) async fn culprit(w: &mut Worker<'_>, suspects: Vec<FuzzInput>) {
+    let Ok((mut client, _)) = connect(&w.settings.run, EraChoice::Pinned(w.era)).await else {
+        return;
+    };
+    for input in &suspects {
+        let (ex, ran) = probe(w, &mut client, input).await;
+        w.shrink_requests.fetch_add(1, Ordering::Relaxed);
+        if input.has_lone_surrogate() && ex.ending == Ending::Timeout {
+            // Silence is allowed for a line a parser may refuse (J6); the
+            // next suspect shows whether the server still lives.
+            continue;
+        }
+        // A request that is never answered by a server that still answers
+        // others is said so, not called a hung server.
+        let alive = ex.ending == Ending::Timeout && client.probe().await.response().is_some();
+        w.judge_and_record_alive(input, &ex, ran, alive);
+        if alive {
+            continue;
+        }
+        if lost(&ex) {
+            client.conn.close().await;
+            return;
+        }
+    }
+    client.conn.close().await;
+    if let Some(first) = suspects.first() {
+        // Not reproduced alone: still a server that stopped answering (J4).
+        let ex = Exchange {
+            request: first.message(w.era, 0),
+            ending: Ending::Died(format!(
+                "the server stopped answering with {} requests in flight; none of them alone reproduces it",
+                suspects.len()
+            )),
+            strays: vec![],
+            duration: Duration::ZERO,
+            http: None,
+        };
+        w.judge_and_record(first, &ex, None);
+    }
+}
+
+/// Shrinks a finding: keeps the first simpler input that still shows the
+/// same finding (same signature), until none does or the budget is spent.
+/// `client` is reused while it lives; a probe that kills it gets a new one.
+pub(crate) async fn shrink(
+    w: &mut Worker<'_>,
+    mut client: Option<Client>,
+    mut best: Found,
+) -> (Found, Option<Client>) {
+    // Stray output has no input; a request that went unanswered costs a
+    // whole timeout per try, so it is kept as found.
+    let sig = &best.finding.signature;
+    if best.input.method == "(stdout)" || sig.ends_with("no answer") || sig.ends_with("(alive)") {
+        return (best, client);
+    }
+    let signature = best.finding.signature.clone();
+    let start = Instant::now();
+    let mut probes = 0;
+    'outer: loop {
+        let all: Vec<FuzzInput> = candidates(&best.input)
+            .into_iter()
+            .filter_map(|c| w.gen.reclassify(c))
+            .collect();
+        for cand in all {
+            if probes >= SHRINK_PROBES || start.elapsed() > SHRINK_TIME {
+                break 'outer;
+            }
+            probes += 1;
+            let mut c = match client.take() {
+                Some(c) => c,
+                None => match connect(&w.settings.run, EraChoice::Pinned(w.era)).await {
+                    Ok((c, _)) => c,
+                    Err(_) => break 'outer,
+                },
+            };
+            let (ex, ran) = probe(w, &mut c, &cand).await;
+            w.shrink_requests.fetch_add(1, Ordering::Relaxed);
+            if lost(&ex) {
+                c.conn.close().await;
+            } else {
+                client = Some(c);
+            }
+            let output = matches!(cand.class, Class::ValidCall)
+                .then(|| w.gen.output_validator(&cand.target))
+                .flatten();
+            let same = w
+                .judge
+                .judge(&cand, &ex, ran, output)
+                .into_iter()
+                .find(|f| f.signature == signature);
+            if let Some(f) = same {
+                best.finding = f;
+                best.input = cand;
+                continue 'outer;
+            }
+        }
+        break;
+    }
+    (best, client)
+}
