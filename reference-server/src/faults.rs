@@ -126,9 +126,25 @@ faults! {
         "over HTTP: a foreign Origin is served instead of 403";
     HttpSseTruncated => "http-sse-truncated", "H3",
         "over HTTP: every tools/call answer is an SSE stream that ends before the response";
+    NonAsciiTitleLeaks => "non-ascii-title-leaks", "J7",
+        "fuzz only: get_author with a non-ASCII title answers an isError result carrying the Rust panic text";
+    WrongIdAbove31 => "wrong-id-above-2-31", "J1",
+        "fuzz only: a numeric id above 2^31 is answered truncated to a 32-bit integer";
+    LimitMultipleOf7 => "limit-multiple-of-7", "T4",
+        "fuzz only: `limited` runs its body for an out-of-range limit that is a multiple of 7 (56, 63, ...)";
 }
 
 impl Fault {
+    /// Whether only fuzzing can find the fault: the scripted cases and the
+    /// cases generated from schemas pass it (each needs an input they never
+    /// send: a non-ASCII title, an id above 2^31, a limit of 56).
+    pub fn fuzz_only(self) -> bool {
+        matches!(
+            self,
+            Fault::NonAsciiTitleLeaks | Fault::WrongIdAbove31 | Fault::LimitMultipleOf7
+        )
+    }
+
     /// Whether the fault only shows over stdio.
     pub fn stdio_only(self) -> bool {
         matches!(

@@ -111,6 +111,12 @@ fn respond_id(id: &Id, fault: Option<Fault>) -> Id {
             Id::Num((n.as_i64().unwrap_or(0).wrapping_add(1)).into())
         }
         (Some(Fault::WrongId), Id::Str(s)) => Id::Str(format!("{s}-x")),
+        (Some(Fault::WrongIdAbove31), Id::Num(n))
+            if n.as_u64().is_some_and(|v| v > i32::MAX as u64) =>
+        {
+            // As a server that keeps ids in an i32 would.
+            Id::Num((n.as_u64().unwrap_or(0) as u32 as i32).into())
+        }
         (Some(Fault::IdTypeChanged), Id::Num(n)) => Id::Str(n.to_string()),
         (Some(Fault::IdTypeChanged), Id::Str(s)) => match s.parse::<i64>() {
             Ok(n) => Id::Num(n.into()),

@@ -143,7 +143,23 @@ impl ToolSet {
         if fault == Some(Fault::SilentTool) && name == "get_author" {
             return Answer::silent();
         }
-        if fault != Some(Fault::NoInputValidation) {
+        let title = args
+            .get("title")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if fault == Some(Fault::NonAsciiTitleLeaks) && name == "get_author" && !title.is_ascii() {
+            // As a body that slices bytes would: it panics, and the panic text goes out.
+            let c = title.chars().find(|c| !c.is_ascii()).unwrap_or_default();
+            let message = format!("panicked at reference-server/src/bookshop.rs:64:17: byte index 1 is not a char boundary; it is inside {c:?}");
+            return Answer::result(tool_error(name, &message));
+        }
+        let seven = fault == Some(Fault::LimitMultipleOf7)
+            && name == "limited"
+            && args
+                .get("limit")
+                .and_then(Value::as_i64)
+                .is_some_and(|l| l > 50 && l % 7 == 0);
+        if fault != Some(Fault::NoInputValidation) && !seven {
             if let Some((message, fields)) =
                 describe_errors(&tool.input, &Value::Object(args.clone()))
             {

@@ -15,7 +15,7 @@ use crate::support::{mcperr, report, scratch};
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
 /// The TypeScript fixture's entry point (installed by its setup.sh).
-fn typescript() -> String {
+pub(crate) fn typescript() -> String {
     if let Ok(p) = std::env::var("MCPERR_TS_SERVER") {
         return p;
     }

@@ -2,6 +2,7 @@
 
 mod faults;
 mod fixtures;
+mod fuzz;
 mod hostile;
 mod http;
 mod python_peer;
