@@ -11,6 +11,8 @@
 //! - [`pattern`]: structural subset matching and `{{placeholder}}` substitution.
 //! - [`case`], [`profile`]: case files and the profiles that override them.
 //! - [`shapes`]: the era's schema for each method's result and for errors.
+//! - [`lines`]: stdout split into capped lines (the stdio framing).
+//! - [`sse`]: Server-Sent Events answers read into JSON-RPC messages.
 //! - [`exchange`]: what the executor saw (request, ending, strays, HTTP answer).
 //! - [`discovery`], [`generate`], [`select`]: what a server offers, the cases
 //!   generated from its schemas, which cases run and why the others do not.
@@ -26,6 +28,7 @@ pub mod discovery;
 pub mod exchange;
 pub mod fuzz;
 pub mod generate;
+pub mod lines;
 pub mod oracle;
 pub mod pattern;
 pub mod plan;
@@ -34,6 +37,7 @@ pub mod report;
 pub mod rules;
 pub mod select;
 pub mod shapes;
+pub mod sse;
 pub mod verdict;
 
 pub use verdict::Verdict;

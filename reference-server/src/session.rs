@@ -24,7 +24,7 @@ pub struct Outcome {
 }
 
 /// A connection whose era is fixed by its first request.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Session {
     era: Option<Era>,
 }

@@ -40,7 +40,7 @@ pub struct LineOutput {
 }
 
 /// The stdio edge's decisions for one connection, without I/O.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct StdioEdge {
     session: Session,
 }

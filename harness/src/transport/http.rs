@@ -17,6 +17,7 @@ use eventsource_stream::Eventsource;
 use futures_util::stream::{self, BoxStream, StreamExt};
 use mcperr_core::exchange::HttpAnswer;
 use mcperr_core::plan;
+use mcperr_core::sse::SseReader;
 use mcperr_protocol::Era;
 use mcperr_reference::http_edge::HttpEdge;
 use serde_json::Value;
@@ -89,49 +90,34 @@ fn describe(e: reqwest::Error) -> HttpFailure {
 }
 
 /// Reads SSE `message` events into `answer.messages` until the response that
-/// ends the wait; an incomplete last event (a cut stream) is not an event.
+/// ends the wait (core's [`SseReader`]); an incomplete last event (a cut
+/// stream) is not an event.
 async fn read_sse(
     bytes: impl futures_util::Stream<Item = Result<Vec<u8>, HttpFailure>> + Send,
     want: Option<&Value>,
     answer: &mut HttpAnswer,
 ) -> Result<(), HttpFailure> {
     let mut events = Box::pin(bytes.eventsource());
+    let mut reader = SseReader::new(want.cloned());
     while let Some(event) = events.next().await {
-        let event = match event {
-            Ok(e) => e,
-            Err(eventsource_stream::EventStreamError::Transport(f)) => return Err(f),
-            Err(e) => {
-                answer.problem = Some(format!("the SSE stream is malformed: {e}"));
-                break;
-            }
-        };
-        if !(event.event.is_empty() || event.event == "message") {
-            continue;
-        }
-        let data = event.data.strip_suffix('\n').unwrap_or(&event.data);
-        match serde_json::from_str::<Value>(data) {
-            Ok(v) => {
-                // A server SHOULD close the stream after the response, but
-                // need not: stop once the awaited response has arrived.
-                let done = ends_wait(&v, want);
-                answer.messages.push(v);
-                if done {
+        match event {
+            Ok(e) => {
+                if reader.on_event(&e.event, &e.data) {
                     break;
                 }
             }
-            Err(_) => answer.problem = Some(format!("an SSE message event is not JSON: {data:?}")),
+            Err(eventsource_stream::EventStreamError::Transport(f)) => return Err(f),
+            Err(e) => {
+                reader.malformed(e);
+                break;
+            }
         }
     }
+    answer.messages.extend(reader.messages);
+    if reader.problem.is_some() {
+        answer.problem = reader.problem;
+    }
     Ok(())
-}
-
-/// Whether `v` is a response that ends the wait: one with the awaited id,
-/// or, with no id awaited (raw bodies) or for a rejection, one with id null.
-fn ends_wait(v: &Value, want: Option<&Value>) -> bool {
-    let is_response =
-        v.get("method").is_none() && (v.get("result").is_some() || v.get("error").is_some());
-    let id = v.get("id").unwrap_or(&Value::Null);
-    is_response && (want.is_none() || Some(id) == want || id.is_null())
 }
 
 impl HttpConnection {

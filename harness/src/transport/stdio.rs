@@ -47,16 +47,8 @@ impl StdioTarget {
     }
 }
 
-/// Something that came out of the server's stdout.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StdoutEvent {
-    /// One line, without its newline.
-    Line(Vec<u8>),
-    /// A line longer than the cap (its length so far); its bytes are dropped.
-    TooLong(usize),
-    /// stdout closed.
-    Eof,
-}
+use mcperr_core::lines::LineDecoder;
+pub use mcperr_core::lines::StdoutEvent;
 
 /// The last bytes of stderr, with the absolute offset of the first one kept.
 #[derive(Debug, Default)]
@@ -158,39 +150,17 @@ impl StdioConnection {
         let max_line = target.max_line;
         tokio::spawn(async move {
             let mut reader = BufReader::with_capacity(64 * 1024, stdout);
-            let mut line = Vec::new();
-            let mut overflow = 0usize;
+            let mut decoder = LineDecoder::new(max_line);
             while let Ok(buf) = reader.fill_buf().await {
                 if buf.is_empty() {
-                    if overflow > 0 {
-                        let _ = tx.send(StdoutEvent::TooLong(overflow)).await;
-                    } else if !line.is_empty() {
-                        let _ = tx.send(StdoutEvent::Line(std::mem::take(&mut line))).await;
+                    if let Some(last) = decoder.finish() {
+                        let _ = tx.send(last).await;
                     }
                     break;
                 }
-                let (chunk, found) = match buf.iter().position(|&b| b == b'\n') {
-                    Some(i) => (&buf[..i], Some(i + 1)),
-                    None => (buf, None),
-                };
-                if overflow == 0 && line.len() + chunk.len() <= max_line {
-                    line.extend_from_slice(chunk);
-                } else {
-                    overflow += line.len() + chunk.len();
-                    line.clear();
-                }
-                let consumed = found.unwrap_or(buf.len());
+                let (consumed, event) = decoder.push(buf);
                 reader.consume(consumed);
-                if found.is_some() {
-                    let event = if overflow > 0 {
-                        StdoutEvent::TooLong(std::mem::take(&mut overflow))
-                    } else {
-                        let mut l = std::mem::take(&mut line);
-                        if l.last() == Some(&b'\r') {
-                            l.pop();
-                        }
-                        StdoutEvent::Line(l)
-                    };
+                if let Some(event) = event {
                     if tx.send(event).await.is_err() {
                         return;
                     }
