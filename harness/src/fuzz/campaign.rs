@@ -257,102 +257,112 @@ async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
             .min_by_key(|(_, d)| *d)
             .unwrap_or_else(|| (String::new(), Instant::now()));
         let wait = deadline.saturating_duration_since(Instant::now());
-        match lines(client).next_event(wait).await {
-            None if pending.get(&oldest_key).is_some_and(|p| p.silent_ok) => {
-                // Unanswered input a parser may refuse: silence is allowed.
-                pending.remove(&oldest_key);
-                order.retain(|k| *k != oldest_key);
-                silenced.push_back(oldest_key);
-                absorb += 1;
-                if silenced.len() > 64 {
-                    silenced.pop_front();
-                }
-                w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
-            }
-            None if unknown > 0 => {
-                // Answered with a wrong id, most likely: asked again alone below.
-                unknown = pending.len();
-            }
-            None if pending
-                .get(&oldest_key)
-                .is_some_and(|p| p.sent < last_answer) =>
-            {
-                let p = pending.remove(&oldest_key).expect("the oldest is pending");
-                order.retain(|k| *k != oldest_key);
-                silenced.push_back(oldest_key);
-                w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
-                let ex = Exchange {
-                    request: p.msg,
-                    ending: Ending::Timeout,
-                    strays: vec![],
-                    duration: p.sent.elapsed(),
-                    http: None,
-                };
-                w.judge_and_record_alive(&p.input, &ex, None, true);
-            }
-            None | Some(StdoutEvent::Eof) => {
-                let lost = order
-                    .iter()
-                    .filter_map(|k| pending.remove(k))
-                    .map(|p| p.input)
-                    .collect();
-                return Stop::Lost(lost);
-            }
-            Some(StdoutEvent::TooLong(n)) => w.record_strays(vec![Stray::TooLong(n)]),
-            Some(StdoutEvent::Line(bytes)) => {
-                if bytes.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
-                let Ok(value @ Value::Object(_)) = mcperr_core::fuzz::inputs::parse_line(&bytes)
-                else {
-                    let text = String::from_utf8_lossy(&bytes).into_owned();
-                    w.record_strays(vec![Stray::NotJson(text)]);
-                    continue;
-                };
-                if !is_response(&value) {
-                    continue; // a server-to-client request or notification: allowed
-                }
-                let id = value.get("id").cloned().unwrap_or(Value::Null);
-                let mut key = id.to_string();
-                if id.is_null() && value.get("error").is_some() {
-                    // An id-null error answers input the server could not read:
-                    // the oldest request it may have refused, if one is in flight.
-                    if let Some(k) = order
-                        .iter()
-                        .find(|k| pending.get(*k).is_some_and(|p| p.silent_ok))
-                    {
-                        key = k.clone();
+        // The first event waits; whatever else has arrived is taken with it,
+        // so a refill sends many requests in one write.
+        let first = lines(client).next_event(wait).await;
+        let more = match first {
+            Some(StdoutEvent::Line(_)) => lines(client).pending(),
+            _ => vec![],
+        };
+        for event in std::iter::once(first).chain(more.into_iter().map(Some)) {
+            match event {
+                None if pending.get(&oldest_key).is_some_and(|p| p.silent_ok) => {
+                    // Unanswered input a parser may refuse: silence is allowed.
+                    pending.remove(&oldest_key);
+                    order.retain(|k| *k != oldest_key);
+                    silenced.push_back(oldest_key.clone());
+                    absorb += 1;
+                    if silenced.len() > 64 {
+                        silenced.pop_front();
                     }
-                }
-                last_answer = Instant::now();
-                if let Some(p) = pending.remove(&key) {
-                    order.retain(|k| *k != key);
                     w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
-                    let ok = value
-                        .get("result")
-                        .is_some_and(|r| r.get("isError") != Some(&Value::Bool(true)));
-                    if ok && w.is_counted_call(&p.input) && p.input.class == Class::ValidCall {
-                        w.valid_ok += 1;
-                    }
+                }
+                None if unknown > 0 => {
+                    // Answered with a wrong id, most likely: asked again alone below.
+                    unknown = pending.len();
+                }
+                None if pending
+                    .get(&oldest_key)
+                    .is_some_and(|p| p.sent < last_answer) =>
+                {
+                    let p = pending.remove(&oldest_key).expect("the oldest is pending");
+                    order.retain(|k| *k != oldest_key);
+                    silenced.push_back(oldest_key.clone());
+                    w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
                     let ex = Exchange {
                         request: p.msg,
-                        ending: Ending::Answered(value),
+                        ending: Ending::Timeout,
                         strays: vec![],
                         duration: p.sent.elapsed(),
                         http: None,
                     };
-                    w.judge_and_record(&p.input, &ex, None);
-                } else if id.is_null() && absorb > 0 && value.get("error").is_some() {
-                    absorb -= 1;
-                } else if id.is_null() {
-                    w.record_strays(vec![Stray::NullIdResponse(value)]);
-                } else if silenced.contains(&key) {
-                    absorb = absorb.saturating_sub(1);
-                } else {
-                    // An id nobody sent answers one of the requests in flight:
-                    // stop sending until only the unanswered ones are left.
-                    unknown += 1;
-                    draining = true;
+                    w.judge_and_record_alive(&p.input, &ex, None, true);
+                }
+                None | Some(StdoutEvent::Eof) => {
+                    let lost = order
+                        .iter()
+                        .filter_map(|k| pending.remove(k))
+                        .map(|p| p.input)
+                        .collect();
+                    return Stop::Lost(lost);
+                }
+                Some(StdoutEvent::TooLong(n)) => w.record_strays(vec![Stray::TooLong(n)]),
+                Some(StdoutEvent::Line(bytes)) => {
+                    if bytes.iter().all(u8::is_ascii_whitespace) {
+                        continue;
+                    }
+                    let Ok(value @ Value::Object(_)) =
+                        mcperr_core::fuzz::inputs::parse_line(&bytes)
+                    else {
+                        let text = String::from_utf8_lossy(&bytes).into_owned();
+                        w.record_strays(vec![Stray::NotJson(text)]);
+                        continue;
+                    };
+                    if !is_response(&value) {
+                        continue; // a server-to-client request or notification: allowed
+                    }
+                    let id = value.get("id").cloned().unwrap_or(Value::Null);
+                    let mut key = id.to_string();
+                    if id.is_null() && value.get("error").is_some() {
+                        // An id-null error answers input the server could not read:
+                        // the oldest request it may have refused, if one is in flight.
+                        if let Some(k) = order
+                            .iter()
+                            .find(|k| pending.get(*k).is_some_and(|p| p.silent_ok))
+                        {
+                            key = k.clone();
+                        }
+                    }
+                    last_answer = Instant::now();
+                    if let Some(p) = pending.remove(&key) {
+                        order.retain(|k| *k != key);
+                        w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
+                        let ok = value
+                            .get("result")
+                            .is_some_and(|r| r.get("isError") != Some(&Value::Bool(true)));
+                        if ok && w.is_counted_call(&p.input) && p.input.class == Class::ValidCall {
+                            w.valid_ok += 1;
+                        }
+                        let ex = Exchange {
+                            request: p.msg,
+                            ending: Ending::Answered(value),
+                            strays: vec![],
+                            duration: p.sent.elapsed(),
+                            http: None,
+                        };
+                        w.judge_and_record(&p.input, &ex, None);
+                    } else if id.is_null() && absorb > 0 && value.get("error").is_some() {
+                        absorb -= 1;
+                    } else if id.is_null() {
+                        w.record_strays(vec![Stray::NullIdResponse(value)]);
+                    } else if silenced.contains(&key) {
+                        absorb = absorb.saturating_sub(1);
+                    } else {
+                        // An id nobody sent answers one of the requests in flight:
+                        // stop sending until only the unanswered ones are left.
+                        unknown += 1;
+                        draining = true;
+                    }
                 }
             }
         }
