@@ -2,7 +2,8 @@
 # Runs every test of the project: the README's test command, and what CI runs.
 # Installs what the tests need that the machine lacks (the MCP Python SDK in a
 # venv under target/, the TypeScript SDK with npm ci under
-# fixtures/servers/typescript/node_modules), then runs the workspace's tests.
+# fixtures/servers/typescript/node_modules, cargo-fuzz under target/tools),
+# then runs the workspace's tests and the cargo-fuzz targets briefly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,3 +21,10 @@ fi
 
 echo "== cargo test (workspace)"
 cargo test --workspace --locked
+
+# Coverage-guided fuzzing: build every cargo-fuzz target through the
+# ClusterFuzzLite build script and run each briefly (MCPERR_SKIP_CARGO_FUZZ=1
+# skips it for a quick local run; CI always runs it).
+if [ "${MCPERR_SKIP_CARGO_FUZZ:-}" != "1" ] || [ -n "${CI:-}" ]; then
+    scripts/fuzz-ci.sh
+fi
