@@ -105,7 +105,15 @@ impl FuzzInput {
     /// Whether the request carries a lone surrogate: a JSON text a strict
     /// parser may refuse (RFC 8259 §8.2), so an id-null error may answer it.
     pub fn has_lone_surrogate(&self) -> bool {
-        self.params.to_string().contains(LONE_SURROGATE)
+        fn any(v: &Value) -> bool {
+            match v {
+                Value::String(s) => s.contains(LONE_SURROGATE),
+                Value::Array(a) => a.iter().any(any),
+                Value::Object(o) => o.values().any(any),
+                _ => false,
+            }
+        }
+        any(&self.params)
     }
 }
 

@@ -105,10 +105,16 @@ impl Judge {
         let unreadable = lone
             && response
                 .is_some_and(|r| r.get("id") == Some(&Value::Null) && r.get("error").is_some());
-        let mut framed = exchange.clone();
-        if unreadable {
-            framed.request["id"] = Value::Null;
-        }
+        // Copied only in that rare case: judging must stay cheap.
+        let framed_copy;
+        let framed = if unreadable {
+            let mut copy = exchange.clone();
+            copy.request["id"] = Value::Null;
+            framed_copy = copy;
+            &framed_copy
+        } else {
+            exchange
+        };
         let ctx = Context {
             era: Some(self.era),
             canary: None,
@@ -116,7 +122,7 @@ impl Judge {
             sent_notification: false,
             http_rejection_expected: false,
         };
-        let mut found = invariants(&framed, &ctx);
+        let mut found = invariants(framed, &ctx);
         if input.id_style == IdStyle::Above53 {
             for v in found
                 .iter_mut()

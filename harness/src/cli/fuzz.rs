@@ -14,7 +14,7 @@ use mcperr_core::fuzz::replay::case_file;
 use mcperr_core::profile::Profile;
 use mcperr_protocol::Era;
 
-use super::{era_choice, out, resolve_target, runtime, settings, TargetArgs, Usage};
+use super::{era_choice, out, resolve_target, settings, TargetArgs, Usage};
 use crate::engine::{EngineError, EraChoice};
 use crate::fuzz::{fuzz, Budget, FuzzOutcome, FuzzSettings, Stats};
 
@@ -236,7 +236,12 @@ pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, Usage> {
         stats: stats.clone(),
     };
     let bar = progress(stats, args.quiet);
-    let rt = runtime()?;
+    // One thread: the campaign's workers share one task, and cross-thread
+    // wake-ups for every batch of answers cost more than they bring
+    // (measured: 18k requests/s on two worker threads, 23-28k on one).
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
     let outcome = rt.block_on(fuzz(&settings, choice, info));
     if let Some(b) = bar {
         b.finish_and_clear();

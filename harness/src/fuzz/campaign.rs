@@ -20,7 +20,7 @@ use mcperr_core::select::LeftOut;
 use mcperr_protocol::Era;
 use serde_json::Value;
 
-use super::probe::{count, culprit, probe, shrink};
+use super::probe::{count, count_in, count_params, culprit, probe, shrink};
 use super::{FuzzSettings, Store};
 use crate::client::{is_response, Client, Conn};
 use crate::engine::{connect, discover, EngineError, EraChoice};
@@ -28,6 +28,8 @@ use crate::transport::{LineConn, StdoutEvent};
 
 /// Check `limited_calls` after this many invalid `limited` calls.
 const COUNT_WINDOW: usize = 64;
+/// Calls of windows whose count rose kept for the search, at most.
+const MAX_SUSPECTS: usize = 4 * COUNT_WINDOW;
 
 /// One worker's state: its generator, judge, choices and counters.
 pub(crate) struct Worker<'a> {
@@ -45,6 +47,8 @@ pub(crate) struct Worker<'a> {
     /// Successful valid `limited` calls since the last count.
     valid_ok: u64,
     last_count: Option<u64>,
+    /// Calls of windows whose count rose, searched after the campaign.
+    suspects: Vec<FuzzInput>,
     /// Requests issued by this worker (for `--requests`).
     issued: u64,
     quota: Option<u64>,
@@ -118,25 +122,40 @@ impl Worker<'_> {
         self.counted && input.target == "limited" && input.method == "tools/call"
     }
 
+    /// Sends the calls of the windows whose count rose alone, each counted
+    /// around, to find which ran its body.
+    async fn confirm(&mut self, client: &mut Client) {
+        for input in std::mem::take(&mut self.suspects) {
+            let (ex, ran) = probe(self, client, &input).await;
+            self.shrink_requests.fetch_add(3, Ordering::Relaxed);
+            self.judge_and_record(&input, &ex, ran);
+        }
+    }
+
     /// After a window of invalid `limited` calls: did `limited_calls` rise
     /// by more than the valid calls that succeeded? Then find which ran.
     async fn check_count(&mut self, client: &mut Client) {
         if !self.counted || self.window.is_empty() {
             return;
         }
-        let window = std::mem::take(&mut self.window);
+        let mut window = std::mem::take(&mut self.window);
         let now = count(client).await;
         if let (Some(now), Some(before)) = (now, self.last_count) {
             if now > before + self.valid_ok {
-                for input in window {
-                    let (ex, ran) = probe(self, client, &input).await;
-                    self.shrink_requests.fetch_add(3, Ordering::Relaxed);
-                    self.judge_and_record(&input, &ex, ran);
-                }
+                self.suspect(&mut window);
             }
         }
-        self.last_count = count(client).await;
+        self.last_count = now;
         self.valid_ok = 0;
+    }
+
+    /// Keeps the calls of a window whose count rose, for [`Worker::confirm`]
+    /// after the campaign (a search needs the pipe to itself).
+    fn suspect(&mut self, window: &mut Vec<FuzzInput>) {
+        if self.suspects.len() < MAX_SUSPECTS {
+            self.suspects.append(window);
+        }
+        window.clear();
     }
 }
 
@@ -184,6 +203,14 @@ async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
     // When an answer last came: a request older than that which is still
     // unanswered at its deadline was skipped, not a sign of a hung server.
     let mut last_answer = Instant::now();
+    // A liveness probe in flight (its id key and when it went): sent when a
+    // request is overdue and nothing was answered since it was sent, to tell
+    // a request the server skipped from a server that hangs.
+    let mut alive: Option<(String, Instant)> = None;
+    // A `limited_calls` call in flight (id key, when, valid calls counted by
+    // then), and the invalid `limited` calls it checks.
+    let mut counting: Option<(String, Instant, u64)> = None;
+    let mut checking: Vec<FuzzInput> = Vec::new();
     loop {
         while !draining && !spent && pending.len() < width {
             if !w.take() {
@@ -201,7 +228,6 @@ async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
             batch.extend_from_slice(&line(&msg));
             if w.is_counted_call(&input) && matches!(input.class, Class::InvalidCall(_)) {
                 w.window.push(input.clone());
-                draining |= w.window.len() >= COUNT_WINDOW;
             }
             order.push_back(key.clone());
             let silent_ok = input.has_lone_surrogate();
@@ -214,6 +240,25 @@ async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
                     silent_ok,
                 },
             );
+        }
+        // A full window of invalid `limited` calls: ask `limited_calls` in the
+        // pipeline. A count can only lag behind (a call still running), never
+        // run ahead, so a rise over the valid calls that succeeded is real.
+        if w.window.len() >= COUNT_WINDOW && counting.is_none() && !draining {
+            let n = w.next_n();
+            let msg = counted_call(w.era, n);
+            counting = Some((msg["id"].to_string(), Instant::now(), w.valid_ok));
+            checking.append(&mut w.window);
+            if !batch.is_empty() {
+                batch.push(b'\n');
+            }
+            batch.extend_from_slice(msg.to_string().as_bytes());
+        }
+        if counting
+            .as_ref()
+            .is_some_and(|(_, sent, _)| sent.elapsed() > timeout)
+        {
+            counting = None; // unanswered: the next window asks again
         }
         if !batch.is_empty() {
             lines(client).send_line(&batch).await;
@@ -232,7 +277,8 @@ async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
             while silenced.len() > 64 {
                 silenced.pop_front();
             }
-            if draining || spent {
+            if spent {
+                w.window.append(&mut checking);
                 w.check_count(client).await;
             }
             draining = false;
@@ -243,19 +289,24 @@ async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
             continue;
         }
         // The request whose deadline comes first (a lone surrogate's is short).
-        let (oldest_key, deadline) = order
-            .iter()
-            .filter_map(|k| {
-                let p = pending.get(k)?;
-                let wait = if p.silent_ok {
-                    timeout.min(SILENCE_OK)
-                } else {
-                    timeout
-                };
-                Some((k.clone(), p.sent + wait))
-            })
-            .min_by_key(|(_, d)| *d)
-            .unwrap_or_else(|| (String::new(), Instant::now()));
+        let (oldest_key, deadline) = {
+            let mut first: Option<(&String, Instant)> = None;
+            for k in &order {
+                if let Some(p) = pending.get(k) {
+                    let wait = if p.silent_ok {
+                        timeout.min(SILENCE_OK)
+                    } else {
+                        timeout
+                    };
+                    let d = p.sent + wait;
+                    if first.is_none_or(|(_, f)| d < f) {
+                        first = Some((k, d));
+                    }
+                }
+            }
+            first.map_or_else(|| (String::new(), Instant::now()), |(k, d)| (k.clone(), d))
+        };
+        let deadline = alive.as_ref().map_or(deadline, |(_, sent)| *sent + timeout);
         let wait = deadline.saturating_duration_since(Instant::now());
         // The first event waits; whatever else has arrived is taken with it,
         // so a refill sends many requests in one write.
@@ -298,6 +349,12 @@ async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
                     };
                     w.judge_and_record_alive(&p.input, &ex, None, true);
                 }
+                None if alive.is_none() => {
+                    let n = w.next_n();
+                    let msg = alive_probe(w.era, n);
+                    alive = Some((msg["id"].to_string(), Instant::now()));
+                    lines(client).send_line(msg.to_string().as_bytes()).await;
+                }
                 None | Some(StdoutEvent::Eof) => {
                     let lost = order
                         .iter()
@@ -323,6 +380,30 @@ async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
                     }
                     let id = value.get("id").cloned().unwrap_or(Value::Null);
                     let mut key = id.to_string();
+                    if counting.as_ref().is_some_and(|(k, _, _)| *k == key) {
+                        let (_, _, valid) = counting.take().expect("checked above");
+                        last_answer = Instant::now();
+                        match (count_in(&value), w.last_count) {
+                            (Some(now), Some(before)) if now > before + valid => {
+                                w.suspect(&mut checking);
+                                w.last_count = Some(now);
+                                w.valid_ok -= valid.min(w.valid_ok);
+                            }
+                            (Some(now), _) => {
+                                w.last_count = Some(now);
+                                w.valid_ok -= valid.min(w.valid_ok);
+                                checking.clear();
+                            }
+                            _ => {}
+                        }
+                        continue;
+                    }
+                    if alive.as_ref().is_some_and(|(k, _)| *k == key) {
+                        // Alive: what is overdue was skipped, not a hang.
+                        alive = None;
+                        last_answer = Instant::now();
+                        continue;
+                    }
                     if id.is_null() && value.get("error").is_some() {
                         // An id-null error answers input the server could not read:
                         // the oldest request it may have refused, if one is in flight.
@@ -391,6 +472,30 @@ async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
             }
         }
     }
+}
+
+/// A `limited_calls` call with a string id no fuzz request uses.
+fn counted_call(era: Era, n: u64) -> Value {
+    let mut msg = serde_json::json!({"jsonrpc": "2.0", "id": format!("mcperr-count-{n}"), "method": "tools/call"});
+    if let Some(p) = mcperr_core::plan::params_for(era, Some(count_params()), true) {
+        msg["params"] = p;
+    }
+    msg
+}
+
+/// A request any server answers (`ping`, or `server/discover` in 2026-07-28),
+/// with a string id no fuzz request uses.
+fn alive_probe(era: Era, n: u64) -> Value {
+    let method = match era {
+        Era::Legacy => "ping",
+        Era::Modern => "server/discover",
+    };
+    let mut msg =
+        serde_json::json!({"jsonrpc": "2.0", "id": format!("mcperr-alive-{n}"), "method": method});
+    if let Some(p) = mcperr_core::plan::params_for(era, None, true) {
+        msg["params"] = p;
+    }
+    msg
 }
 
 /// Batches of concurrent requests over HTTP, each a lockstep exchange on
@@ -506,6 +611,7 @@ pub(crate) async fn era(
             window: vec![],
             valid_ok: 0,
             last_count: None,
+            suspects: vec![],
             issued: 0,
             quota,
             deadline,
@@ -521,10 +627,14 @@ pub(crate) async fn era(
     // Shrinking: each finding once, on the first worker's server.
     let mut done = done.into_iter();
     if let Some((mut w, mut client)) = done.next() {
-        for (_, c) in done {
-            if let Some(c) = c {
+        for (mut other, c) in done {
+            if let Some(mut c) = c {
+                other.confirm(&mut c).await;
                 c.conn.close().await;
             }
+        }
+        if let Some(c) = client.as_mut() {
+            w.confirm(c).await;
         }
         if !settings.stats.stop.load(Ordering::Relaxed) {
             for found in store.unshrunk() {

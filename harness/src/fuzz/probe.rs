@@ -25,13 +25,19 @@ const SHRINK_TIME: Duration = Duration::from_secs(10);
 /// `limited_calls`'s count (structured, or the number in its text).
 pub(crate) async fn count(client: &mut Client) -> Option<u64> {
     let ex = client
-        .request(
-            "tools/call",
-            Some(json!({"name": "limited_calls", "arguments": {}})),
-            true,
-        )
+        .request("tools/call", Some(count_params()), true)
         .await;
-    let result = ex.response()?.get("result")?;
+    count_in(ex.response()?)
+}
+
+/// The params of a `limited_calls` call.
+pub(crate) fn count_params() -> Value {
+    json!({"name": "limited_calls", "arguments": {}})
+}
+
+/// The count in a `limited_calls` answer (structured, or the number in its text).
+pub(crate) fn count_in(response: &Value) -> Option<u64> {
+    let result = response.get("result")?;
     result
         .pointer("/structuredContent/count")
         .and_then(Value::as_u64)

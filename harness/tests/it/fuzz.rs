@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::fixtures::typescript;
+use crate::http::HttpServer;
 use crate::python_peer::python;
 use crate::support::{mcperr, report, scratch, MCPERR};
 
@@ -112,6 +113,45 @@ fn each_fuzz_only_fault_is_found_within_20_s_and_shrunk() {
         // J7 leaks warn under spec (a SHOULD), the others fail.
         assert_eq!(code, Some(i32::from(rule != "J7")), "{fault}: {stdout}");
     }
+}
+
+#[test]
+fn over_http_the_reference_gives_nothing_and_a_fuzz_only_fault_is_found() {
+    let dir = scratch("fuzz-http");
+    let clean = HttpServer::reference(&[]);
+    let (code, r, stdout) = fuzz(
+        &[
+            "--http",
+            &clean.url,
+            "--requests",
+            "1500",
+            "--seed",
+            "4",
+            "--profile",
+            "model",
+        ],
+        &dir.join("clean.json"),
+    );
+    assert_eq!((code, findings(&r)), (Some(0), vec![]), "{stdout}");
+    let faulty = HttpServer::reference(&["--fault", "limit-multiple-of-7"]);
+    let (code, r, stdout) = fuzz(
+        &[
+            "--http",
+            &faulty.url,
+            "--era",
+            "2026-07-28",
+            "--seed",
+            "4",
+            "--seconds",
+            "20",
+            "--max-findings",
+            "1",
+        ],
+        &dir.join("faulty.json"),
+    );
+    assert_eq!(code, Some(1), "{stdout}");
+    assert_eq!(r["findings"][0]["rule"], "T4", "{stdout}");
+    assert_eq!(r["findings"][0]["http_status"], 200, "{stdout}");
 }
 
 #[test]

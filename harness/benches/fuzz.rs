@@ -1,0 +1,362 @@
+//! Benchmarks of live fuzzing (run with `cargo bench -p mcperr --bench fuzz`;
+//! release build). Prints one line per figure the fuzzing issue names:
+//!
+//! 1. The pipe's own floor: lockstep round trips through `cat`, and lines
+//!    per second through `cat` with a writer and a reader running at once.
+//! 2. `mcperr fuzz` against the reference server as a child over stdio
+//!    (target: at least 20,000 requests/s), in each era.
+//! 3. `mcperr fuzz` against the reference server in process (target: at
+//!    least 200,000 requests/s).
+//! 4. The Python SDK Bookshop: its ceiling measured by a minimal lockstep
+//!    client, and `mcperr fuzz` against it (target: at least 90 % of the
+//!    ceiling). Needs the Python peer (MCPERR_PYTHON or target/py-venv).
+//! 5. Peak resident memory of a 1,000,000-request `mcperr fuzz` (target:
+//!    flat, under 100 MB), with `/usr/bin/time -v` when it is there.
+//!
+//! `BENCH_QUICK=1` shortens every run (a smoke test of the benchmark itself).
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mcperr::engine::{EraChoice, RunSettings};
+use mcperr::fuzz::{fuzz, Budget, FuzzSettings, Stats};
+use mcperr::transport::{InProcess, Target};
+use mcperr_core::profile::Profile;
+use mcperr_core::report::TargetInfo;
+use mcperr_protocol::Era;
+
+const MCPERR: &str = env!("CARGO_BIN_EXE_mcperr");
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+fn quick() -> bool {
+    std::env::var_os("BENCH_QUICK").is_some()
+}
+
+fn scale(n: u64) -> u64 {
+    if quick() {
+        (n / 20).max(100)
+    } else {
+        n
+    }
+}
+
+/// Lockstep round trips through `cat`: the pipe's latency floor per request.
+fn cat_lockstep(n: u64) -> Duration {
+    let mut child = Command::new("cat")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("cat");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let line = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_author","arguments":{"title":"Dune"}}}"#;
+    let mut buf = String::new();
+    let start = Instant::now();
+    for _ in 0..n {
+        stdin.write_all(line).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+        buf.clear();
+        stdout.read_line(&mut buf).unwrap();
+    }
+    let took = start.elapsed();
+    drop(stdin);
+    child.wait().unwrap();
+    took / n as u32
+}
+
+/// Lines per second through `cat` with writer and reader concurrent: the
+/// pipe's throughput ceiling for messages of this size.
+fn cat_pipelined(n: u64) -> f64 {
+    let mut child = Command::new("cat")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("cat");
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let start = Instant::now();
+    let writer = std::thread::spawn(move || {
+        let line = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"get_author\",\"arguments\":{\"title\":\"Dune\"}}}\n";
+        for _ in 0..n {
+            stdin.write_all(line).unwrap();
+        }
+    });
+    let mut count = 0;
+    for line in BufReader::new(stdout).lines() {
+        line.unwrap();
+        count += 1;
+        if count == n {
+            break;
+        }
+    }
+    writer.join().unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    n as f64 / start.elapsed().as_secs_f64()
+}
+
+/// `mcperr fuzz ARGS --json`: the report's requests per second.
+fn fuzz_rate(args: &[&str]) -> (f64, serde_json::Value) {
+    let json = std::env::temp_dir().join(format!("mcperr-bench-fuzz-{}.json", std::process::id()));
+    let mut all = vec!["fuzz", "-q", "--json", json.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let status = Command::new(MCPERR)
+        .args(&all)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(
+        status.code().is_some_and(|c| c <= 1),
+        "mcperr {all:?} failed"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&json);
+    (report["stats"]["requests_per_s"].as_f64().unwrap(), report)
+}
+
+/// `mcperr fuzz` in this process against the in-process reference server.
+fn in_process(requests: u64, jobs: usize) -> f64 {
+    // As `mcperr fuzz` runs: one thread (its workers share one task anyway).
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let target = Target::InProcess(InProcess {
+        http: false,
+        sse: false,
+        fault: None,
+    });
+    let settings = FuzzSettings {
+        run: RunSettings::new(
+            target,
+            Duration::from_secs(5),
+            Duration::from_secs(10),
+            jobs,
+            String::new(),
+        ),
+        selection: Default::default(),
+        profile: Profile::load("spec").unwrap(),
+        seed: 1,
+        budget: Budget {
+            time: None,
+            requests: Some(requests),
+        },
+        in_flight: 64,
+        max_findings: None,
+        baseline: None,
+        stats: Arc::new(Stats::default()),
+    };
+    let info = TargetInfo {
+        kind: "in-process".into(),
+        command: None,
+        url: None,
+    };
+    let out = rt
+        .block_on(fuzz(&settings, EraChoice::Pinned(Era::Legacy), info))
+        .unwrap();
+    assert!(out.report.findings.is_empty(), "{:?}", out.report.findings);
+    out.report.stats.requests_per_s
+}
+
+/// A minimal lockstep client: replays `lines` (the requests a fuzz run
+/// sent, recorded by `tee`) one at a time, each waiting for its answer, on
+/// a fresh server. Requests the server never answered are left out (the
+/// client would only wait out a timeout on them). The server's own ceiling
+/// for exactly this stream.
+fn lockstep_ceiling(
+    server: &[String],
+    lines: &[String],
+    answered: &std::collections::HashSet<String>,
+) -> f64 {
+    let mut child = Command::new(&server[0])
+        .args(&server[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut buf = String::new();
+    let mut sent = 0u64;
+    let start = Instant::now();
+    for line in lines {
+        let msg: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
+        let id = msg.get("id").map(|i| i.to_string());
+        let wait = msg.get("method").is_some() && id.as_ref().is_some_and(|i| answered.contains(i));
+        if id.is_some() && !wait {
+            continue;
+        }
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+        sent += 1;
+        if !wait {
+            continue;
+        }
+        loop {
+            buf.clear();
+            if stdout.read_line(&mut buf).unwrap() == 0 {
+                break;
+            }
+            let r: serde_json::Value = serde_json::from_str(&buf).unwrap_or_default();
+            if r.get("id").map(|i| i.to_string()) == id {
+                break;
+            }
+        }
+    }
+    let rate = sent as f64 / start.elapsed().as_secs_f64();
+    let _ = child.kill();
+    let _ = child.wait();
+    rate
+}
+
+/// The request lines and the answered ids of a fuzz run recorded with `tee`.
+fn record(
+    python: &str,
+    bookshop: &str,
+    args: &[&str],
+) -> (Vec<String>, std::collections::HashSet<String>) {
+    let dir = std::env::temp_dir().join(format!("mcperr-bench-rec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (req, resp) = (dir.join("req.jsonl"), dir.join("resp.jsonl"));
+    let cmd = format!(
+        "sh -c 'tee {} | {python} {bookshop} | tee {}'",
+        req.display(),
+        resp.display()
+    );
+    let mut all = vec!["--stdio", cmd.as_str()];
+    all.extend_from_slice(args);
+    fuzz_rate(&all);
+    let lines: Vec<String> = std::fs::read_to_string(&req)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    let answered = std::fs::read_to_string(&resp)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v.get("id").map(|i| i.to_string()))
+        .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    (lines, answered)
+}
+
+fn main() {
+    let rtt = cat_lockstep(scale(20_000));
+    let pipe = cat_pipelined(scale(1_000_000));
+    println!(
+        "pipe floor (cat): lockstep round trip {:.1} µs ({:.0} requests/s), pipelined {pipe:.0} lines/s",
+        rtt.as_secs_f64() * 1e6,
+        1.0 / rtt.as_secs_f64()
+    );
+
+    let reference = format!("{MCPERR} reference");
+    for era in ["2025-11-25", "2026-07-28"] {
+        let n = scale(200_000).to_string();
+        let (rate, _) = fuzz_rate(&[
+            "--stdio",
+            &reference,
+            "--era",
+            era,
+            "--requests",
+            &n,
+            "--seed",
+            "1",
+        ]);
+        println!(
+            "mcperr fuzz, reference server as a child over stdio, {era}: {rate:.0} requests/s \
+             (target >= 20000; {:.0} % of the lockstep floor's rate, {:.0} % of cat's pipelined rate)",
+            rate * rtt.as_secs_f64() * 100.0,
+            rate / pipe * 100.0
+        );
+    }
+
+    let n = scale(200_000);
+    println!(
+        "mcperr fuzz, reference server in process (2025-11-25, 1 job): {:.0} requests/s (target >= 200000)",
+        in_process(n, 1)
+    );
+
+    let python = std::env::var("MCPERR_PYTHON")
+        .unwrap_or_else(|_| format!("{ROOT}/target/py-venv/bin/python"));
+    if std::path::Path::new(&python).exists() {
+        let bookshop = format!("{ROOT}/fixtures/servers/python/bookshop.py");
+        let n = scale(5_000).to_string();
+        for era in ["2025-11-25", "2026-07-28"] {
+            // The same seed and request count give the same request stream.
+            let args = [
+                "--era",
+                era,
+                "--requests",
+                n.as_str(),
+                "--seed",
+                "1",
+                "--timeout-ms",
+                "1000",
+            ];
+            let (lines, answered) = record(&python, &bookshop, &args);
+            let ceiling = lockstep_ceiling(&[python.clone(), bookshop.clone()], &lines, &answered);
+            let cmd = format!("{python} {bookshop}");
+            let mut all = vec!["--stdio", cmd.as_str()];
+            all.extend_from_slice(&args);
+            let (rate, report) = fuzz_rate(&all);
+            let unanswered = report["findings"].as_array().map_or(0, |f| {
+                f.iter()
+                    .filter(|f| {
+                        f["message"]
+                            .as_str()
+                            .is_some_and(|m| m.contains("never answered"))
+                    })
+                    .map(|f| f["hits"].as_u64().unwrap_or(0))
+                    .sum::<u64>()
+            });
+            println!(
+                "python SDK bookshop over stdio, {era}, {n} fuzz requests ({unanswered} never answered, each waited out for 1 s): \
+                 lockstep replay of the answered ones {ceiling:.0} requests/s, mcperr fuzz {rate:.0} requests/s = {:.0} % of it (target >= 90 %)",
+                rate / ceiling * 100.0
+            );
+        }
+    } else {
+        println!("python SDK bookshop: skipped (run fixtures/servers/python/setup.sh first)");
+    }
+
+    if std::path::Path::new("/usr/bin/time").exists() {
+        let n = scale(1_000_000).to_string();
+        let out = Command::new("/usr/bin/time")
+            .args([
+                "-v",
+                MCPERR,
+                "fuzz",
+                "-q",
+                "--era",
+                "2025-11-25",
+                "--requests",
+                &n,
+                "--seed",
+                "1",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stderr);
+        let rss = text
+            .lines()
+            .find_map(|l| {
+                l.trim()
+                    .strip_prefix("Maximum resident set size (kbytes): ")
+            })
+            .and_then(|k| k.trim().parse::<f64>().ok())
+            .unwrap_or(f64::NAN);
+        println!(
+            "peak resident memory of mcperr fuzz over {n} requests: {:.1} MB (target < 100 MB)",
+            rss / 1024.0
+        );
+    }
+}
