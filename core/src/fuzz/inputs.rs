@@ -331,13 +331,15 @@ impl Generator {
                 return None;
             }
         }
-        if src.chance(1, 64) {
-            plant_surrogate(&mut base);
-        }
         let want_valid = tool.read_only && src.chance(1, 3);
         let (arguments, class) = if want_valid {
             (base, Class::ValidCall)
         } else {
+            // Only invalid calls carry a lone surrogate: a valid call must stay
+            // valid, and a parser may refuse the line (RFC 8259 §8.2).
+            if src.chance(1, 64) {
+                plant_surrogate(&mut base);
+            }
             let (bad, what) = invalid(&tool.schema, &tool.validator, &base, src)?;
             (bad, Class::InvalidCall(what))
         };
@@ -491,7 +493,9 @@ impl Generator {
                 format!("params.arguments = {}", params["arguments"])
             }
             3 => {
+                // The era's envelope would turn the array back into an object.
                 params = json!([good]);
+                envelope = false;
                 "params is an array".into()
             }
             4 => {

@@ -1,5 +1,5 @@
 //! A shrunk finding as an ordinary case file: `mcperr fuzz --save DIR`
-//! writes one per distinct finding, and `mcperr run --cases DIR/*.toml`
+//! writes one per distinct finding, and `mcperr run --cases-dir DIR`
 //! replays it. The case fails while the server keeps the deviation and
 //! passes once it is fixed: its expectation is what the finding's rule
 //! wants (an `isError` result for invalid arguments, −32601 for an unknown
@@ -151,7 +151,7 @@ pub fn case_file(
     };
     let body = toml::to_string(&case).unwrap_or_default();
     let text = format!(
-        "# Saved by `mcperr fuzz --seed {seed}` ({verdict} under {rule}).\n# {msg}\n# Replay: mcperr run --cases THIS_FILE [target]\n{body}",
+        "# Saved by `mcperr fuzz --seed {seed}` ({verdict} under {rule}).\n# {msg}\n# Replay: mcperr run --cases-dir THIS_FILES_DIR [target]\n{body}",
         verdict = finding.verdict.as_str(),
         rule = finding.rule,
         msg = first_line.replace('\n', " "),

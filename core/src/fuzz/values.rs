@@ -89,11 +89,11 @@ fn int_bounds(schema: &Value) -> (i64, i64) {
     let get = |k| schema.get(k).and_then(Value::as_f64);
     let mut lo = get("minimum").map_or(-1000, |m| m.ceil() as i64);
     if let Some(m) = get("exclusiveMinimum") {
-        lo = lo.max(m.floor() as i64 + 1);
+        lo = lo.max((m.floor() as i64).saturating_add(1));
     }
     let mut hi = get("maximum").map_or(lo.saturating_add(2000), |m| m.floor() as i64);
     if let Some(m) = get("exclusiveMaximum") {
-        hi = hi.min(m.ceil() as i64 - 1);
+        hi = hi.min((m.ceil() as i64).saturating_sub(1));
     }
     if get("minimum").is_none() && get("exclusiveMinimum").is_none() && hi < lo {
         lo = hi.saturating_sub(2000);
@@ -140,7 +140,7 @@ fn valid_at(schema: &Value, src: &mut dyn Source, depth: usize) -> Value {
                 _ => src.int_in(lo, hi),
             };
             match schema.get("multipleOf").and_then(Value::as_i64) {
-                Some(m) if m > 0 => json!((v / m) * m),
+                Some(m) if m > 0 => json!((v / m).saturating_mul(m)),
                 _ => json!(v),
             }
         }
@@ -156,7 +156,11 @@ fn valid_at(schema: &Value, src: &mut dyn Source, depth: usize) -> Value {
         "boolean" => json!(src.chance(1, 2)),
         "null" => Value::Null,
         "array" => {
-            let min = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0) as i64;
+            let min = schema
+                .get("minItems")
+                .and_then(Value::as_u64)
+                .unwrap_or(0)
+                .min(64) as i64;
             let max = schema
                 .get("maxItems")
                 .and_then(Value::as_u64)
@@ -192,11 +196,16 @@ fn valid_string(schema: &Value, src: &mut dyn Source) -> Value {
     {
         return json!(f);
     }
-    let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0) as i64;
+    // A server's schema is untrusted: lengths are capped.
+    let min = schema
+        .get("minLength")
+        .and_then(Value::as_u64)
+        .unwrap_or(0)
+        .min(LONG as u64) as i64;
     let max = schema
         .get("maxLength")
         .and_then(Value::as_u64)
-        .map(|m| m as i64);
+        .map(|m| m.min(LONG as u64) as i64);
     let len = match (src.below(8), max) {
         (0, None) => src.int_in(256, LONG as i64),
         (_, Some(m)) => src.int_in(min, m.min(min + 16)),
@@ -327,11 +336,11 @@ fn breaker(site: &Site, current: &Value, src: &mut dyn Source) -> Option<(String
         options.push(("type".into(), Some(wrong_type(s, src))));
     }
     if let Some(max) = num("maximum") {
-        let v = max.floor() as i64 + src.int_in(1, 100);
+        let v = (max.floor() as i64).saturating_add(src.int_in(1, 100));
         options.push((format!("maximum {max}"), Some(json!(v))));
     }
     if let Some(min) = num("minimum") {
-        let v = min.ceil() as i64 - src.int_in(1, 100);
+        let v = (min.ceil() as i64).saturating_sub(src.int_in(1, 100));
         options.push((format!("minimum {min}"), Some(json!(v))));
     }
     if let Some(m) = num("exclusiveMaximum") {
@@ -345,7 +354,7 @@ fn breaker(site: &Site, current: &Value, src: &mut dyn Source) -> Option<(String
         .and_then(Value::as_i64)
         .filter(|m| *m > 1)
     {
-        options.push((format!("multipleOf {m}"), Some(json!(m + 1))));
+        options.push((format!("multipleOf {m}"), Some(json!(m.saturating_add(1)))));
     }
     if let Some(n) = s.get("maxLength").and_then(Value::as_u64) {
         if (n as usize) < LONG {
@@ -359,7 +368,7 @@ fn breaker(site: &Site, current: &Value, src: &mut dyn Source) -> Option<(String
     if let Some(n) = s
         .get("minLength")
         .and_then(Value::as_u64)
-        .filter(|n| *n > 0)
+        .filter(|n| *n > 0 && *n <= LONG as u64)
     {
         options.push((
             format!("minLength {n}"),
@@ -371,7 +380,12 @@ fn breaker(site: &Site, current: &Value, src: &mut dyn Source) -> Option<(String
     }
     if let Some(e) = s.get("enum").and_then(Value::as_array) {
         let bad = if e.iter().all(Value::is_i64) {
-            json!(e.iter().filter_map(Value::as_i64).max().unwrap_or(0) + src.int_in(1, 9))
+            json!(e
+                .iter()
+                .filter_map(Value::as_i64)
+                .max()
+                .unwrap_or(0)
+                .saturating_add(src.int_in(1, 9)))
         } else {
             json!(format!("{}-mcperr", any_text(src)))
         };

@@ -4,12 +4,14 @@
 //! hung a server, shrink each distinct finding to a minimal input, and keep
 //! it as a replayable case. The CLI only parses and prints.
 //!
-//! - [`campaign`]: the worker loop, pipelined over stdio (one pipe, many
-//!   requests in flight) or concurrent over HTTP.
+//! - [`campaign`]: the workers, concurrent batches over HTTP, and what runs
+//!   after the campaign (the search for bodies that ran, shrinking).
+//! - [`pipeline`]: the loop over stdio: one pipe, many requests in flight.
 //! - [`probe`]: one request in lockstep (with `limited_calls` counted around
 //!   it where that tells whether a body ran), culprit search, shrinking.
 
 mod campaign;
+mod pipeline;
 mod probe;
 
 use std::collections::BTreeMap;

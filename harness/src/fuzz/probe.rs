@@ -84,7 +84,11 @@ pub(crate) async fn culprit(w: &mut Worker<'_>, suspects: Vec<FuzzInput>) {
     let Ok((mut client, _)) = connect(&w.settings.run, EraChoice::Pinned(w.era)).await else {
         return;
     };
+    client.begin_case();
     for input in &suspects {
+        if w.settings.stats.stop.load(Ordering::Relaxed) {
+            break;
+        }
         let (ex, ran) = probe(w, &mut client, input).await;
         w.shrink_requests.fetch_add(1, Ordering::Relaxed);
         if input.has_lone_surrogate() && ex.ending == Ending::Timeout {
@@ -144,14 +148,20 @@ pub(crate) async fn shrink(
             .filter_map(|c| w.gen.reclassify(c))
             .collect();
         for cand in all {
-            if probes >= SHRINK_PROBES || start.elapsed() > SHRINK_TIME {
+            if probes >= SHRINK_PROBES
+                || start.elapsed() > SHRINK_TIME
+                || w.settings.stats.stop.load(Ordering::Relaxed)
+            {
                 break 'outer;
             }
             probes += 1;
             let mut c = match client.take() {
                 Some(c) => c,
                 None => match connect(&w.settings.run, EraChoice::Pinned(w.era)).await {
-                    Ok((c, _)) => c,
+                    Ok((mut c, _)) => {
+                        c.begin_case();
+                        c
+                    }
                     Err(_) => break 'outer,
                 },
             };

@@ -1,0 +1,452 @@
+//! The pipelined loop over a line connection (a stdio child or the
+//! reference server in process): up to `in_flight` requests wait in the pipe,
+//! answers are matched by id (JSON-RPC lets a server answer in any order),
+//! and a refill is one write.
+//!
+//! What an overdue request means is decided carefully, so that a slow but
+//! correct server gets no finding:
+//! - a request whose deadline passed is *skipped* (never answered, J4) only
+//!   when a request sent after it has been answered, or a liveness probe sent
+//!   after it is; a server that answers in order clears its queue first;
+//! - if neither happens within another timeout, the server hangs (`Lost`);
+//! - a request with a lone surrogate may go unanswered (a parser may refuse
+//!   the line, RFC 8259 §8.2) or be answered by an id-null error.
+//!
+//! Ids whose answers may still come late (skipped, silenced, probes) are
+//! handed to the client to ignore, so a later lockstep exchange never takes
+//! a stale answer for its own.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use mcperr_core::exchange::{Ending, Exchange, Stray};
+use mcperr_core::fuzz::inputs::{line, parse_line};
+use mcperr_core::fuzz::{Class, FuzzInput};
+use mcperr_protocol::Era;
+use serde_json::Value;
+
+use super::campaign::{Stop, Worker, COUNT_WINDOW};
+use super::probe::{count_in, count_params, probe};
+use crate::client::{is_response, Client, Conn};
+use crate::transport::{LineConn, StdoutEvent};
+
+/// How long a request with a lone surrogate may go unanswered.
+const SILENCE_OK: Duration = Duration::from_secs(1);
+/// Late ids remembered, at most.
+const LATE_KEPT: usize = 256;
+
+struct Pending {
+    input: FuzzInput,
+    msg: Value,
+    sent: Instant,
+    /// A lone surrogate: silence, or an id-null error, answers it.
+    silent_ok: bool,
+}
+
+#[derive(Default)]
+struct Pipe {
+    pending: HashMap<String, Pending>,
+    order: VecDeque<String>,
+    /// Answers with these ids may still come and are let through.
+    late: VecDeque<String>,
+    /// Silenced lone-surrogate requests: an id-null error may answer one.
+    surrogates: VecDeque<String>,
+    /// Answers with ids nobody sent, not yet matched to a request.
+    unknown: usize,
+    /// When the latest-sent request that got an answer was sent.
+    answered_sent: Option<Instant>,
+    /// A liveness probe in flight (id key, when sent).
+    alive: Option<(String, Instant)>,
+    /// A `limited_calls` call in flight (id key, when sent, valid calls by then).
+    counting: Option<(String, Instant, u64)>,
+    /// The invalid `limited` calls the count in flight checks.
+    checking: Vec<FuzzInput>,
+}
+
+fn remember(list: &mut VecDeque<String>, key: String) {
+    list.push_back(key);
+    while list.len() > LATE_KEPT {
+        list.pop_front();
+    }
+}
+
+impl Pipe {
+    fn take(&mut self, key: &str) -> Option<Pending> {
+        let p = self.pending.remove(key)?;
+        self.order.retain(|k| k != key);
+        Some(p)
+    }
+
+    fn waiting(&self) -> usize {
+        self.pending.values().filter(|p| !p.silent_ok).count()
+    }
+
+    /// Room for another request: lone-surrogate requests, which a server may
+    /// leave unanswered for good, do not take a place (up to another `width`).
+    fn has_room(&self, width: usize) -> bool {
+        let silent = self.pending.values().filter(|p| p.silent_ok).count();
+        self.pending.len() - silent < width && silent < width
+    }
+
+    /// The request whose deadline comes first, and that deadline.
+    fn first_deadline(&self, timeout: Duration) -> Option<(String, Instant)> {
+        let mut first: Option<(&String, Instant)> = None;
+        for k in &self.order {
+            if let Some(p) = self.pending.get(k) {
+                let wait = if p.silent_ok {
+                    timeout.min(SILENCE_OK)
+                } else {
+                    timeout
+                };
+                let d = p.sent + wait;
+                if first.is_none_or(|(_, f)| d < f) {
+                    first = Some((k, d));
+                }
+            }
+        }
+        first.map(|(k, d)| (k.clone(), d))
+    }
+
+    /// Every id whose answer may still come (before a lockstep phase).
+    fn stale_ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self.late.iter().chain(&self.surrogates).cloned().collect();
+        ids.extend(self.alive.iter().map(|(k, _)| k.clone()));
+        ids.extend(self.counting.iter().map(|(k, _, _)| k.clone()));
+        ids
+    }
+}
+
+fn lines(client: &mut Client) -> &mut LineConn {
+    match &mut client.conn {
+        Conn::Lines(c) => c,
+        Conn::Http(_) => unreachable!("a line campaign on an HTTP client"),
+    }
+}
+
+/// Runs until the budget is spent or the server is lost.
+pub(crate) async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
+    let timeout = w.settings.run.timeout;
+    let width = w.settings.in_flight.max(1);
+    let mut pipe = Pipe::default();
+    let mut draining = false;
+    let mut spent = false;
+    let mut batch: Vec<u8> = Vec::new();
+    loop {
+        while !draining && !spent && pipe.has_room(width) {
+            if !w.take() {
+                spent = true;
+                break;
+            }
+            let input = w.gen.next(&mut w.src);
+            let msg = input.message(w.era, w.next_n());
+            let key = msg["id"].to_string();
+            if !batch.is_empty() {
+                batch.push(b'\n');
+            }
+            batch.extend_from_slice(&line(&msg));
+            if w.is_counted_call(&input) && matches!(input.class, Class::InvalidCall(_)) {
+                w.window.push(input.clone());
+            }
+            pipe.order.push_back(key.clone());
+            let silent_ok = input.has_lone_surrogate();
+            pipe.pending.insert(
+                key,
+                Pending {
+                    input,
+                    msg,
+                    sent: Instant::now(),
+                    silent_ok,
+                },
+            );
+        }
+        // A full window of invalid `limited` calls: ask `limited_calls` in the
+        // pipeline. A count can only lag behind (a call still running), never
+        // run ahead, so a rise over the valid calls that succeeded is real.
+        if w.window.len() >= COUNT_WINDOW && pipe.counting.is_none() && !draining {
+            let msg = counted_call(w.era, w.next_n());
+            pipe.counting = Some((msg["id"].to_string(), Instant::now(), w.valid_ok));
+            pipe.checking.append(&mut w.window);
+            if !batch.is_empty() {
+                batch.push(b'\n');
+            }
+            batch.extend_from_slice(msg.to_string().as_bytes());
+        }
+        if let Some((k, sent, _)) = &pipe.counting {
+            if sent.elapsed() > timeout {
+                let k = k.clone();
+                remember(&mut pipe.late, k);
+                pipe.counting = None; // unanswered: the next window asks again
+            }
+        }
+        if !batch.is_empty() {
+            // A server that stops reading must not hang the campaign.
+            let sent = tokio::time::timeout(timeout, lines(client).send_line(&batch)).await;
+            batch.clear();
+            if sent.is_err() {
+                return lost(&mut pipe);
+            }
+        }
+        if pipe.waiting() == 0 && (pipe.pending.is_empty() || draining || spent) {
+            // Requests a parser may refuse do not hold up a drain.
+            for k in std::mem::take(&mut pipe.order) {
+                pipe.pending.remove(&k);
+                remember(&mut pipe.surrogates, k);
+                w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
+            }
+            draining = false;
+            pipe.unknown = 0;
+            if spent {
+                client.ignore(pipe.stale_ids());
+                w.window.append(&mut pipe.checking);
+                w.check_count(client).await;
+                return Stop::Done;
+            }
+            continue;
+        }
+        let Some((oldest, deadline)) = pipe.first_deadline(timeout) else {
+            continue;
+        };
+        let deadline = pipe
+            .alive
+            .as_ref()
+            .map_or(deadline, |(_, sent)| *sent + timeout);
+        let wait = deadline.saturating_duration_since(Instant::now());
+        // The first event waits; whatever else has arrived is taken with it.
+        let first = lines(client).next_event(wait).await;
+        let more = match first {
+            Some(StdoutEvent::Line(_)) => lines(client).pending(),
+            _ => vec![],
+        };
+        for event in std::iter::once(first).chain(more.into_iter().map(Some)) {
+            match event {
+                None => {
+                    if let Some(stop) = overdue(w, client, &mut pipe, &oldest).await {
+                        return stop;
+                    }
+                }
+                Some(StdoutEvent::Eof) => return lost(&mut pipe),
+                Some(StdoutEvent::TooLong(n)) => w.record_strays(vec![Stray::TooLong(n)]),
+                Some(StdoutEvent::Line(bytes)) => {
+                    if answer(w, &mut pipe, &bytes) {
+                        draining = true;
+                    }
+                }
+            }
+        }
+        if pipe.unknown > 0 && pipe.waiting() <= pipe.unknown {
+            // The requests still waiting are the ones answered with wrong ids:
+            // each is asked again alone, where its answer is unambiguous (a
+            // request a parser may refuse cannot be told apart that way).
+            let suspects: Vec<Pending> = std::mem::take(&mut pipe.order)
+                .into_iter()
+                .filter_map(|k| pipe.pending.remove(&k))
+                .collect();
+            pipe.unknown = 0;
+            client.ignore(pipe.stale_ids());
+            for p in suspects {
+                if p.silent_ok {
+                    remember(&mut pipe.surrogates, p.msg["id"].to_string());
+                    continue;
+                }
+                let (ex, ran) = probe(w, client, &p.input).await;
+                w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
+                w.judge_and_record(&p.input, &ex, ran);
+                if matches!(ex.ending, Ending::Died(_) | Ending::Timeout) {
+                    return Stop::Lost(vec![p.input]);
+                }
+            }
+        }
+    }
+}
+
+/// The server is gone or hangs: everything in flight is a suspect.
+fn lost(pipe: &mut Pipe) -> Stop {
+    let order = std::mem::take(&mut pipe.order);
+    Stop::Lost(
+        order
+            .iter()
+            .filter_map(|k| pipe.pending.remove(k))
+            .map(|p| p.input)
+            .collect(),
+    )
+}
+
+/// No event before the first deadline: decide what the overdue request means.
+async fn overdue(
+    w: &mut Worker<'_>,
+    client: &mut Client,
+    pipe: &mut Pipe,
+    key: &str,
+) -> Option<Stop> {
+    let p = pipe.pending.get(key)?;
+    if p.silent_ok {
+        // Unanswered input a parser may refuse: silence is allowed.
+        pipe.take(key);
+        remember(&mut pipe.surrogates, key.to_string());
+        w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
+        return None;
+    }
+    if pipe.unknown > 0 {
+        // Answered with a wrong id, most likely: asked again alone.
+        pipe.unknown = pipe.waiting();
+        return None;
+    }
+    if pipe.answered_sent.is_some_and(|s| s > p.sent) {
+        skipped(w, pipe, key);
+        return None;
+    }
+    if pipe.alive.is_none() {
+        let msg = alive_probe(w.era, w.next_n());
+        pipe.alive = Some((msg["id"].to_string(), Instant::now()));
+        let sent = tokio::time::timeout(
+            w.settings.run.timeout,
+            lines(client).send_line(msg.to_string().as_bytes()),
+        )
+        .await;
+        return sent.is_err().then(|| lost(pipe));
+    }
+    // Neither the overdue request nor the probe sent after it came back.
+    Some(lost(pipe))
+}
+
+/// A request the server never answered while it answered later ones (J4).
+fn skipped(w: &mut Worker<'_>, pipe: &mut Pipe, key: &str) {
+    let Some(p) = pipe.take(key) else {
+        return;
+    };
+    remember(&mut pipe.late, key.to_string());
+    w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
+    let ex = Exchange {
+        request: p.msg,
+        ending: Ending::Timeout,
+        strays: vec![],
+        duration: p.sent.elapsed(),
+        http: None,
+    };
+    w.judge_and_record_alive(&p.input, &ex, None, true);
+}
+
+/// One line from the server. Returns true when the pipe must drain (an
+/// answer with an id nobody sent).
+fn answer(w: &mut Worker<'_>, pipe: &mut Pipe, bytes: &[u8]) -> bool {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return false;
+    }
+    let Ok(value @ Value::Object(_)) = parse_line(bytes) else {
+        w.record_strays(vec![Stray::NotJson(
+            String::from_utf8_lossy(bytes).into_owned(),
+        )]);
+        return false;
+    };
+    if !is_response(&value) {
+        return false; // a server-to-client request or notification: allowed
+    }
+    let id = value.get("id").cloned().unwrap_or(Value::Null);
+    let mut key = id.to_string();
+    if let Some((k, sent)) = &pipe.alive {
+        if *k == key {
+            // Alive: what was sent before the probe and is overdue was skipped.
+            let probe_sent = *sent;
+            pipe.alive = None;
+            pipe.answered_sent = pipe.answered_sent.max(Some(probe_sent));
+            let timeout = w.settings.run.timeout;
+            let overdue: Vec<String> = pipe
+                .order
+                .iter()
+                .filter(|k| {
+                    pipe.pending.get(*k).is_some_and(|p| {
+                        !p.silent_ok && p.sent < probe_sent && p.sent.elapsed() >= timeout
+                    })
+                })
+                .cloned()
+                .collect();
+            for k in overdue {
+                skipped(w, pipe, &k);
+            }
+            return false;
+        }
+    }
+    if pipe.counting.as_ref().is_some_and(|(k, _, _)| *k == key) {
+        let (_, _, valid) = pipe.counting.take().expect("checked above");
+        match (count_in(&value), w.last_count) {
+            (Some(now), Some(before)) if now > before + valid => {
+                w.suspect(&mut pipe.checking);
+                w.last_count = Some(now);
+                w.valid_ok -= valid.min(w.valid_ok);
+            }
+            (Some(now), _) => {
+                w.last_count = Some(now);
+                w.valid_ok -= valid.min(w.valid_ok);
+                pipe.checking.clear();
+            }
+            _ => {}
+        }
+        return false;
+    }
+    if id.is_null() && value.get("error").is_some() {
+        // An id-null error answers input the server could not read: the
+        // oldest request it may have refused, in flight or silenced.
+        if let Some(k) = pipe
+            .order
+            .iter()
+            .find(|k| pipe.pending.get(*k).is_some_and(|p| p.silent_ok))
+        {
+            key = k.clone();
+        } else if pipe.surrogates.pop_front().is_some() {
+            return false;
+        }
+    }
+    let Some(p) = pipe.take(&key) else {
+        if id.is_null() {
+            w.record_strays(vec![Stray::NullIdResponse(value)]);
+        } else if let Some(i) = pipe.surrogates.iter().position(|k| *k == key) {
+            pipe.surrogates.remove(i);
+        } else if !pipe.late.contains(&key) {
+            pipe.unknown += 1;
+            return true;
+        }
+        return false;
+    };
+    pipe.answered_sent = pipe.answered_sent.max(Some(p.sent));
+    w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
+    let ok = value
+        .get("result")
+        .is_some_and(|r| r.get("isError") != Some(&Value::Bool(true)));
+    if ok && w.is_counted_call(&p.input) && p.input.class == Class::ValidCall {
+        w.valid_ok += 1;
+    }
+    let ex = Exchange {
+        request: p.msg,
+        ending: Ending::Answered(value),
+        strays: vec![],
+        duration: p.sent.elapsed(),
+        http: None,
+    };
+    w.judge_and_record(&p.input, &ex, None);
+    false
+}
+
+/// A `limited_calls` call with a string id no fuzz request uses.
+fn counted_call(era: Era, n: u64) -> Value {
+    let mut msg = serde_json::json!({"jsonrpc": "2.0", "id": format!("mcperr-count-{n}"), "method": "tools/call"});
+    if let Some(p) = mcperr_core::plan::params_for(era, Some(count_params()), true) {
+        msg["params"] = p;
+    }
+    msg
+}
+
+/// A request any server answers (`ping`, or `server/discover` in 2026-07-28),
+/// with a string id no fuzz request uses.
+fn alive_probe(era: Era, n: u64) -> Value {
+    let method = match era {
+        Era::Legacy => "ping",
+        Era::Modern => "server/discover",
+    };
+    let mut msg =
+        serde_json::json!({"jsonrpc": "2.0", "id": format!("mcperr-alive-{n}"), "method": method});
+    if let Some(p) = mcperr_core::plan::params_for(era, None, true) {
+        msg["params"] = p;
+    }
+    msg
+}
