@@ -92,7 +92,12 @@ pub fn case_file(
     seed: u64,
     counted: bool,
 ) -> (String, String) {
-    let id = finding_id(&finding.rule, &input.target, &finding.signature);
+    // The finding's own id (what the report and a baseline name), when set.
+    let id = if finding.id.is_empty() {
+        finding_id(&finding.rule, &input.target, &finding.signature)
+    } else {
+        finding.id.clone()
+    };
     let error = json!({"error": "$present", "result": "$absent"});
     let mut needs = vec![];
     let mut checks = vec![];
