@@ -1,6 +1,7 @@
-//! The oracle on any response: the invariants, the fuzz judge and case
-//! judgement of every built-in case, in both eras, over stdio and HTTP.
-//! Never a panic, and always a verdict.
+//! The oracle on any response: the invariants and the case judgement of
+//! every built-in case, under every built-in profile, in both eras, over
+//! stdio and HTTP (any status). Never a panic, and always a verdict. (The
+//! fuzz judge on top of the invariants is exercised by `dispatch`.)
 
 #![no_main]
 
