@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 use super::source::Source;
 use super::values::{any_text, invalid, text, valid};
 use crate::discovery::Discovery;
+use crate::generate::discovered::expand;
 use crate::generate::{is_read_only, validator};
 
 /// What kind of request an input is, for the judge.
@@ -557,28 +558,6 @@ fn letters(src: &mut dyn Source, n: usize) -> String {
     (0..n)
         .map(|_| (b'a' + src.below(26) as u8) as char)
         .collect()
-}
-
-/// A URI template (RFC 6570, the simple forms servers use) with every
-/// variable set to `value`.
-pub fn expand(template: &str, value: &str) -> String {
-    let mut out = String::new();
-    let mut rest = template;
-    while let Some(open) = rest.find('{') {
-        out.push_str(&rest[..open]);
-        match rest[open..].find('}') {
-            Some(close) => {
-                out.push_str(value);
-                rest = &rest[open + close + 1..];
-            }
-            None => {
-                rest = &rest[open..];
-                break;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 /// Puts a lone surrogate in the first string value of `v`, if any.

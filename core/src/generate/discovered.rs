@@ -12,8 +12,9 @@ use crate::case::Case;
 /// The value put in every template variable: it names no real item.
 const NO_SUCH: &str = "mcperr-no-such-{{canary}}";
 
-/// `template` with every `{var}` (any RFC 6570 operator) replaced by `value`.
-fn expand(template: &str, value: &str) -> String {
+/// `template` with every `{var}` (any RFC 6570 operator) replaced by `value`
+/// (shared with the fuzz generator).
+pub(crate) fn expand(template: &str, value: &str) -> String {
     let mut out = String::new();
     let mut rest = template;
     while let Some(open) = rest.find('{') {

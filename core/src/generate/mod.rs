@@ -6,7 +6,7 @@
 //! required arguments or plainly. Samples are checked with the `jsonschema`
 //! crate, so "valid" really is valid and "invalid" really is invalid.
 
-mod discovered;
+pub(crate) mod discovered;
 mod tools;
 
 use serde_json::{json, Map, Value};

@@ -116,6 +116,41 @@ fn each_fuzz_only_fault_is_found_within_20_s_and_shrunk() {
 }
 
 #[test]
+fn the_class_rules_catch_scripted_faults_too() {
+    // Each rule the fuzz judge adds for a kind of request, shown failing on a
+    // fault of the reference server (the scripted cases catch these as well).
+    for (fault, rule) in [
+        ("not-found-empty-contents", "R1"),
+        ("unknown-method-result", "J2"),
+        ("missing-argument-renders", "P2"),
+        ("output-unchecked", "T7"),
+        ("no-result-type", "J1"),
+    ] {
+        let dir = scratch(&format!("fuzz-class-{fault}"));
+        let server = format!("{MCPERR} reference --fault {fault}");
+        let (code, r, stdout) = fuzz(
+            &[
+                "--stdio",
+                &server,
+                "--era",
+                "2026-07-28",
+                "--profile",
+                "model",
+                "--seed",
+                "1",
+                "--seconds",
+                "15",
+                "--max-findings",
+                "1",
+            ],
+            &dir.join("r.json"),
+        );
+        assert_eq!(code, Some(1), "{fault}: {stdout}");
+        assert_eq!(r["findings"][0]["rule"], rule, "{fault}: {stdout}");
+    }
+}
+
+#[test]
 fn over_http_the_reference_gives_nothing_and_a_fuzz_only_fault_is_found() {
     let dir = scratch("fuzz-http");
     let clean = HttpServer::reference(&[]);
