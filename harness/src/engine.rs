@@ -317,6 +317,7 @@ fn startup_noise(noise: &[Stray], era: Era, profile: &Profile) -> CaseResult {
         title: "stdout carries only JSON-RPC messages from the start".into(),
         spec: mcperr_core::rules::get("J5").map_or_else(String::new, |r| r.cite_with_sentence(era)),
         baselined: false,
+        expected: None,
     }
 }
 

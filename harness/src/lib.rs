@@ -12,6 +12,8 @@
 //!   restart the dead; `run`, `list` and the modes to come share it.
 //! - [`fuzz`]: live fuzzing: many requests in flight, culprits of deaths
 //!   found, findings shrunk and kept as cases.
+//! - [`matrix`]: judging servers in every era over each of their targets,
+//!   shared by `run` and `matrix`; many servers in parallel as one grid.
 //! - [`target`]: the server from the command line or an MCP host's config.
 //! - [`cli`]: the `mcperr` command line: parses, prints, picks exit codes.
 
@@ -21,6 +23,7 @@ pub mod connect;
 pub mod engine;
 pub mod execute;
 pub mod fuzz;
+pub mod matrix;
 pub mod target;
 pub mod transport;
 

@@ -5,6 +5,7 @@
 
 pub mod html;
 pub mod junit;
+pub mod matrix;
 pub mod terminal;
 
 use serde::{Deserialize, Serialize};
@@ -68,6 +69,10 @@ pub struct CaseResult {
     /// A baselined failure (does not fail the run).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub baselined: bool,
+    /// The passing shape the case expects (its `[expect]` table, profile
+    /// overlays included), so a report shows what the response was held to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<Value>,
 }
 
 impl CaseResult {
@@ -93,6 +98,7 @@ impl CaseResult {
             title: case.title.clone(),
             spec: spec.to_string(),
             baselined: false,
+            expected: (!case.expect.is_null()).then(|| case.expect.clone()),
         }
     }
 
@@ -123,6 +129,7 @@ impl CaseResult {
             title: "the server starts and completes the handshake".into(),
             spec: String::new(),
             baselined: false,
+            expected: None,
         }
     }
 }

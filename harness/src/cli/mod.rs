@@ -1,4 +1,5 @@
-//! Command-line interface: `mcperr run`, `mcperr fuzz`, `mcperr list`, `mcperr reference`.
+//! Command-line interface: `mcperr run`, `mcperr fuzz`, `mcperr matrix`, `mcperr list`,
+//! `mcperr reference`.
 //!
 //! The only place that prints errors for the user and picks exit codes
 //! (documented in the README): 0 all pass, 1 a failure or a stale baseline entry, 2 a
@@ -18,6 +19,7 @@ use crate::target;
 use crate::transport::Target;
 
 mod fuzz;
+mod matrix;
 mod reference;
 mod run;
 mod signals;
@@ -60,6 +62,19 @@ enum Command {
     /// 1 a failing finding, 2 a usage or setup error. Ctrl-C stops early and
     /// still prints the summary and writes the reports.
     Fuzz(fuzz::FuzzArgs),
+    /// Run the suite against several servers and compare them side by side.
+    ///
+    /// Each --server NAME=TARGET is judged in every era it speaks (servers in
+    /// parallel). --html writes one self-contained page: cases as rows grouped
+    /// by rule, server × transport × era as columns, each cell opening the
+    /// request, the response, the expected shape and the spec section.
+    /// --json lists every cell. The terminal shows a summary per column and
+    /// the cases on which columns differ.
+    ///
+    /// Exit codes: 0 every server was judged (the verdicts are the report's
+    /// content), 2 a usage error or a server that could not be judged in any
+    /// era (the reports are still written).
+    Matrix(matrix::MatrixArgs),
     /// Show what a server offers and which cases apply to it (a dry run).
     List(ListArgs),
     /// Serve the reference server (the executable error model) over stdio or HTTP.
@@ -229,6 +244,7 @@ pub fn main() -> i32 {
         Command::Run(args) => run::run(args),
         Command::Fuzz(args) => fuzz::fuzz_main(args),
         Command::List(args) => list(args),
+        Command::Matrix(args) => matrix::matrix(args),
     };
     match result {
         Ok(code) => code,

@@ -5,7 +5,6 @@
 //! JSON, JUnit and HTML reports, also when setup fails.
 
 use std::io::{self, IsTerminal};
-use std::time::Duration;
 
 use mcperr_core::baseline::Baseline;
 use mcperr_core::profile::Profile;
@@ -13,7 +12,8 @@ use mcperr_core::report::{html, junit, terminal, RunSet};
 use mcperr_protocol::Era;
 
 use super::{era_choice, out, resolve_target, runtime, selection, settings, RunArgs, Usage};
-use crate::engine::{self, EngineError, EraChoice};
+use crate::engine::{self, EraChoice};
+use crate::matrix::{embedded_http, judge, Judged, Server};
 use crate::target;
 use crate::transport::Target;
 
@@ -31,29 +31,6 @@ fn write_reports(args: &RunArgs, set: &RunSet) -> Result<(), Usage> {
         }
     }
     Ok(())
-}
-
-/// Starts the reference server's Streamable HTTP edge on a loopback port in
-/// this runtime; its URL.
-async fn embedded_http() -> Result<String, Usage> {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .map_err(|e| {
-            Usage(format!(
-                "cannot listen on a loopback port for the embedded HTTP server: {e}"
-            ))
-        })?;
-    let addr = listener.local_addr()?;
-    let config = mcperr_reference::http_edge::HttpConfig {
-        sse: false,
-        max_body: 4 << 20,
-        max_sessions: 1024,
-        session_idle: Duration::from_secs(600),
-        allowed_hosts: vec![],
-        log: false,
-    };
-    tokio::spawn(mcperr_reference::http::serve(listener, None, config));
-    Ok(format!("http://{addr}/mcp"))
 }
 
 pub(crate) fn run(args: RunArgs) -> Result<i32, Usage> {
@@ -90,54 +67,45 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Usage> {
     };
     let canary = engine::canary();
     let rt = runtime()?;
-    let outcome = rt.block_on(async {
+    let judged = rt.block_on(async {
         let mut targets = vec![target];
         if embedded {
-            let url = embedded_http().await?;
+            let url = embedded_http().await.map_err(|e| {
+                Usage(format!(
+                    "cannot listen on a loopback port for the embedded HTTP server: {e}"
+                ))
+            })?;
             targets.push(Target::Http(target::http(&url, vec![])?));
         }
-        let mut runs = Vec::new();
-        let mut failed_setups = Vec::new();
-        let mut notes = Vec::new();
-        for t in targets {
-            let settings = settings(&args.target, t, args.jobs, canary.clone());
-            let mut info = settings.target_info(embedded);
-            if embedded && settings.target.is_http() {
-                info.url = Some(settings.target.display());
-            }
-            for &era in &eras {
-                let result = engine::run(
-                    &settings,
-                    EraChoice::Pinned(era),
-                    &selection,
-                    &profile,
-                    info.clone(),
-                )
-                .await;
-                match result {
-                    Ok(mut o) => {
-                        if let Some(b) = &baseline {
-                            let known = o.known_ids.iter().cloned().collect();
-                            o.report.stale_baseline = b.apply(&mut o.report.cases, &known);
-                        }
-                        runs.push(o.report);
-                    }
-                    // A server that cannot be started at all has no other era to try.
-                    Err((EngineError::Setup(e), _)) if e.spawn => return Err(Usage(e.message)),
-                    Err((EngineError::Setup(e), report)) => {
-                        notes.push(format!("{era}: {e}"));
-                        failed_setups.extend(report.map(|mut r| {
-                            r.era = era.to_string();
-                            r
-                        }));
-                    }
-                    Err((e, _)) => return Err(Usage(e.to_string())),
+        let targets = targets
+            .into_iter()
+            .map(|t| {
+                let settings = settings(&args.target, t, args.jobs, canary.clone());
+                let mut info = settings.target_info(embedded);
+                if embedded && settings.target.is_http() {
+                    info.url = Some(settings.target.display());
                 }
-            }
-        }
-        Ok::<_, Usage>((runs, failed_setups, notes))
+                (settings, info)
+            })
+            .collect();
+        let server = Server {
+            name: String::new(),
+            targets,
+        };
+        judge(&server, &eras, &selection, &profile, baseline.as_ref())
+            .await
+            .map_err(Usage)
     })?;
-    let (runs, failed_setups, notes) = outcome;
+    if let Some(message) = judged.unstartable {
+        write_reports(&args, &RunSet::new(judged.failed_setups))?;
+        return Err(Usage(message));
+    }
+    let Judged {
+        runs,
+        failed_setups,
+        notes,
+        ..
+    } = judged;
     if runs.is_empty() {
         // Setup failed in every era: the requested reports still say what happened.
         // Each report's one error case says what happened.

@@ -5,6 +5,7 @@ mod fixtures;
 mod fuzz;
 mod hostile;
 mod http;
+mod matrix;
 mod python_peer;
 mod reference_faults;
 mod reference_wire;

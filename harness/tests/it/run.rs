@@ -108,9 +108,34 @@ fn junit_report_parses_and_has_the_required_attributes() {
     ]);
     assert_eq!(out.code, Some(1));
     let page = std::fs::read_to_string(&html).unwrap();
+    // The page is the matrix renderer's, with one server: the failing case's
+    // row has a failing cell, and the cell's detail (request and response)
+    // is embedded for the panel it opens.
+    let row = page
+        .split("data-case=\"tools/crash-hides-text\"")
+        .nth(1)
+        .and_then(|rest| rest.split("</tr>").next())
+        .expect("a row for the failing case");
+    assert!(row.contains("class=\"cell v-fail"), "{row}");
+    let data = page
+        .split("<script type=\"application/json\" id=\"mcperr-data\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</script>").next())
+        .expect("the cell data");
+    let data: serde_json::Value = serde_json::from_str(data).unwrap();
+    let detail = data["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["case"] == "tools/crash-hides-text")
+        .expect("the failing cell's detail");
+    assert_eq!(detail["verdict"], "fail");
+    assert_eq!(detail["request"]["params"]["name"], "crash");
+    assert!(detail["response"].is_object(), "{detail}");
+    assert!(detail["expected"].is_object(), "{detail}");
     assert!(
-        page.contains("<h2 id=\"tools/crash-hides-text\">"),
-        "the HTML report details the failure"
+        detail["spec"].as_str().unwrap().contains("2026-07-28"),
+        "{detail}"
     );
     let text = std::fs::read_to_string(&xml).unwrap();
     let doc = roxmltree::Document::parse(&text).expect("well-formed XML");

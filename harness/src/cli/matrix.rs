@@ -1,0 +1,245 @@
+//! `mcperr matrix`: the suite against several servers side by side (in
+//! parallel: they are independent), written as one self-contained HTML page
+//! and a JSON report listing every cell; the terminal gets a summary per
+//! column and the cases on which the columns disagree.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use mcperr_core::profile::Profile;
+use mcperr_core::report::matrix::Matrix;
+use mcperr_core::report::{html, TargetInfo};
+use mcperr_core::verdict::Verdict;
+use mcperr_protocol::Era;
+
+use super::{era_choice, out, runtime, selection, SelectArgs, Usage};
+use crate::engine::{self, EraChoice, RunSettings};
+use crate::matrix::{embedded_http, run_matrix, Server};
+use crate::target;
+use crate::transport::Target;
+
+#[derive(Debug, Args)]
+pub(crate) struct MatrixArgs {
+    /// A server under test as NAME=TARGET (repeatable; columns keep this
+    /// order). TARGET is `stdio:CMD ARGS…` (a child over stdio, split like a
+    /// shell), `http:URL` (a running Streamable HTTP endpoint), or
+    /// `reference` (the embedded reference server, over stdio and HTTP).
+    /// E.g. --server py='stdio:python bookshop.py' --server ts=http:http://127.0.0.1:8766/mcp
+    #[arg(long = "server", value_name = "NAME=TARGET", required = true)]
+    pub(crate) servers: Vec<String>,
+    /// Protocol era: auto (every era each server speaks, each on a fresh
+    /// process; an era a server does not speak is noted, not failed),
+    /// 2025-11-25 or 2026-07-28.
+    #[arg(long, value_name = "ERA", default_value = "auto")]
+    pub(crate) era: String,
+    #[command(flatten)]
+    pub(crate) select: SelectArgs,
+    /// Per-request timeout in milliseconds.
+    #[arg(long, value_name = "N", default_value_t = 5000)]
+    pub(crate) timeout_ms: u64,
+    /// Timeout of each server's start-up handshake in milliseconds.
+    #[arg(long, value_name = "N", default_value_t = 10000)]
+    pub(crate) startup_timeout_ms: u64,
+    /// Write the page here: cases as rows grouped by rule, servers × era ×
+    /// transport as columns, each cell opening its request, response,
+    /// expected shape and spec section; filters by rule and verdict.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) html: Option<PathBuf>,
+    /// Write the JSON report here: every column, row and cell.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) json: Option<PathBuf>,
+    /// Print only the summary per column.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+}
+
+/// What `--server NAME=TARGET` names.
+enum Spec {
+    Reference,
+    One(Target, &'static str),
+}
+
+fn parse_server(arg: &str) -> Result<(String, Spec), Usage> {
+    let usage = |why: &str| {
+        Usage(format!(
+            "--server {arg:?}: {why}; expected NAME=stdio:CMD, NAME=http:URL or NAME=reference"
+        ))
+    };
+    let (name, target) = arg.split_once('=').ok_or_else(|| usage("no '='"))?;
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(usage("the name is empty"));
+    }
+    let spec = if target == "reference" {
+        Spec::Reference
+    } else if let Some(cmd) = target.strip_prefix("stdio:") {
+        Spec::One(
+            Target::Stdio(target::from_command_line(cmd, None, &[])?),
+            "stdio",
+        )
+    } else if let Some(url) = target
+        .strip_prefix("http:")
+        .filter(|u| !u.starts_with("//"))
+    {
+        Spec::One(Target::Http(target::http(url, vec![])?), "http")
+    } else if target.starts_with("http://") || target.starts_with("https://") {
+        Spec::One(Target::Http(target::http(target, vec![])?), "http")
+    } else {
+        return Err(usage("unknown target"));
+    };
+    Ok((name.to_string(), spec))
+}
+
+pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, Usage> {
+    let mut parsed = Vec::new();
+    for s in &args.servers {
+        let (name, spec) = parse_server(s)?;
+        if parsed.iter().any(|(n, _)| *n == name) {
+            return Err(Usage(format!(
+                "--server: the name {name:?} is given twice; each server needs its own"
+            )));
+        }
+        parsed.push((name, spec));
+    }
+    let eras: Vec<Era> = match era_choice(&args.era)? {
+        EraChoice::Pinned(e) => vec![e],
+        EraChoice::Auto => vec![Era::Modern, Era::Legacy],
+    };
+    let mut profile = Profile::load(&args.select.profile)?;
+    profile.strict = args.select.strict;
+    let selection = selection(&args.select)?;
+    for (flag, path) in [("--html", &args.html), ("--json", &args.json)] {
+        if let Some(path) = path {
+            std::fs::File::create(path)
+                .map_err(|e| Usage(format!("{flag} {}: {e}", path.display())))?;
+        }
+    }
+    let canary = engine::canary();
+    let settings = |t: Target| {
+        RunSettings::new(
+            t,
+            std::time::Duration::from_millis(args.timeout_ms.max(1)),
+            std::time::Duration::from_millis(args.startup_timeout_ms.max(1)),
+            1,
+            canary.clone(),
+        )
+    };
+    let rt = runtime()?;
+    let (matrix, judged) = rt.block_on(async {
+        let mut servers = Vec::new();
+        for (name, spec) in parsed {
+            let targets = match spec {
+                Spec::Reference => {
+                    let url = embedded_http().await.map_err(|e| {
+                        Usage(format!(
+                            "cannot listen on a loopback port for the embedded HTTP server: {e}"
+                        ))
+                    })?;
+                    let stdio = settings(Target::Stdio(target::embedded()?));
+                    let info = stdio.target_info(true);
+                    let http = settings(Target::Http(target::http(&url, vec![])?));
+                    let mut http_info = http.target_info(true);
+                    http_info.url = Some(url);
+                    vec![(stdio, info), (http, http_info)]
+                }
+                Spec::One(t, kind) => {
+                    let s = settings(t);
+                    let info = TargetInfo {
+                        kind: kind.to_string(),
+                        ..s.target_info(false)
+                    };
+                    vec![(s, info)]
+                }
+            };
+            servers.push(Server { name, targets });
+        }
+        run_matrix(&servers, &eras, &selection, &profile)
+            .await
+            .map_err(Usage)
+    })?;
+    if let Some(path) = &args.html {
+        std::fs::write(path, html::render_matrix(&matrix))
+            .map_err(|e| Usage(format!("--html {}: {e}", path.display())))?;
+    }
+    if let Some(path) = &args.json {
+        std::fs::write(path, matrix.to_json())
+            .map_err(|e| Usage(format!("--json {}: {e}", path.display())))?;
+    }
+    out(&render_terminal(&matrix, args.quiet));
+    // A server that could not be judged in any era makes its columns errors
+    // only: that is a setup error, as for `mcperr run`. Verdicts are the
+    // page's content and do not set the exit code.
+    let unjudged: Vec<&str> = judged
+        .iter()
+        .zip(&args.servers)
+        .filter(|(j, _)| j.runs.is_empty())
+        .map(|(_, s)| s.as_str())
+        .collect();
+    if !unjudged.is_empty() {
+        return Err(Usage(format!(
+            "could not judge {} in any era (see \"not judged\" above; the reports were written)",
+            unjudged.join(", ")
+        )));
+    }
+    Ok(0)
+}
+
+/// The terminal's view: a line per column, then the cases on which the
+/// columns disagree, as a row of verdict marks per case.
+fn render_terminal(m: &Matrix, quiet: bool) -> String {
+    use std::fmt::Write as _;
+    let mut t = String::new();
+    let width = m
+        .columns
+        .iter()
+        .map(|c| c.server.len() + c.label().len() + 1)
+        .max()
+        .unwrap_or(0);
+    for c in &m.columns {
+        let s = &c.summary;
+        let _ = writeln!(
+            t,
+            "{:<width$}  {} passed, {} failed, {} warned, {} skipped, {} errors",
+            format!("{} {}", c.server, c.label()),
+            s.pass,
+            s.fail,
+            s.warn,
+            s.skip,
+            s.error
+        );
+    }
+    for n in &m.not_judged {
+        let _ = writeln!(t, "not judged: {}", n.replace('\n', " "));
+    }
+    if quiet {
+        return t;
+    }
+    let mark = |v: Option<Verdict>| match v {
+        Some(Verdict::Pass) => '.',
+        Some(Verdict::Fail) => 'F',
+        Some(Verdict::Warn) => 'W',
+        Some(Verdict::Skip) => 's',
+        Some(Verdict::Error) => 'E',
+        None => ' ',
+    };
+    let mut differing = Vec::new();
+    for (r, row) in m.rows.iter().enumerate() {
+        let marks: String = (0..m.columns.len())
+            .map(|c| mark(m.cell(r, c).verdict))
+            .collect();
+        let ran: Vec<char> = marks.chars().filter(|c| *c != ' ').collect();
+        if ran.windows(2).any(|w| w[0] != w[1]) {
+            differing.push(format!("  [{marks}] {:<4} {}", row.rule, row.case));
+        }
+    }
+    let _ = writeln!(
+        t,
+        "\n{} of {} cases differ between columns (. pass, F fail, W warn, s skip, E error, blank: not run); columns in the order above:",
+        differing.len(),
+        m.rows.len()
+    );
+    for d in differing {
+        let _ = writeln!(t, "{d}");
+    }
+    t
+}

@@ -1,0 +1,157 @@
+//! Judging servers in every era asked for, over each of their targets: what
+//! `mcperr run` does for its one server, and `mcperr matrix` for many at
+//! once (independent servers in parallel), collected into a
+//! [`Matrix`](mcperr_core::report::matrix::Matrix).
+
+use std::time::Duration;
+
+use futures_util::future::join_all;
+use mcperr_core::baseline::Baseline;
+use mcperr_core::profile::Profile;
+use mcperr_core::report::matrix::Matrix;
+use mcperr_core::report::{RunReport, TargetInfo};
+use mcperr_core::select::Selection;
+use mcperr_protocol::Era;
+
+use crate::engine::{self, EngineError, EraChoice, RunSettings};
+
+/// A server under test: its name and the targets it is reached at (the
+/// embedded reference server has two: stdio and HTTP).
+#[derive(Clone)]
+pub struct Server {
+    /// The name its columns carry.
+    pub name: String,
+    /// Each target with how reports describe it.
+    pub targets: Vec<(RunSettings, TargetInfo)>,
+}
+
+/// What judging one server gave.
+#[derive(Debug, Default)]
+pub struct Judged {
+    /// One report per target and era judged.
+    pub runs: Vec<RunReport>,
+    /// Reports of eras whose setup failed: each holds one `setup/connect` error.
+    pub failed_setups: Vec<RunReport>,
+    /// Why an era or target could not be judged, one line each.
+    pub notes: Vec<String>,
+    /// The server could not be started at all: no era was tried after it.
+    pub unstartable: Option<String>,
+}
+
+/// Judges `server` in each of `eras` over each of its targets, one after
+/// another (each era on a fresh process), applying `baseline` to each run.
+/// `Err` only for an unusable selection.
+pub async fn judge(
+    server: &Server,
+    eras: &[Era],
+    selection: &Selection,
+    profile: &Profile,
+    baseline: Option<&Baseline>,
+) -> Result<Judged, String> {
+    let mut out = Judged::default();
+    for (settings, info) in &server.targets {
+        for &era in eras {
+            let result = engine::run(
+                settings,
+                EraChoice::Pinned(era),
+                selection,
+                profile,
+                info.clone(),
+            )
+            .await;
+            match result {
+                Ok(mut o) => {
+                    if let Some(b) = baseline {
+                        let known = o.known_ids.iter().cloned().collect();
+                        o.report.stale_baseline = b.apply(&mut o.report.cases, &known);
+                    }
+                    out.runs.push(o.report);
+                }
+                Err((EngineError::Setup(e), report)) => {
+                    out.failed_setups.extend(report.map(|mut r| {
+                        r.era = era.to_string();
+                        r
+                    }));
+                    if e.spawn {
+                        // A server that cannot be started has no other era to try.
+                        out.unstartable = Some(e.message.clone());
+                        out.notes.push(e.to_string());
+                        return Ok(out);
+                    }
+                    out.notes.push(format!("{era}: {e}"));
+                }
+                Err((e, _)) => return Err(e.to_string()),
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Judges every server (in parallel: they are independent) and lays the
+/// runs out as a matrix, servers in the order given. A server that could not
+/// be judged in some era shows its `setup/connect` error in that column.
+pub async fn run_matrix(
+    servers: &[Server],
+    eras: &[Era],
+    selection: &Selection,
+    profile: &Profile,
+) -> Result<(Matrix, Vec<Judged>), String> {
+    let judged = join_all(
+        servers
+            .iter()
+            .map(|s| judge(s, eras, selection, profile, None)),
+    )
+    .await;
+    let mut runs = Vec::new();
+    let mut notes = Vec::new();
+    let mut all = Vec::new();
+    for (server, j) in servers.iter().zip(judged) {
+        let j = j?;
+        // Columns in the order judged: each target (stdio before HTTP for the
+        // embedded reference), each era as asked; failed setups in their place.
+        let transports: Vec<&str> = server
+            .targets
+            .iter()
+            .map(|(s, _)| if s.target.is_http() { "http" } else { "stdio" })
+            .collect();
+        let mut mine: Vec<&RunReport> = j.runs.iter().chain(&j.failed_setups).collect();
+        mine.sort_by_key(|r| {
+            (
+                transports.iter().position(|t| *t == r.transport),
+                eras.iter().position(|e| e.to_string() == r.era),
+            )
+        });
+        runs.extend(mine.into_iter().map(|r| (server.name.clone(), r.clone())));
+        notes.extend(j.notes.iter().map(|n| format!("{}: {n}", server.name)));
+        all.push(j);
+    }
+    let title = format!(
+        "mcperr matrix: {}",
+        servers
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let mut matrix = Matrix::from_runs(&title, &profile.name, runs);
+    matrix.not_judged = notes;
+    Ok((matrix, all))
+}
+
+/// Starts the reference server's Streamable HTTP edge on a loopback port in
+/// the current runtime; its URL. The embedded reference server is judged
+/// over it as well as over stdio.
+pub async fn embedded_http() -> std::io::Result<String> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let config = mcperr_reference::http_edge::HttpConfig {
+        sse: false,
+        max_body: 4 << 20,
+        max_sessions: 1024,
+        session_idle: Duration::from_secs(600),
+        allowed_hosts: vec![],
+        log: false,
+    };
+    tokio::spawn(mcperr_reference::http::serve(listener, None, config));
+    Ok(format!("http://{addr}/mcp"))
+}
