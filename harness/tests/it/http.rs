@@ -190,5 +190,22 @@ fn python_sdk_bookshop_over_http_matches_its_baselines() {
     let python = crate::python_peer::python();
     let bookshop = format!("{root}/fixtures/servers/python/bookshop.py");
     let server = HttpServer::start(&python, &[&bookshop, "--http", "127.0.0.1:0"]);
-    crate::python_peer::judge_against_baselines("http", ["--http", &server.url]);
+    crate::python_peer::judge_against_baselines(
+        "python-sdk",
+        &crate::python_peer::PYTHON_PROFILES,
+        "http",
+        ["--http", &server.url],
+    );
+}
+
+#[test]
+fn typescript_sdk_bookshop_over_http_matches_its_baselines() {
+    let bookshop = crate::python_peer::typescript_bookshop();
+    let server = HttpServer::start("node", &[&bookshop, "--http", "127.0.0.1:0"]);
+    crate::python_peer::judge_against_baselines(
+        "typescript-sdk",
+        &["spec", "model"],
+        "http",
+        ["--http", &server.url],
+    );
 }
