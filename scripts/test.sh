@@ -2,8 +2,11 @@
 # Runs every test of the project: the README's test command, and what CI runs.
 # Installs what the tests need that the machine lacks (the MCP Python SDK in a
 # venv under target/, the TypeScript SDK with npm ci under
-# fixtures/servers/typescript/node_modules, cargo-fuzz under target/tools),
-# then runs the workspace's tests and the cargo-fuzz targets briefly.
+# fixtures/servers/typescript/node_modules, cargo-insta and cargo-fuzz under
+# target/tools, Debian's chromium for the matrix page's browser test), then
+# runs the workspace's tests, the snapshot suite through `cargo insta test
+# --check` (a changed, missing or unreferenced snapshot fails it), and the
+# cargo-fuzz targets briefly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,8 +22,25 @@ if [ -x fixtures/servers/typescript/setup.sh ]; then
     export MCPERR_TS_SERVER
 fi
 
-echo "== cargo test (workspace)"
-cargo test --workspace --locked
+tools="$PWD/target/tools"
+if ! "$tools/bin/cargo-insta" --version >/dev/null 2>&1; then
+    echo "== cargo-insta: installing 1.49.0 into target/tools"
+    cargo install --locked --version 1.49.0 --root "$tools" cargo-insta
+fi
+export PATH="$tools/bin:$PATH"
+
+echo "== chromium (the matrix page is checked in a real browser)"
+MCPERR_CHROMIUM="$(scripts/chromium.sh | tail -n 1)"
+export MCPERR_CHROMIUM
+
+echo "== cargo test (workspace, the snapshot suite apart)"
+cargo test --workspace --locked --exclude mcperr-snapshots
+
+# Every case against every server as insta snapshots (snapshots/), and the
+# matrix page of the same run opened in headless chromium. CI=true: insta
+# writes no .snap.new, and a changed or missing snapshot fails.
+echo "== snapshots: cargo insta test --check"
+CI="${CI:-true}" cargo insta test --check --unreferenced=reject -p mcperr-snapshots -- --locked
 
 # Coverage-guided fuzzing: build every cargo-fuzz target through the
 # ClusterFuzzLite build script and run each briefly (MCPERR_SKIP_CARGO_FUZZ=1

@@ -1,0 +1,217 @@
+//! Test-only package: the servers under test as transcripts. Its one test
+//! binary (`tests/transcripts.rs`) judges every case against each server
+//! (the reference server in process, the Bookshop on the MCP Python SDK and
+//! on the TypeScript SDK, each over stdio and Streamable HTTP, both eras),
+//! keeps one insta snapshot per case per column in
+//! `snapshots/<server>/<transport>-<era>/<case>.snap`, and renders the same
+//! run as the matrix page, checked in headless Chromium.
+//!
+//! It is its own package because cargo-insta finds snapshots only inside a
+//! package directory. This library holds what the test needs around it:
+//! starting the peers and turning a cell into its transcript.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use mcperr::engine::RunSettings;
+use mcperr::matrix::Server;
+use mcperr::target;
+use mcperr::transport::{InProcess, Target};
+use mcperr_core::report::matrix::Cell;
+use mcperr_core::report::TargetInfo;
+use serde_json::{json, Value};
+
+/// The repository's root.
+pub const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+/// The canary every run plants in crash inputs. Fixed, so transcripts do
+/// not change from run to run (mcperr picks a fresh one per run otherwise).
+pub const CANARY: &str = "mcperrcanary5eed5eed5eed5eed";
+
+/// Per-request and start-up timeouts: generous, for a loaded 2-core machine.
+const TIMEOUT: Duration = Duration::from_secs(10);
+const STARTUP: Duration = Duration::from_secs(30);
+
+/// A peer serving Streamable HTTP as a child process; killed when dropped.
+pub struct HttpChild {
+    child: Child,
+    /// The endpoint it printed.
+    pub url: String,
+}
+
+impl HttpChild {
+    /// Starts `program args…`, which prints its endpoint URL as its first
+    /// line on stdout once it listens.
+    pub fn start(program: &str, args: &[&str]) -> Result<HttpChild, String> {
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("start {program}: {e}"))?;
+        let stdout = child.stdout.take().expect("piped");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let mut server = HttpChild {
+            child,
+            url: String::new(),
+        };
+        let line = rx
+            .recv_timeout(STARTUP)
+            .map_err(|_| format!("{program} {args:?} printed no URL within {STARTUP:?}"))?;
+        server.url = line.trim().to_string();
+        if !server.url.starts_with("http://") {
+            return Err(format!(
+                "{program} {args:?} printed {:?}, not a URL",
+                server.url
+            ));
+        }
+        Ok(server)
+    }
+}
+
+impl Drop for HttpChild {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The Python interpreter of the MCP Python SDK's venv (`MCPERR_PYTHON`, or
+/// the one `fixtures/servers/python/setup.sh` makes under target/).
+pub fn python() -> Result<String, String> {
+    if let Ok(p) = std::env::var("MCPERR_PYTHON") {
+        return Ok(p);
+    }
+    let venv = format!("{ROOT}/target/py-venv/bin/python");
+    if Path::new(&venv).exists() {
+        Ok(venv)
+    } else {
+        Err("the Python SDK peer is not installed: run scripts/test.sh, or fixtures/servers/python/setup.sh and set MCPERR_PYTHON".into())
+    }
+}
+
+/// The TypeScript SDK Bookshop's entry, once `npm ci` has run.
+pub fn typescript_bookshop() -> Result<String, String> {
+    let dir = format!("{ROOT}/fixtures/servers/typescript");
+    if Path::new(&format!("{dir}/node_modules/@modelcontextprotocol/server")).exists() {
+        Ok(format!("{dir}/bookshop.mjs"))
+    } else {
+        Err("the TypeScript SDK is not installed: run scripts/test.sh, or fixtures/servers/typescript/setup.sh".into())
+    }
+}
+
+fn settings(target: Target) -> RunSettings {
+    RunSettings::new(target, TIMEOUT, STARTUP, 1, CANARY.to_string())
+}
+
+fn in_process(http: bool) -> (RunSettings, TargetInfo) {
+    let s = settings(Target::InProcess(InProcess {
+        http,
+        sse: false,
+        fault: None,
+    }));
+    let info = s.target_info(false);
+    (s, info)
+}
+
+fn stdio(command: &str) -> Result<(RunSettings, TargetInfo), String> {
+    let t = target::from_command_line(command, None, &[]).map_err(|e| e.to_string())?;
+    let s = settings(Target::Stdio(t));
+    let info = s.target_info(false);
+    Ok((s, info))
+}
+
+fn http(url: &str) -> Result<(RunSettings, TargetInfo), String> {
+    let t = target::http(url, vec![]).map_err(|e| e.to_string())?;
+    let s = settings(Target::Http(t));
+    let info = s.target_info(false);
+    Ok((s, info))
+}
+
+/// The servers under test, and the HTTP children to keep alive while they
+/// are judged: the reference server (in process, stdio and HTTP), the
+/// Bookshop on the Python SDK and on the TypeScript SDK (each a child over
+/// stdio and one serving HTTP).
+pub fn servers() -> Result<(Vec<Server>, Vec<HttpChild>), String> {
+    let python = python()?;
+    let ts = typescript_bookshop()?;
+    let bookshop_py = format!("{ROOT}/fixtures/servers/python/bookshop.py");
+    let py_http = HttpChild::start(&python, &[&bookshop_py, "--http", "127.0.0.1:0"])?;
+    let ts_http = HttpChild::start("node", &[&ts, "--http", "127.0.0.1:0"])?;
+    let servers = vec![
+        Server {
+            name: "reference".into(),
+            targets: vec![in_process(false), in_process(true)],
+        },
+        Server {
+            name: "python-sdk".into(),
+            targets: vec![
+                stdio(&format!("{python} {bookshop_py}"))?,
+                http(&py_http.url)?,
+            ],
+        },
+        Server {
+            name: "typescript-sdk".into(),
+            targets: vec![stdio(&format!("node {ts}"))?, http(&ts_http.url)?],
+        },
+    ];
+    Ok((servers, vec![py_http, ts_http]))
+}
+
+/// Where a cell's snapshot lives, relative to this package:
+/// `<server>/<transport>-<era>/<case id's folders>`, and its name (the case
+/// id's last segment), so that `tools/crash-hides-text` over stdio in
+/// 2026-07-28 is `reference/stdio-2026-07-28/tools/crash-hides-text.snap`.
+/// Characters a file name should not hold (a generated case's id carries
+/// its URI template, `books://{title}`) become `_`, empty segments go.
+pub fn snapshot_place(cell: &Cell) -> (PathBuf, String) {
+    let clean = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    let mut segments: Vec<String> = cell
+        .case
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .map(clean)
+        .collect();
+    let name = segments.pop().unwrap_or_else(|| "case".into());
+    let mut dir = PathBuf::from(&cell.server).join(format!("{}-{}", cell.transport, cell.era));
+    for s in segments {
+        dir.push(s);
+    }
+    (dir, name)
+}
+
+/// A cell's transcript: the request as sent, the response as received, the
+/// HTTP status where there is one, and the verdict with its deciding rule.
+/// The judge's message is left out: it is mcperr's prose, not the server's
+/// behaviour, and would churn every snapshot when a wording improves.
+/// `None` where the case did not run in this column.
+pub fn transcript(cell: &Cell) -> Option<Value> {
+    let r = cell.result.as_ref()?;
+    Some(json!({
+        "case": r.id,
+        "rule": r.rule,
+        "verdict": r.verdict,
+        "http_status": r.http_status,
+        "request": r.request,
+        "response": r.response,
+    }))
+}

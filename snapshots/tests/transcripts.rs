@@ -1,0 +1,269 @@
+//! Every case against every server under test as insta snapshots, and the
+//! same matrix rendered as the HTML page and checked in headless Chromium.
+//!
+//! One run of the matrix feeds both tests (it is the slow part: the Python
+//! SDK starts in about a second per process). Review loop: `cargo insta
+//! test -p mcperr-snapshots`, then `cargo insta review` (or `accept`). With
+//! `CI=true` a changed or missing snapshot fails `cargo test`, and no
+//! `.snap.new` is written.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use mcperr::matrix::run_matrix;
+use mcperr_core::profile::Profile;
+use mcperr_core::report::html::render_matrix;
+use mcperr_core::report::matrix::Matrix;
+use mcperr_core::select::Selection;
+use mcperr_core::verdict::Verdict;
+use mcperr_protocol::Era;
+use mcperr_snapshots::{servers, snapshot_place, transcript, CANARY};
+
+const PACKAGE: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The matrix of every server, judged once per test binary.
+fn matrix() -> &'static Matrix {
+    static MATRIX: OnceLock<Matrix> = OnceLock::new();
+    MATRIX.get_or_init(|| {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let (servers, _children) = servers().unwrap_or_else(|e| panic!("{e}"));
+        // `model`: the source documents' error model, under which every
+        // deviation is a verdict (under `spec` many are "no verdict").
+        let profile = Profile::load("model").unwrap();
+        let (matrix, judged) = rt
+            .block_on(run_matrix(
+                &servers,
+                &[Era::Modern, Era::Legacy],
+                &Selection::default(),
+                &profile,
+            ))
+            .unwrap();
+        for (s, j) in servers.iter().zip(&judged) {
+            assert!(
+                j.notes.is_empty(),
+                "{} was not judged in every era: {:?}",
+                s.name,
+                j.notes
+            );
+        }
+        matrix
+    })
+}
+
+/// What legitimately varies between runs, redacted, each for its reason.
+fn settings() -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    // Key order is the server's choice (and serde_json keeps it): sorted, a
+    // reordered object is not a change of behaviour.
+    s.set_sort_maps(true);
+    s.set_prepend_module_to_snapshot(false);
+    s.set_omit_expression(true);
+    // The SDKs' versions move with every release; the behaviour is what the
+    // snapshot holds. 2025-11-25 sends it in `serverInfo`, 2026-07-28 also in
+    // `_meta` of every result.
+    s.add_redaction(".**.serverInfo.version", "[version]");
+    s.add_redaction(
+        ".**[\"io.modelcontextprotocol/serverInfo\"].version",
+        "[version]",
+    );
+    // mcperr's own version, in the 2026-07-28 `_meta` of every request it
+    // sends: a release of mcperr is not a change of the server.
+    s.add_redaction(
+        ".request.params._meta[\"io.modelcontextprotocol/clientInfo\"].version",
+        "[version]",
+    );
+    // pydantic's validation messages link its docs under its minor version
+    // (https://errors.pydantic.dev/2.11/v/int_parsing).
+    s.add_filter(
+        r"errors\.pydantic\.dev/[0-9.]+/",
+        "errors.pydantic.dev/[version]/",
+    );
+    // The canary mcperr plants in crash inputs. The test fixes it, but a leak
+    // shows where it went, not what it was.
+    // (The canary is letters and digits: it is its own regex.)
+    s.add_filter(CANARY, "[canary]");
+    // Session ids travel only in HTTP headers, which transcripts do not hold,
+    // and timings (`duration_ms`) are left out of transcripts for the same
+    // reason as the judge's message: neither is the server's behaviour.
+    s
+}
+
+#[test]
+fn every_case_against_every_server_matches_its_transcript() {
+    let m = matrix();
+    let mut expected = BTreeSet::new();
+    for cell in &m.cells {
+        let Some(value) = transcript(cell) else {
+            continue;
+        };
+        let (dir, name) = snapshot_place(cell);
+        assert!(
+            expected.insert(dir.join(format!("{name}.snap"))),
+            "two cells share the snapshot {}/{name}.snap",
+            dir.display()
+        );
+        let mut s = settings();
+        s.set_snapshot_path(Path::new(PACKAGE).join(&dir));
+        s.set_description(format!(
+            "{} over {} in {}: {}",
+            cell.server, cell.transport, cell.era, cell.case
+        ));
+        s.bind(|| insta::assert_json_snapshot!(name, value));
+    }
+    // A snapshot nothing produces any more is a case or a server that went
+    // away: it must be deleted, not left to rot.
+    let mut orphans = Vec::new();
+    for server in ["reference", "python-sdk", "typescript-sdk"] {
+        for file in snap_files(&Path::new(PACKAGE).join(server)) {
+            let rel = file.strip_prefix(PACKAGE).unwrap().to_path_buf();
+            if !expected.contains(&rel) {
+                orphans.push(rel.display().to_string());
+            }
+        }
+    }
+    assert!(
+        orphans.is_empty(),
+        "snapshots no case produces (delete them, or run `cargo insta test --unreferenced=delete`): {orphans:?}"
+    );
+}
+
+fn snap_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if p.extension().is_some_and(|x| x == "snap") {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// A headless Chromium: `MCPERR_CHROMIUM`, or `chromium` on PATH (scripts/
+/// chromium.sh installs Debian's). Without one the browser test fails under
+/// CI and is skipped with a note elsewhere.
+fn chromium() -> Option<String> {
+    if let Ok(p) = std::env::var("MCPERR_CHROMIUM") {
+        return Some(p);
+    }
+    ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|c| {
+            Command::new(c)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .map(String::from)
+}
+
+/// The page's DOM after its scripts ran, opened at `fragment`.
+fn dom(browser: &str, page: &Path, fragment: &str) -> String {
+    let profile = Path::new(env!("CARGO_TARGET_TMPDIR")).join("chromium-profile");
+    let out = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-extensions",
+            &format!("--user-data-dir={}", profile.display()),
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+        ])
+        .arg(format!("file://{}{fragment}", page.display()))
+        .output()
+        .expect("chromium runs");
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 DOM")
+}
+
+/// The opening tags of `<tr class="case" …>` rows in a DOM dump.
+fn case_rows(dom: &str) -> Vec<&str> {
+    dom.split("<tr class=\"case\"")
+        .skip(1)
+        .map(|rest| &rest[..rest.find('>').unwrap()])
+        .collect()
+}
+
+#[test]
+fn the_matrix_page_shows_every_cell_and_filters_in_a_real_browser() {
+    let m = matrix();
+    let Some(browser) = chromium() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "no chromium: scripts/chromium.sh installs Debian's"
+        );
+        eprintln!("skipped: no chromium on PATH (scripts/chromium.sh installs it)");
+        return;
+    };
+    let page = Path::new(env!("CARGO_TARGET_TMPDIR")).join("matrix.html");
+    std::fs::write(&page, render_matrix(m)).unwrap();
+    let (rows, cols) = (m.rows.len(), m.columns.len());
+    assert_eq!(cols, 12, "3 servers × 2 transports × 2 eras");
+
+    // Unfiltered: a cell per case per column, each coloured by its verdict.
+    let all = dom(&browser, &page, "");
+    assert!(all.contains("data-ready=\"1\""), "the page's script ran");
+    let classes = |v: &str| all.matches(&format!("class=\"cell {v}")).count();
+    let count = |v: Option<Verdict>| m.cells.iter().filter(|c| c.verdict == v).count();
+    assert_eq!(all.matches("class=\"cell v-").count(), rows * cols);
+    assert_eq!(classes("v-pass"), count(Some(Verdict::Pass)));
+    assert_eq!(classes("v-fail"), count(Some(Verdict::Fail)));
+    assert_eq!(classes("v-none"), count(None));
+    assert!(count(Some(Verdict::Fail)) > 0, "the SDKs' deviations show");
+    assert!(case_rows(&all).iter().all(|r| !r.contains("hidden")));
+
+    // Filtered to failures: exactly the rows with a failing cell stay.
+    let failing: usize = (0..rows)
+        .filter(|&r| (0..cols).any(|c| m.cell(r, c).verdict == Some(Verdict::Fail)))
+        .count();
+    let only_fail = dom(&browser, &page, "#verdict=fail");
+    let shown = case_rows(&only_fail)
+        .iter()
+        .filter(|r| !r.contains("hidden"))
+        .count();
+    assert_eq!(shown, failing);
+    assert!(failing < rows, "the filter hides rows");
+    assert!(only_fail.contains(&format!("{failing} of {rows} cases shown")));
+
+    // A rule filter keeps that rule's rows only.
+    let t2 = dom(&browser, &page, "#rule=T2");
+    for r in case_rows(&t2) {
+        assert_eq!(r.contains("data-rule=\"T2\""), !r.contains("hidden"), "{r}");
+    }
+
+    // A cell opens its detail: the request, the response, the spec section.
+    let (r, c) = (0..rows)
+        .flat_map(|r| (0..cols).map(move |c| (r, c)))
+        .find(|&(r, c)| m.cell(r, c).verdict == Some(Verdict::Fail))
+        .unwrap();
+    let opened = dom(&browser, &page, &format!("#cell={r},{c}"));
+    let panel = &opened[opened.find("<aside id=\"detail\"").unwrap()..];
+    let panel = &panel[..panel.find("</aside>").unwrap()];
+    assert!(
+        !panel[..panel.find('>').unwrap()].contains("hidden"),
+        "the panel opened"
+    );
+    let case = &m.cell(r, c).case;
+    for part in [case.as_str(), "request", "response", "spec", "fail"] {
+        assert!(panel.contains(part), "the detail shows {part}: {panel}");
+    }
+}
