@@ -40,7 +40,7 @@ cargo test --workspace --locked --exclude mcperr-snapshots
 # matrix page of the same run opened in headless chromium. CI=true: insta
 # writes no .snap.new, and a changed or missing snapshot fails.
 echo "== snapshots: cargo insta test --check"
-CI="${CI:-true}" cargo insta test --check --unreferenced=reject -p mcperr-snapshots -- --locked
+CI="${CI:-true}" cargo insta test --check --unreferenced=reject -p mcperr-snapshots
 
 # Coverage-guided fuzzing: build every cargo-fuzz target through the
 # ClusterFuzzLite build script and run each briefly (MCPERR_SKIP_CARGO_FUZZ=1
