@@ -116,6 +116,8 @@ faults! {
         "over HTTP: 2026-07-28 requests without the _meta envelope are served instead of 400 with -32602";
     HttpMalformed500 => "http-malformed-500", "J6",
         "over HTTP: bad JSON or a batch is answered 500 with -32603 instead of 400 with -32700/-32600";
+    HttpMalformedPage => "http-malformed-page", "J6",
+        "over HTTP: bad JSON or a batch is answered 400 with an HTML error page carrying the parser's stack trace, as a web framework's default handler does, instead of -32700/-32600";
     HttpAcceptUnchecked => "http-accept-unchecked", "H1",
         "over HTTP: a request whose Accept lacks a required type is served instead of 406";
     HttpNotificationBody => "http-notification-body", "J3",
@@ -167,6 +169,7 @@ impl Fault {
                 | Fault::HttpAcceptUnchecked
                 | Fault::EnvelopeUnchecked
                 | Fault::HttpMalformed500
+                | Fault::HttpMalformedPage
                 | Fault::HttpNotificationBody
                 | Fault::HttpSessionUnchecked
                 | Fault::HttpOriginUnchecked

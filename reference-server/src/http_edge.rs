@@ -216,6 +216,9 @@ impl HttpEdge {
             Err(_) if self.fault() == Some(Fault::HttpMalformed500) => {
                 return HttpReply::rpc_error(500, codes::INTERNAL_ERROR, "Internal error")
             }
+            Err(_) if self.fault() == Some(Fault::HttpMalformedPage) => {
+                return HttpReply::html_error_page(400)
+            }
             Err(e) => return HttpReply::json(400, &e.to_response()),
         };
         match era {

@@ -45,6 +45,20 @@ impl HttpReply {
         }
     }
 
+    /// A web framework's default error page, stack trace and paths
+    /// included (the `http-malformed-page` fault: what express sends for a
+    /// body its JSON parser refuses).
+    pub(crate) fn html_error_page(status: u16) -> Self {
+        let page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>Error</title></head>\n\
+            <body><pre>SyntaxError: Unexpected end of JSON input<br> &nbsp; &nbsp;at JSON.parse (&lt;anonymous&gt;)<br> \
+            &nbsp; &nbsp;at parse (/srv/app/node_modules/body-parser/lib/types/json.js:92:19)</pre></body>\n</html>\n";
+        HttpReply {
+            status,
+            headers: vec![("Content-Type".into(), "text/html; charset=utf-8".into())],
+            body: page.as_bytes().to_vec(),
+        }
+    }
+
     pub(crate) fn rpc_error(status: u16, code: i64, message: &str) -> Self {
         Self::json(
             status,

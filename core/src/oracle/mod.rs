@@ -12,7 +12,7 @@ pub mod invariants;
 
 use serde::{Deserialize, Serialize};
 
-use crate::exchange::{Ending, Exchange};
+use crate::exchange::{Ending, Exchange, NoResponse};
 use crate::pattern;
 use crate::plan::CasePlan;
 use crate::rules;
@@ -161,6 +161,44 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
                     Verdict::Fail,
                     format!("expected no body, got {}. Spec: {spec}", clip(&answer.body)),
                 ));
+            }
+            v.extend(stopped);
+            return conclude(plan, v, String::new());
+        }
+        // The rejection status came, with a body that is no JSON-RPC
+        // response (a framework's HTML error page, say). The status is right;
+        // the missing error object is the case's own deviation, graded by its
+        // rule (the transports sections ask only for the status: the body
+        // "MAY comprise a JSON-RPC error response"), not an unanswered request.
+        let rejected_without_rpc = matches!(
+            &exchange.ending,
+            Ending::Empty {
+                why: NoResponse::EmptyBody | NoResponse::Unreadable { sse: false, .. },
+                ..
+            }
+        );
+        if rejected_without_rpc && !want.status.is_empty() {
+            let mut v = strays_only;
+            v.push(own(
+                Verdict::Fail,
+                format!(
+                    "HTTP {} as expected, but the body is no JSON-RPC response ({}); expected {}. Spec: {spec}",
+                    answer.status,
+                    clip(&answer.body),
+                    serde_json::to_string(&case.expect).unwrap_or_default()
+                ),
+            ));
+            if let Some(marker) = invariants::leak_marker(&answer.body) {
+                v.push(Violation {
+                    rule: "J7".into(),
+                    verdict: Verdict::Fail,
+                    message: format!(
+                        "the error body carries {marker}. Spec: {}",
+                        rules::cite("J7", plan.era)
+                    ),
+                    level: None,
+                    late: true,
+                });
             }
             v.extend(stopped);
             return conclude(plan, v, String::new());
