@@ -88,8 +88,9 @@ pub async fn judge(
 }
 
 /// Judges every server (in parallel: they are independent) and lays the
-/// runs out as a matrix, servers in the order given. A server that could not
-/// be judged in some era shows its `setup/connect` error in that column.
+/// runs out as a matrix, servers in the order given. An era a server could
+/// not be judged in is listed in `not_judged`; a server judged in no era
+/// shows its `setup/connect` errors as its columns.
 pub async fn run_matrix(
     servers: &[Server],
     eras: &[Era],
@@ -114,7 +115,15 @@ pub async fn run_matrix(
             .iter()
             .map(|(s, _)| if s.target.is_http() { "http" } else { "stdio" })
             .collect();
-        let mut mine: Vec<&RunReport> = j.runs.iter().chain(&j.failed_setups).collect();
+        // An era a server could not be set up in is a note (as in `run`: with
+        // `--era auto`, an era it does not speak); a server judged in no era
+        // at all shows its setup errors as its columns.
+        let failed: &[RunReport] = if j.runs.is_empty() {
+            &j.failed_setups
+        } else {
+            &[]
+        };
+        let mut mine: Vec<&RunReport> = j.runs.iter().chain(failed).collect();
         mine.sort_by_key(|r| {
             (
                 transports.iter().position(|t| *t == r.transport),
