@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project: the README's test command, and what CI runs.
 # Installs what the tests need that the machine lacks (the MCP Python SDK in a
-# venv under target/, the TypeScript SDK with npm ci under
-# fixtures/servers/typescript/node_modules, cargo-insta and cargo-fuzz under
+# venv under target/, the TypeScript SDK (2.x, and 1.x) with npm ci under
+# fixtures/servers/typescript{,-v1}/node_modules, cargo-insta and cargo-fuzz under
 # target/tools, Debian's chromium for the matrix page's browser test), then
 # runs the workspace's tests, the snapshot suite through `cargo insta test
 # --check` (a changed, missing or unreferenced snapshot fails it), and the
@@ -20,6 +20,11 @@ if [ -x fixtures/servers/typescript/setup.sh ]; then
     echo "== typescript peer: installing the MCP TypeScript SDK (npm ci)"
     MCPERR_TS_SERVER="$(fixtures/servers/typescript/setup.sh | tail -n 1)"
     export MCPERR_TS_SERVER
+fi
+
+if [ -x fixtures/servers/typescript-v1/setup.sh ]; then
+    echo "== typescript 1.x peer: installing @modelcontextprotocol/sdk 1.x (npm ci)"
+    fixtures/servers/typescript-v1/setup.sh >/dev/null
 fi
 
 tools="$PWD/target/tools"

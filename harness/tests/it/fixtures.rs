@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::python_peer::python;
+use crate::sdk_peers::python;
 use crate::support::{mcperr, report, scratch};
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::fixtures::typescript;
 use crate::http::HttpServer;
-use crate::python_peer::python;
+use crate::sdk_peers::python;
 use crate::support::{mcperr, report, scratch, MCPERR};
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");

@@ -187,12 +187,13 @@ fn raw_requests_get_the_documented_statuses() {
 #[test]
 fn python_sdk_bookshop_over_http_matches_its_baselines() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let python = crate::python_peer::python();
+    let python = crate::sdk_peers::python();
     let bookshop = format!("{root}/fixtures/servers/python/bookshop.py");
     let server = HttpServer::start(&python, &[&bookshop, "--http", "127.0.0.1:0"]);
-    crate::python_peer::judge_against_baselines(
+    crate::sdk_peers::judge_against_baselines(
         "python-sdk",
-        &crate::python_peer::PYTHON_PROFILES,
+        &crate::sdk_peers::BOTH_ERAS,
+        &crate::sdk_peers::PYTHON_PROFILES,
         "http",
         ["--http", &server.url],
     );
@@ -200,10 +201,24 @@ fn python_sdk_bookshop_over_http_matches_its_baselines() {
 
 #[test]
 fn typescript_sdk_bookshop_over_http_matches_its_baselines() {
-    let bookshop = crate::python_peer::typescript_bookshop();
+    let bookshop = crate::sdk_peers::typescript_bookshop();
     let server = HttpServer::start("node", &[&bookshop, "--http", "127.0.0.1:0"]);
-    crate::python_peer::judge_against_baselines(
+    crate::sdk_peers::judge_against_baselines(
         "typescript-sdk",
+        &crate::sdk_peers::BOTH_ERAS,
+        &["spec", "model"],
+        "http",
+        ["--http", &server.url],
+    );
+}
+
+#[test]
+fn typescript_sdk_v1_bookshop_over_http_matches_its_baselines() {
+    let bookshop = crate::sdk_peers::typescript_v1_bookshop();
+    let server = HttpServer::start("node", &[&bookshop, "--http", "127.0.0.1:0"]);
+    crate::sdk_peers::judge_against_baselines(
+        "typescript-sdk-v1",
+        &["2025-11-25"],
         &["spec", "model"],
         "http",
         ["--http", &server.url],

@@ -1,6 +1,6 @@
-//! The Bookshop on the MCP Python SDK and on the TypeScript SDK, judged over
-//! stdio in both eras under every profile, against the committed baselines
-//! of their real deviations.
+//! The Bookshop on the MCP Python SDK and on the TypeScript SDK (2.x, and the
+//! 1.x line), judged over stdio in every era each speaks under every profile,
+//! against the committed baselines of their real deviations (HTTP: http.rs).
 
 use crate::support::mcperr;
 
@@ -16,12 +16,21 @@ pub fn python() -> String {
     venv.to_string()
 }
 
-/// Judges the Bookshop at `target` (`--stdio CMD` or `--http URL`) in both
-/// eras under each of `profiles` against
+/// Both eras, for the SDKs that speak both.
+pub const BOTH_ERAS: [&str; 2] = ["2026-07-28", "2025-11-25"];
+
+/// Judges the Bookshop at `target` (`--stdio CMD` or `--http URL`) in each
+/// of `eras` under each of `profiles` against
 /// `fixtures/baselines/<sdk>.<transport>.<era>.<profile>.toml`.
-pub fn judge_against_baselines(sdk: &str, profiles: &[&str], transport: &str, target: [&str; 2]) {
+pub fn judge_against_baselines(
+    sdk: &str,
+    eras: &[&str],
+    profiles: &[&str],
+    transport: &str,
+    target: [&str; 2],
+) {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    for era in ["2026-07-28", "2025-11-25"] {
+    for &era in eras {
         for &profile in profiles {
             let baseline =
                 format!("{root}/fixtures/baselines/{sdk}.{transport}.{era}.{profile}.toml");
@@ -56,6 +65,7 @@ fn python_sdk_bookshop_matches_its_baselines() {
     let server = format!("{} {root}/fixtures/servers/python/bookshop.py", python());
     judge_against_baselines(
         "python-sdk",
+        &BOTH_ERAS,
         &PYTHON_PROFILES,
         "stdio",
         ["--stdio", &server],
@@ -79,8 +89,48 @@ fn typescript_sdk_bookshop_matches_its_baselines() {
     let server = format!("node {}", typescript_bookshop());
     judge_against_baselines(
         "typescript-sdk",
+        &BOTH_ERAS,
         &["spec", "model"],
         "stdio",
         ["--stdio", &server],
+    );
+}
+
+/// The Bookshop on the TypeScript SDK's 1.x line (`@modelcontextprotocol/sdk`).
+pub fn typescript_v1_bookshop() -> String {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/servers/typescript-v1"
+    );
+    assert!(
+        std::path::Path::new(&format!("{dir}/node_modules/@modelcontextprotocol/sdk")).exists(),
+        "the TypeScript SDK 1.x fixture is not installed: run scripts/test.sh, or fixtures/servers/typescript-v1/setup.sh"
+    );
+    format!("{dir}/bookshop.mjs")
+}
+
+/// 1.x speaks 2025-11-25 only: `--era auto` notes 2026-07-28 as not spoken.
+#[test]
+fn typescript_sdk_v1_bookshop_matches_its_baselines() {
+    let server = format!("node {}", typescript_v1_bookshop());
+    judge_against_baselines(
+        "typescript-sdk-v1",
+        &["2025-11-25"],
+        &["spec", "model"],
+        "stdio",
+        ["--stdio", &server],
+    );
+    let out = mcperr(&[
+        "run",
+        "--stdio",
+        &server,
+        "--cases",
+        "tools/tool-error-is-result",
+    ]);
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("not judged: 2026-07-28"),
+        "{}",
+        out.stdout
     );
 }
