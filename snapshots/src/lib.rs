@@ -1,7 +1,8 @@
 //! Test-only package: the servers under test as transcripts. Its one test
 //! binary (`tests/transcripts.rs`) judges every case against each server
 //! (the reference server in process, the Bookshop on the MCP Python SDK and
-//! on the TypeScript SDK, each over stdio and Streamable HTTP, both eras),
+//! on the TypeScript SDK 2.x and 1.x, each over stdio and Streamable HTTP,
+//! every era each speaks),
 //! keeps one insta snapshot per case per column in
 //! `snapshots/<server>/<transport>-<era>/<case>.snap`, and renders the same
 //! run as the matrix page, checked in headless Chromium.
@@ -99,15 +100,20 @@ pub fn python() -> Result<String, String> {
     }
 }
 
-/// The TypeScript SDK Bookshop's entry, once `npm ci` has run.
-pub fn typescript_bookshop() -> Result<String, String> {
-    let dir = format!("{ROOT}/fixtures/servers/typescript");
-    if Path::new(&format!("{dir}/node_modules/@modelcontextprotocol/server")).exists() {
+/// A TypeScript SDK Bookshop's entry in `fixtures/servers/<folder>`, once
+/// `npm ci` has installed `package` there.
+pub fn typescript_bookshop(folder: &str, package: &str) -> Result<String, String> {
+    let dir = format!("{ROOT}/fixtures/servers/{folder}");
+    if Path::new(&format!("{dir}/node_modules/{package}")).exists() {
         Ok(format!("{dir}/bookshop.mjs"))
     } else {
-        Err("the TypeScript SDK is not installed: run scripts/test.sh, or fixtures/servers/typescript/setup.sh".into())
+        Err(format!("{package} is not installed: run scripts/test.sh, or fixtures/servers/{folder}/setup.sh"))
     }
 }
+
+/// Servers that do not speak every era, and the era they lack: the 1.x
+/// TypeScript SDK predates 2026-07-28.
+pub const ERA_NOT_SPOKEN: &[(&str, &str)] = &[("typescript-sdk-v1", "2026-07-28")];
 
 fn settings(target: Target) -> RunSettings {
     RunSettings::new(target, TIMEOUT, STARTUP, 1, CANARY.to_string())
@@ -139,14 +145,16 @@ fn http(url: &str) -> Result<(RunSettings, TargetInfo), String> {
 
 /// The servers under test, and the HTTP children to keep alive while they
 /// are judged: the reference server (in process, stdio and HTTP), the
-/// Bookshop on the Python SDK and on the TypeScript SDK (each a child over
-/// stdio and one serving HTTP).
+/// Bookshop on the Python SDK and on the TypeScript SDK, 2.x and the 1.x line
+/// (each a child over stdio and one serving HTTP).
 pub fn servers() -> Result<(Vec<Server>, Vec<HttpChild>), String> {
     let python = python()?;
-    let ts = typescript_bookshop()?;
+    let ts = typescript_bookshop("typescript", "@modelcontextprotocol/server")?;
+    let ts1 = typescript_bookshop("typescript-v1", "@modelcontextprotocol/sdk")?;
     let bookshop_py = format!("{ROOT}/fixtures/servers/python/bookshop.py");
     let py_http = HttpChild::start(&python, &[&bookshop_py, "--http", "127.0.0.1:0"])?;
     let ts_http = HttpChild::start("node", &[&ts, "--http", "127.0.0.1:0"])?;
+    let ts1_http = HttpChild::start("node", &[&ts1, "--http", "127.0.0.1:0"])?;
     let servers = vec![
         Server {
             name: "reference".into(),
@@ -163,8 +171,12 @@ pub fn servers() -> Result<(Vec<Server>, Vec<HttpChild>), String> {
             name: "typescript-sdk".into(),
             targets: vec![stdio(&format!("node {ts}"))?, http(&ts_http.url)?],
         },
+        Server {
+            name: "typescript-sdk-v1".into(),
+            targets: vec![stdio(&format!("node {ts1}"))?, http(&ts1_http.url)?],
+        },
     ];
-    Ok((servers, vec![py_http, ts_http]))
+    Ok((servers, vec![py_http, ts_http, ts1_http]))
 }
 
 /// Where a cell's snapshot lives, relative to this package:
