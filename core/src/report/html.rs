@@ -103,8 +103,17 @@ pub fn render_matrix(m: &Matrix) -> String {
         s.error,
         env!("CARGO_PKG_VERSION")
     );
-    for n in &m.not_judged {
-        let _ = writeln!(h, "<p class=\"not-judged\">not judged: {}</p>", esc(n));
+    if !m.not_judged.is_empty() {
+        let _ = write!(
+            h,
+            "<details class=\"not-judged\"><summary>{} not judged (an era a server does not speak, \
+             or could not be set up in)</summary><ul>",
+            m.not_judged.len()
+        );
+        for n in &m.not_judged {
+            let _ = write!(h, "<li>{}</li>", esc(n));
+        }
+        h.push_str("</ul></details>\n");
     }
     filters(&mut h, m);
     h.push_str("</header>\n<main>\n<table id=\"matrix\">\n");
