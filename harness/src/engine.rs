@@ -303,6 +303,7 @@ fn startup_noise(noise: &[Stray], era: Era, profile: &Profile) -> CaseResult {
     CaseResult {
         id: "setup/stdout-noise".into(),
         rule: "J5".into(),
+        case_rule: "J5".into(),
         verdict,
         message: format!(
             "stdout carried output that is not a JSON-RPC message before the first case (start-up or discovery): {}. Spec: {}",
@@ -312,6 +313,7 @@ fn startup_noise(noise: &[Stray], era: Era, profile: &Profile) -> CaseResult {
         request: None,
         response: None,
         http_status: None,
+        body: None,
         duration_ms: 0,
         area: "setup".into(),
         title: "stdout carries only JSON-RPC messages from the start".into(),

@@ -210,5 +210,21 @@ pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool)
         ms,
     );
     result.http_status = ex.http.as_ref().map(|a| a.status);
+    if result.response.is_none() {
+        result.body = ex
+            .http
+            .as_ref()
+            .filter(|a| !a.body.trim().is_empty())
+            .map(|a| clip_body(&a.body));
+    }
     (result, alive)
+}
+
+/// An HTTP body kept in a report: its first 4,000 characters.
+fn clip_body(body: &str) -> String {
+    const MAX: usize = 4000;
+    match body.char_indices().nth(MAX) {
+        Some((at, _)) => format!("{}… ({} bytes in all)", &body[..at], body.len()),
+        None => body.to_string(),
+    }
 }

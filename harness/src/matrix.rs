@@ -10,7 +10,7 @@ use mcperr_core::baseline::Baseline;
 use mcperr_core::profile::Profile;
 use mcperr_core::report::matrix::Matrix;
 use mcperr_core::report::{RunReport, TargetInfo};
-use mcperr_core::select::Selection;
+use mcperr_core::select::{SelectError, Selection};
 use mcperr_protocol::Era;
 
 use crate::engine::{self, EngineError, EraChoice, RunSettings};
@@ -22,7 +22,31 @@ pub struct Server {
     /// The name its columns carry.
     pub name: String,
     /// Each target with how reports describe it.
-    pub targets: Vec<(RunSettings, TargetInfo)>,
+    pub targets: Vec<ServerTarget>,
+}
+
+/// One way to reach a server, and the era it is for when it serves only one
+/// (a running HTTP endpoint keeps its state across eras; a caller that wants
+/// each era on a fresh process starts one per era).
+#[derive(Clone)]
+pub struct ServerTarget {
+    /// How to reach it.
+    pub settings: RunSettings,
+    /// How reports describe it.
+    pub info: TargetInfo,
+    /// Only this era (`None`: every era asked for).
+    pub era: Option<Era>,
+}
+
+impl ServerTarget {
+    /// A target for every era asked for.
+    pub fn new(settings: RunSettings, info: TargetInfo) -> ServerTarget {
+        ServerTarget {
+            settings,
+            info,
+            era: None,
+        }
+    }
 }
 
 /// What judging one server gave.
@@ -39,24 +63,32 @@ pub struct Judged {
 }
 
 /// Judges `server` in each of `eras` over each of its targets, one after
-/// another (each era on a fresh process), applying `baseline` to each run.
-/// `Err` only for an unusable selection.
+/// another (over stdio each era on a fresh process; an HTTP endpoint is the
+/// one running server in every era), applying `baseline` to each run. A
+/// target and era that no selected case applies to is a note; `Err` when
+/// none is left at all, or the selection is unusable.
 pub async fn judge(
     server: &Server,
     eras: &[Era],
     selection: &Selection,
     profile: &Profile,
     baseline: Option<&Baseline>,
-) -> Result<Judged, String> {
+) -> Result<Judged, EngineError> {
     let mut out = Judged::default();
-    for (settings, info) in &server.targets {
-        for &era in eras {
+    let mut empty = None;
+    for target in &server.targets {
+        let transport = if target.settings.target.is_http() {
+            "http"
+        } else {
+            "stdio"
+        };
+        for &era in eras.iter().filter(|e| target.era.is_none_or(|x| x == **e)) {
             let result = engine::run(
-                settings,
+                &target.settings,
                 EraChoice::Pinned(era),
                 selection,
                 profile,
-                info.clone(),
+                target.info.clone(),
             )
             .await;
             match result {
@@ -80,11 +112,21 @@ pub async fn judge(
                     }
                     out.notes.push(format!("{era}: {e}"));
                 }
-                Err((e, _)) => return Err(e.to_string()),
+                Err((EngineError::Select(SelectError::NoCase(globs)), _)) => {
+                    out.notes.push(format!(
+                        "{era} over {transport}: no selected case applies ({})",
+                        globs.join(", ")
+                    ));
+                    empty = Some(SelectError::NoCase(globs));
+                }
+                Err((e, _)) => return Err(e),
             }
         }
     }
-    Ok(out)
+    match empty {
+        Some(e) if out.runs.is_empty() && out.failed_setups.is_empty() => Err(e.into()),
+        _ => Ok(out),
+    }
 }
 
 /// Judges every server (in parallel: they are independent) and lays the
@@ -96,7 +138,7 @@ pub async fn run_matrix(
     eras: &[Era],
     selection: &Selection,
     profile: &Profile,
-) -> Result<(Matrix, Vec<Judged>), String> {
+) -> Result<(Matrix, Vec<Judged>), EngineError> {
     let judged = join_all(
         servers
             .iter()
@@ -113,7 +155,13 @@ pub async fn run_matrix(
         let transports: Vec<&str> = server
             .targets
             .iter()
-            .map(|(s, _)| if s.target.is_http() { "http" } else { "stdio" })
+            .map(|t| {
+                if t.settings.target.is_http() {
+                    "http"
+                } else {
+                    "stdio"
+                }
+            })
             .collect();
         // An era a server could not be set up in is a note (as in `run`: with
         // `--era auto`, an era it does not speak); a server judged in no era

@@ -170,10 +170,12 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
         // the missing error object is the case's own deviation, graded by its
         // rule (the transports sections ask only for the status: the body
         // "MAY comprise a JSON-RPC error response"), not an unanswered request.
+        // (Only a body that is no JSON at all: an `application/json` body
+        // that does not parse stays a J1 error, judged with the invariants.)
         let rejected_without_rpc = matches!(
             &exchange.ending,
             Ending::Empty {
-                why: NoResponse::EmptyBody | NoResponse::Unreadable { sse: false, .. },
+                why: NoResponse::EmptyBody,
                 ..
             }
         );

@@ -1,7 +1,8 @@
 // The matrix page's behaviour: filters (by rule, by verdict, by case id; kept
 // in the URL's fragment so a filtered view can be shared or opened directly,
 // e.g. matrix.html#verdict=fail,warn&rule=T2) and the detail panel a cell
-// opens (also from the fragment: #cell=ROW,COLUMN, counted from 0). Everything the server sent is shown with textContent, never parsed
+// opens (also from the fragment: #cell=CASE-ID,COLUMN, the column counted
+// from 0). Everything the server sent is shown with textContent, never parsed
 // as HTML: responses come from servers under test and may be hostile.
 (function () {
   "use strict";
@@ -15,18 +16,21 @@
   var rows = Array.prototype.slice.call(document.querySelectorAll("#matrix tr.case"));
   var heads = Array.prototype.slice.call(document.querySelectorAll("#matrix tr.rule-head"));
 
+  function decode(s) {
+    try { return decodeURIComponent(s); } catch (e) { return s; }
+  }
+
+  // The fragment is the whole filter state: what it does not name is reset.
   function readHash() {
     var h = {};
     location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
       var i = kv.indexOf("=");
-      if (i > 0) h[decodeURIComponent(kv.slice(0, i))] = decodeURIComponent(kv.slice(i + 1));
+      if (i > 0) h[decode(kv.slice(0, i))] = decode(kv.slice(i + 1));
     });
-    if (h.rule !== undefined) ruleSel.value = h.rule;
-    if (h.verdict !== undefined) {
-      var want = h.verdict.split(",");
-      boxes.forEach(function (b) { b.checked = want.indexOf(b.value) >= 0; });
-    }
-    if (h.q !== undefined) text.value = h.q;
+    ruleSel.value = h.rule !== undefined ? h.rule : "";
+    var want = h.verdict !== undefined ? h.verdict.split(",") : null;
+    boxes.forEach(function (b) { b.checked = !want || want.indexOf(b.value) >= 0; });
+    text.value = h.q !== undefined ? h.q : "";
     return h;
   }
 
@@ -95,6 +99,7 @@
     block(body, "why", d.message, false);
     block(body, "request", d.request, true);
     block(body, "response" + (d.http_status ? " (HTTP " + d.http_status + ")" : ""), d.response, true);
+    block(body, "body (no JSON-RPC response in it)", d.body, false);
     block(body, "expected shape", d.expected, true);
     block(body, "spec", d.spec, false);
     block(body, "server", d.target, false);
@@ -112,19 +117,26 @@
     var td = e.target.closest("td.cell");
     if (td && (e.key === "Enter" || e.key === " ")) { e.preventDefault(); open(td); }
   });
-  document.getElementById("close").addEventListener("click", function () {
+  function close() {
     panel.hidden = true;
     if (current) current.classList.remove("open");
-  });
+    current = null;
+  }
+  document.getElementById("close").addEventListener("click", close);
   document.addEventListener("keydown", function (e) {
-    if (e.key === "Escape") panel.hidden = true;
+    if (e.key === "Escape") close();
   });
   form.addEventListener("input", function () { apply(); writeHash(); });
   form.addEventListener("submit", function (e) { e.preventDefault(); });
+  // #cell=CASE-ID,COLUMN (the column counted from 0): a link to one cell
+  // that survives rows being added or moved.
   function openFromHash(h) {
     if (!h.cell) return;
-    var rc = h.cell.split(",");
-    var td = document.querySelector('td.cell[data-r="' + Number(rc[0]) + '"][data-c="' + Number(rc[1]) + '"]');
+    var at = h.cell.lastIndexOf(",");
+    var c = h.cell.slice(at + 1);
+    var id = h.cell.slice(0, at);
+    var tr = rows.filter(function (r) { return r.getAttribute("data-case") === id; })[0];
+    var td = tr && tr.querySelector('td.cell[data-c="' + Number(c) + '"]');
     if (td) open(td);
   }
   window.addEventListener("hashchange", function () { var h = readHash(); apply(); openFromHash(h); });

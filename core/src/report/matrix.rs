@@ -99,28 +99,24 @@ impl Matrix {
     /// The matrix of `runs`, each named by its server.
     pub fn from_runs(title: &str, profile: &str, runs: Vec<(String, RunReport)>) -> Matrix {
         let mut rows: Vec<Row> = Vec::new();
-        let mut index = std::collections::HashMap::new();
+        let mut seen = std::collections::HashSet::new();
         for (_, run) in &runs {
             for c in &run.cases {
-                let undecided = matches!(c.verdict, Verdict::Pass | Verdict::Skip);
-                match index.get(&c.id) {
-                    None => {
-                        index.insert(c.id.clone(), (rows.len(), undecided));
-                        rows.push(Row {
-                            case: c.id.clone(),
-                            rule: c.rule.clone(),
-                            area: c.area.clone(),
-                            title: c.title.clone(),
-                        });
-                    }
-                    // A failing cell names the rule that decided it, which may
-                    // be another than the case's own (a J1 framing fault, say);
-                    // a passing or skipped cell names the case's own rule.
-                    Some(&(i, false)) if undecided => {
-                        rows[i].rule = c.rule.clone();
-                        index.insert(c.id.clone(), (i, true));
-                    }
-                    Some(_) => {}
+                // The case's own rule, not the one that decided a cell (a J1
+                // framing fault, say): rows stay put when verdicts change.
+                // (Reports from before `case_rule` existed fall back to `rule`.)
+                let own = if c.case_rule.is_empty() {
+                    &c.rule
+                } else {
+                    &c.case_rule
+                };
+                if seen.insert(c.id.clone()) {
+                    rows.push(Row {
+                        case: c.id.clone(),
+                        rule: own.clone(),
+                        area: c.area.clone(),
+                        title: c.title.clone(),
+                    });
                 }
             }
         }
@@ -203,8 +199,115 @@ pub(crate) fn cell_detail(cell: &Cell, column: &Column) -> Value {
         "request": r.request,
         "response": r.response,
         "http_status": r.http_status,
+        "body": r.body,
         "expected": r.expected,
         "spec": r.spec,
         "ms": r.duration_ms,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(id: &str, rule: &str, verdict: Verdict, response: Value) -> CaseResult {
+        CaseResult {
+            id: id.into(),
+            rule: rule.into(),
+            case_rule: if rule == "J1" {
+                "T1".into()
+            } else {
+                rule.into()
+            },
+            verdict,
+            message: format!("{verdict:?} because"),
+            request: Some(serde_json::json!({"method": "tools/call"})),
+            response: Some(response),
+            http_status: None,
+            body: None,
+            duration_ms: 1,
+            area: id.split('/').next().unwrap().into(),
+            title: format!("title of {id}"),
+            spec: "2026-07-28 server/tools".into(),
+            baselined: false,
+            expected: None,
+        }
+    }
+
+    fn run(transport: &str, cases: Vec<CaseResult>) -> RunReport {
+        let target = TargetInfo {
+            kind: "stdio".into(),
+            command: Some("server".into()),
+            url: None,
+        };
+        RunReport::new(target, "2026-07-28".into(), transport, "model", cases)
+    }
+
+    #[test]
+    fn rows_follow_the_rule_table_and_every_row_has_a_cell_in_every_column() {
+        let a = run(
+            "stdio",
+            vec![
+                result("prompts/x", "P1", Verdict::Pass, Value::Null),
+                // Decided by another rule here; the passing column names the case's own.
+                result("tools/y", "J1", Verdict::Fail, Value::Null),
+            ],
+        );
+        let b = run(
+            "http",
+            vec![
+                result("tools/y", "T1", Verdict::Pass, Value::Null),
+                result("http/z", "H1", Verdict::Warn, Value::Null),
+            ],
+        );
+        let m = Matrix::from_runs("t", "model", vec![("a".into(), a), ("b".into(), b)]);
+        let order: Vec<(&str, &str)> = m
+            .rows
+            .iter()
+            .map(|r| (r.rule.as_str(), r.case.as_str()))
+            .collect();
+        assert_eq!(
+            order,
+            [("T1", "tools/y"), ("P1", "prompts/x"), ("H1", "http/z")]
+        );
+        assert_eq!(m.cells.len(), 3 * 2);
+        assert_eq!(m.cell(0, 0).verdict, Some(Verdict::Fail));
+        assert_eq!(m.cell(0, 1).verdict, Some(Verdict::Pass));
+        assert_eq!(
+            m.cell(1, 1).verdict,
+            None,
+            "prompts/x did not run over http"
+        );
+        assert_eq!(m.cell(2, 0).verdict, None);
+        assert_eq!(m.cell(2, 1).server, "b");
+        assert_eq!(m.summary().fail, 1);
+    }
+
+    #[test]
+    fn the_page_shows_what_a_hostile_server_sent_as_text_never_as_markup() {
+        let evil = "</script><script>alert(1)</script><img src=x onerror=alert(2)>\"'&";
+        let r = run(
+            "stdio",
+            vec![result(
+                "tools/y",
+                "T1",
+                Verdict::Fail,
+                serde_json::json!({"error": {"message": evil}}),
+            )],
+        );
+        let mut m = Matrix::from_runs("t", "model", vec![(evil.into(), r)]);
+        m.not_judged.push(evil.into());
+        let page = crate::report::html::render_matrix(&m);
+        assert!(!page.contains("<img"), "{page}");
+        assert!(!page.contains("<script>alert"), "{page}");
+        assert_eq!(page.matches("</script>").count(), 2, "only the page's own");
+        // The embedded cell data still reads back exactly.
+        let data = page
+            .split("id=\"mcperr-data\">")
+            .nth(1)
+            .and_then(|s| s.split("</script>").next())
+            .unwrap();
+        let data: Value = serde_json::from_str(data).unwrap();
+        assert_eq!(data["cells"][0]["response"]["error"]["message"], evil);
+    }
 }

@@ -43,8 +43,11 @@ impl TargetInfo {
 pub struct CaseResult {
     /// Case id.
     pub id: String,
-    /// The deciding rule.
+    /// The deciding rule (the case's own, or an invariant's that decided).
     pub rule: String,
+    /// The rule the case proves, whichever decided: the matrix groups rows by it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub case_rule: String,
     /// The verdict.
     pub verdict: Verdict,
     /// Why: every violation found, the deciding one first.
@@ -55,6 +58,10 @@ pub struct CaseResult {
     pub response: Option<Value>,
     /// HTTP status (HTTP transports only).
     pub http_status: Option<u16>,
+    /// The HTTP body, clipped, when it held no JSON-RPC response (an HTML
+    /// error page, say): what the server sent instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
     /// Wall time of the judged exchange.
     pub duration_ms: u64,
     /// The case's area (first id segment).
@@ -88,11 +95,13 @@ impl CaseResult {
         CaseResult {
             id: case.id.clone(),
             rule: j.rule,
+            case_rule: case.rule.clone(),
             verdict: j.verdict,
             message: j.message,
             request,
             response,
             http_status: None,
+            body: None,
             duration_ms: ms,
             area: case.area().to_string(),
             title: case.title.clone(),
@@ -119,11 +128,13 @@ impl CaseResult {
         CaseResult {
             id: "setup/connect".into(),
             rule: rule.into(),
+            case_rule: rule.into(),
             verdict: Verdict::Error,
             message,
             request: None,
             response: None,
             http_status: None,
+            body: None,
             duration_ms: 0,
             area: "setup".into(),
             title: "the server starts and completes the handshake".into(),

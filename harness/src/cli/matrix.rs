@@ -14,7 +14,7 @@ use mcperr_protocol::Era;
 
 use super::{era_choice, out, runtime, selection, SelectArgs, Usage};
 use crate::engine::{self, EraChoice, RunSettings};
-use crate::matrix::{embedded_http, run_matrix, Server};
+use crate::matrix::{embedded_http, run_matrix, Server, ServerTarget};
 use crate::target;
 use crate::transport::Target;
 
@@ -27,9 +27,10 @@ pub(crate) struct MatrixArgs {
     /// E.g. --server py='stdio:python bookshop.py' --server ts=http:http://127.0.0.1:8766/mcp
     #[arg(long = "server", value_name = "NAME=TARGET", required = true)]
     pub(crate) servers: Vec<String>,
-    /// Protocol era: auto (every era each server speaks, each on a fresh
-    /// process; an era a server does not speak is noted, not failed),
-    /// 2025-11-25 or 2026-07-28.
+    /// Protocol era: auto (every era each server speaks; a stdio server gets
+    /// a fresh process per era, an http: endpoint is the one running server;
+    /// an era a server does not speak is noted, not failed), 2025-11-25 or
+    /// 2026-07-28.
     #[arg(long, value_name = "ERA", default_value = "auto")]
     pub(crate) era: String,
     #[command(flatten)]
@@ -108,9 +109,14 @@ pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, Usage> {
     let mut profile = Profile::load(&args.select.profile)?;
     profile.strict = args.select.strict;
     let selection = selection(&args.select)?;
+    // Report paths are checked before the run (a typo must not cost one),
+    // without truncating a report a failed run would then leave empty.
     for (flag, path) in [("--html", &args.html), ("--json", &args.json)] {
         if let Some(path) = path {
-            std::fs::File::create(path)
+            std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(path)
                 .map_err(|e| Usage(format!("{flag} {}: {e}", path.display())))?;
         }
     }
@@ -140,7 +146,10 @@ pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, Usage> {
                     let http = settings(Target::Http(target::http(&url, vec![])?));
                     let mut http_info = http.target_info(true);
                     http_info.url = Some(url);
-                    vec![(stdio, info), (http, http_info)]
+                    vec![
+                        ServerTarget::new(stdio, info),
+                        ServerTarget::new(http, http_info),
+                    ]
                 }
                 Spec::One(t, kind) => {
                     let s = settings(t);
@@ -148,14 +157,14 @@ pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, Usage> {
                         kind: kind.to_string(),
                         ..s.target_info(false)
                     };
-                    vec![(s, info)]
+                    vec![ServerTarget::new(s, info)]
                 }
             };
             servers.push(Server { name, targets });
         }
         run_matrix(&servers, &eras, &selection, &profile)
             .await
-            .map_err(Usage)
+            .map_err(|e| Usage(e.to_string()))
     })?;
     if let Some(path) = &args.html {
         std::fs::write(path, html::render_matrix(&matrix))

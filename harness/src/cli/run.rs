@@ -13,7 +13,7 @@ use mcperr_protocol::Era;
 
 use super::{era_choice, out, resolve_target, runtime, selection, settings, RunArgs, Usage};
 use crate::engine::{self, EraChoice};
-use crate::matrix::{embedded_http, judge, Judged, Server};
+use crate::matrix::{embedded_http, judge, Judged, Server, ServerTarget};
 use crate::target;
 use crate::transport::Target;
 
@@ -85,7 +85,7 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Usage> {
                 if embedded && settings.target.is_http() {
                     info.url = Some(settings.target.display());
                 }
-                (settings, info)
+                ServerTarget::new(settings, info)
             })
             .collect();
         let server = Server {
@@ -94,11 +94,13 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Usage> {
         };
         judge(&server, &eras, &selection, &profile, baseline.as_ref())
             .await
-            .map_err(Usage)
+            .map_err(|e| Usage(e.to_string()))
     })?;
-    if let Some(message) = judged.unstartable {
+    // A server that cannot be started at all: its one message says why
+    // (after an era it was judged in, the judged runs are kept instead).
+    if let (Some(message), true) = (&judged.unstartable, judged.runs.is_empty()) {
         write_reports(&args, &RunSet::new(judged.failed_setups))?;
-        return Err(Usage(message));
+        return Err(Usage(message.clone()));
     }
     let Judged {
         runs,

@@ -34,13 +34,22 @@ impl HttpServer {
             let _ = BufReader::new(stdout).read_line(&mut line);
             let _ = tx.send(line);
         });
-        let url = rx
+        // Owned before anything can fail, so that a failure still kills it.
+        let mut server = HttpServer {
+            child,
+            url: String::new(),
+        };
+        server.url = rx
             .recv_timeout(Duration::from_secs(60))
             .expect("the server printed its URL")
             .trim()
             .to_string();
-        assert!(url.starts_with("http://"), "not a URL: {url:?}");
-        HttpServer { child, url }
+        assert!(
+            server.url.starts_with("http://"),
+            "not a URL: {:?}",
+            server.url
+        );
+        server
     }
 
     pub fn reference(args: &[&str]) -> HttpServer {

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::http::HttpServer;
 use crate::support::{mcperr, report, scratch, MCPERR};
 
 fn cell<'a>(m: &'a Value, server: &str, transport: &str, case: &str) -> &'a Value {
@@ -19,12 +20,15 @@ fn the_matrix_puts_a_faulty_server_beside_the_reference_and_lists_every_cell() {
     let dir = scratch("matrix");
     let (json, html) = (dir.join("m.json"), dir.join("m.html"));
     let faulty = format!("stdio:{MCPERR} reference --fault crash-leaks-text");
+    let open = HttpServer::reference(&["--fault", "http-origin-unchecked"]);
     let out = mcperr(&[
         "matrix",
         "--server",
         "ref=reference",
         "--server",
         &format!("leaky={faulty}"),
+        "--server",
+        &format!("open=http:{}", open.url),
         "--era",
         "2026-07-28",
         "--profile",
@@ -54,12 +58,17 @@ fn the_matrix_puts_a_faulty_server_beside_the_reference_and_lists_every_cell() {
     };
     assert_eq!(
         columns,
-        names(&[("ref", "stdio"), ("ref", "http"), ("leaky", "stdio")])
+        names(&[
+            ("ref", "stdio"),
+            ("ref", "http"),
+            ("leaky", "stdio"),
+            ("open", "http")
+        ])
     );
     let rows = m["rows"].as_array().unwrap().len();
     assert_eq!(
         m["cells"].as_array().unwrap().len(),
-        rows * 3,
+        rows * 4,
         "every cell is listed"
     );
 
@@ -76,6 +85,15 @@ fn the_matrix_puts_a_faulty_server_beside_the_reference_and_lists_every_cell() {
     let http_only = cell(&m, "ref", "http", "http/bad-origin-403");
     assert_eq!(http_only["verdict"], "pass");
     assert!(cell(&m, "leaky", "stdio", "http/bad-origin-403")["verdict"].is_null());
+    // The server reached at a URL fails the Origin check the reference passes.
+    assert_eq!(
+        cell(&m, "open", "http", "http/bad-origin-403")["verdict"],
+        "fail"
+    );
+    assert_eq!(
+        cell(&m, "open", "http", "tools/crash-hides-text")["verdict"],
+        "pass"
+    );
 
     // The terminal names the case on which the columns differ.
     assert!(
@@ -84,7 +102,7 @@ fn the_matrix_puts_a_faulty_server_beside_the_reference_and_lists_every_cell() {
         out.stdout
     );
     let page = std::fs::read_to_string(&html).unwrap();
-    assert_eq!(page.matches("class=\"cell v-").count(), rows * 3);
+    assert_eq!(page.matches("class=\"cell v-").count(), rows * 4);
     assert!(
         page.contains("<th colspan=\"2\" class=\"server\""),
         "ref spans two columns"
