@@ -18,11 +18,11 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use mcperr::engine::RunSettings;
-use mcperr::matrix::Server;
+use mcperr::matrix::{Server, ServerTarget};
 use mcperr::target;
 use mcperr::transport::{InProcess, Target};
 use mcperr_core::report::matrix::Cell;
-use mcperr_core::report::TargetInfo;
+use mcperr_protocol::Era;
 use serde_json::{json, Value};
 
 /// The repository's root.
@@ -119,64 +119,86 @@ fn settings(target: Target) -> RunSettings {
     RunSettings::new(target, TIMEOUT, STARTUP, 1, CANARY.to_string())
 }
 
-fn in_process(http: bool) -> (RunSettings, TargetInfo) {
+fn in_process(http: bool) -> ServerTarget {
     let s = settings(Target::InProcess(InProcess {
         http,
         sse: false,
         fault: None,
     }));
     let info = s.target_info(false);
-    (s, info)
+    ServerTarget::new(s, info)
 }
 
-fn stdio(command: &str) -> Result<(RunSettings, TargetInfo), String> {
+fn stdio(command: &str) -> Result<ServerTarget, String> {
     let t = target::from_command_line(command, None, &[]).map_err(|e| e.to_string())?;
     let s = settings(Target::Stdio(t));
     let info = s.target_info(false);
-    Ok((s, info))
+    Ok(ServerTarget::new(s, info))
 }
 
-fn http(url: &str) -> Result<(RunSettings, TargetInfo), String> {
-    let t = target::http(url, vec![]).map_err(|e| e.to_string())?;
-    let s = settings(Target::Http(t));
-    let info = s.target_info(false);
-    Ok((s, info))
+/// One HTTP child per era: a running server keeps state across requests
+/// (the Bookshop's `limited` counter), so each era starts from a fresh one,
+/// as each stdio era does, and a transcript does not depend on what the
+/// other era ran before it.
+fn http_per_era(
+    program: &str,
+    args: &[&str],
+    children: &mut Vec<HttpChild>,
+) -> Result<Vec<ServerTarget>, String> {
+    let mut targets = Vec::new();
+    for era in ERAS {
+        let mut all = args.to_vec();
+        all.extend(["--http", "127.0.0.1:0"]);
+        let child = HttpChild::start(program, &all)?;
+        let t = target::http(&child.url, vec![]).map_err(|e| e.to_string())?;
+        let s = settings(Target::Http(t));
+        let info = s.target_info(false);
+        targets.push(ServerTarget {
+            settings: s,
+            info,
+            era: Some(era),
+        });
+        children.push(child);
+    }
+    Ok(targets)
 }
+
+/// The eras judged, in column order.
+pub const ERAS: [Era; 2] = [Era::Modern, Era::Legacy];
 
 /// The servers under test, and the HTTP children to keep alive while they
 /// are judged: the reference server (in process, stdio and HTTP), the
 /// Bookshop on the Python SDK and on the TypeScript SDK, 2.x and the 1.x line
-/// (each a child over stdio and one serving HTTP).
+/// (each a child over stdio per era, and one serving HTTP per era).
 pub fn servers() -> Result<(Vec<Server>, Vec<HttpChild>), String> {
     let python = python()?;
     let ts = typescript_bookshop("typescript", "@modelcontextprotocol/server")?;
     let ts1 = typescript_bookshop("typescript-v1", "@modelcontextprotocol/sdk")?;
     let bookshop_py = format!("{ROOT}/fixtures/servers/python/bookshop.py");
-    let py_http = HttpChild::start(&python, &[&bookshop_py, "--http", "127.0.0.1:0"])?;
-    let ts_http = HttpChild::start("node", &[&ts, "--http", "127.0.0.1:0"])?;
-    let ts1_http = HttpChild::start("node", &[&ts1, "--http", "127.0.0.1:0"])?;
+    let mut children = Vec::new();
+    let mut with_http = |name: &str, stdio_cmd: String, program: &str, args: &[&str]| {
+        let mut targets = vec![stdio(&stdio_cmd)?];
+        targets.extend(http_per_era(program, args, &mut children)?);
+        Ok::<_, String>(Server {
+            name: name.into(),
+            targets,
+        })
+    };
     let servers = vec![
         Server {
             name: "reference".into(),
             targets: vec![in_process(false), in_process(true)],
         },
-        Server {
-            name: "python-sdk".into(),
-            targets: vec![
-                stdio(&format!("{python} {bookshop_py}"))?,
-                http(&py_http.url)?,
-            ],
-        },
-        Server {
-            name: "typescript-sdk".into(),
-            targets: vec![stdio(&format!("node {ts}"))?, http(&ts_http.url)?],
-        },
-        Server {
-            name: "typescript-sdk-v1".into(),
-            targets: vec![stdio(&format!("node {ts1}"))?, http(&ts1_http.url)?],
-        },
+        with_http(
+            "python-sdk",
+            format!("{python} {bookshop_py}"),
+            &python,
+            &[&bookshop_py],
+        )?,
+        with_http("typescript-sdk", format!("node {ts}"), "node", &[&ts])?,
+        with_http("typescript-sdk-v1", format!("node {ts1}"), "node", &[&ts1])?,
     ];
-    Ok((servers, vec![py_http, ts_http, ts1_http]))
+    Ok((servers, children))
 }
 
 /// Where a cell's snapshot lives, relative to this package:
@@ -211,19 +233,38 @@ pub fn snapshot_place(cell: &Cell) -> (PathBuf, String) {
     (dir, name)
 }
 
-/// A cell's transcript: the request as sent, the response as received, the
-/// HTTP status where there is one, and the verdict with its deciding rule.
-/// The judge's message is left out: it is mcperr's prose, not the server's
-/// behaviour, and would churn every snapshot when a wording improves.
+/// A cell's transcript: the request as sent, the response as received (or,
+/// over HTTP, the body that held none), the HTTP status where there is one,
+/// and the verdict with its deciding rule. Left out: the judge's message
+/// (mcperr's prose, not the server's behaviour; it would churn every
+/// snapshot when a wording improves) and timings. A numeric id the response
+/// echoes is written `[id]` on both sides: it is mcperr's running counter,
+/// and one case more or less would renumber every later snapshot; an id the
+/// response does not echo, and every string id, stay as they are.
 /// `None` where the case did not run in this column.
 pub fn transcript(cell: &Cell) -> Option<Value> {
     let r = cell.result.as_ref()?;
-    Some(json!({
+    let mut request = r.request.clone();
+    let mut response = r.response.clone();
+    let sent = request.as_ref().and_then(|q| q.get("id")).cloned();
+    let echoed = response.as_ref().and_then(|a| a.get("id")).cloned();
+    if let (Some(Value::Number(a)), Some(Value::Number(b))) = (&sent, &echoed) {
+        if a == b {
+            for v in [request.as_mut(), response.as_mut()].into_iter().flatten() {
+                v["id"] = json!("[id]");
+            }
+        }
+    }
+    let mut t = json!({
         "case": r.id,
         "rule": r.rule,
         "verdict": r.verdict,
         "http_status": r.http_status,
-        "request": r.request,
-        "response": r.response,
-    }))
+        "request": request,
+        "response": response,
+    });
+    if let Some(body) = &r.body {
+        t["body"] = json!(body);
+    }
+    Some(t)
 }
