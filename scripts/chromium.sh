@@ -15,8 +15,9 @@ if [[ -n "${MCPERR_CHROMIUM:-}" ]]; then
     printf '%s\n' "$MCPERR_CHROMIUM"
     exit 0
 fi
+# A name on PATH must also run (Ubuntu's chromium-browser can be a stub).
 for c in chromium chromium-browser google-chrome; do
-    if command -v "$c" >/dev/null 2>&1; then
+    if command -v "$c" >/dev/null 2>&1 && "$c" --headless --version >/dev/null 2>&1; then
         command -v "$c"
         exit 0
     fi
@@ -33,7 +34,7 @@ fi
 command -v apt-get >/dev/null 2>&1 || { log "no chromium on PATH and no apt-get to install it (set MCPERR_CHROMIUM)"; exit 2; }
 log "installing Debian's chromium (apt-get)"
 export DEBIAN_FRONTEND=noninteractive
-"${as_root[@]}" apt-get update -qq >&2
-"${as_root[@]}" apt-get install -y -qq --no-install-recommends chromium >&2
+${as_root[@]+"${as_root[@]}"} apt-get update -qq >&2
+${as_root[@]+"${as_root[@]}"} apt-get install -y -qq --no-install-recommends chromium >&2
 command -v chromium >/dev/null 2>&1 || { log "apt-get installed chromium, but it is not on PATH"; exit 2; }
 command -v chromium
