@@ -23,6 +23,9 @@ pub struct Server {
     pub name: String,
     /// Each target with how reports describe it.
     pub targets: Vec<ServerTarget>,
+    /// Its known failures: a server with a baseline is gated (see
+    /// [`Matrix::gate`](mcperr_core::report::matrix::Matrix::gate)).
+    pub baseline: Option<Baseline>,
 }
 
 /// One way to reach a server, and the era it is for when it serves only one
@@ -142,7 +145,7 @@ pub async fn run_matrix(
     let judged = join_all(
         servers
             .iter()
-            .map(|s| judge(s, eras, selection, profile, None)),
+            .map(|s| judge(s, eras, selection, profile, s.baseline.as_ref())),
     )
     .await;
     let mut runs = Vec::new();
@@ -192,6 +195,11 @@ pub async fn run_matrix(
     );
     let mut matrix = Matrix::from_runs(&title, &profile.name, runs);
     matrix.not_judged = notes;
+    matrix.gated = servers
+        .iter()
+        .filter(|s| s.baseline.is_some())
+        .map(|s| s.name.clone())
+        .collect();
     Ok((matrix, all))
 }
 

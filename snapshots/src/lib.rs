@@ -182,12 +182,14 @@ pub fn servers() -> Result<(Vec<Server>, Vec<HttpChild>), String> {
         Ok::<_, String>(Server {
             name: name.into(),
             targets,
+            baseline: None,
         })
     };
     let servers = vec![
         Server {
             name: "reference".into(),
             targets: vec![in_process(false), in_process(true)],
+            baseline: None,
         },
         with_http(
             "python-sdk",

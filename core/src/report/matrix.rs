@@ -87,6 +87,49 @@ pub struct Matrix {
     /// Servers or eras that could not be judged, and why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_judged: Vec<String>,
+    /// Servers given a baseline: their unexpected failures fail the matrix.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gated: Vec<String>,
+}
+
+/// Why a gated server fails the matrix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GateFailure {
+    /// A failing or erroring cell its baseline does not list.
+    Unexpected {
+        /// The server.
+        server: String,
+        /// `transport era`.
+        column: String,
+        /// The case.
+        case: String,
+    },
+    /// A baseline entry that fails in none of the server's columns.
+    Stale {
+        /// The server.
+        server: String,
+        /// The entry as written.
+        entry: String,
+    },
+}
+
+impl std::fmt::Display for GateFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GateFailure::Unexpected {
+                server,
+                column,
+                case,
+            } => write!(
+                f,
+                "{server} {column}: {case} fails and is not in its baseline"
+            ),
+            GateFailure::Stale { server, entry } => write!(
+                f,
+                "{server}: baseline entry {entry} fails in none of its columns (stale)"
+            ),
+        }
+    }
 }
 
 /// Where a rule stands in the rule table (unknown rules last, by id).
@@ -157,7 +200,50 @@ impl Matrix {
             rows,
             cells,
             not_judged: vec![],
+            gated: vec![],
         }
+    }
+
+    /// What fails the gate: for each gated server, every failing or
+    /// erroring cell its baseline does not list, and every baseline entry
+    /// that is stale in all of its columns (an entry may fail in one era or
+    /// transport only; it is stale when it fails in none).
+    pub fn gate(&self) -> Vec<GateFailure> {
+        let mut out = Vec::new();
+        for server in &self.gated {
+            let columns: Vec<&Column> = self
+                .columns
+                .iter()
+                .filter(|c| &c.server == server)
+                .collect();
+            for cell in self.cells.iter().filter(|c| &c.server == server) {
+                let unexpected = cell.result.as_ref().is_some_and(|r| {
+                    matches!(r.verdict, Verdict::Fail | Verdict::Error) && !r.baselined
+                });
+                if unexpected {
+                    out.push(GateFailure::Unexpected {
+                        server: server.clone(),
+                        column: format!("{} {}", cell.transport, cell.era),
+                        case: cell.case.clone(),
+                    });
+                }
+            }
+            let entry_of = |s: &String| s.trim_end_matches(" (names no case)").to_string();
+            if let Some((first, rest)) = columns.split_first() {
+                for entry in first.stale_baseline.iter().map(entry_of) {
+                    let everywhere = rest
+                        .iter()
+                        .all(|c| c.stale_baseline.iter().map(entry_of).any(|e| e == entry));
+                    if everywhere {
+                        out.push(GateFailure::Stale {
+                            server: server.clone(),
+                            entry,
+                        });
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// The cell of row `r` in column `c`.
@@ -309,5 +395,35 @@ mod tests {
             .unwrap();
         let data: Value = serde_json::from_str(data).unwrap();
         assert_eq!(data["cells"][0]["response"]["error"]["message"], evil);
+    }
+
+    #[test]
+    fn the_gate_counts_an_entry_stale_only_where_it_fails_in_no_column() {
+        let mut stdio = run(
+            "stdio",
+            vec![result("tools/y", "T1", Verdict::Fail, Value::Null)],
+        );
+        stdio.cases[0].baselined = true;
+        let mut http = run(
+            "http",
+            vec![
+                result("tools/y", "T1", Verdict::Pass, Value::Null),
+                result("http/z", "H1", Verdict::Fail, Value::Null),
+            ],
+        );
+        // `tools/y` passes over HTTP (stale there) but fails over stdio: not stale.
+        http.stale_baseline = vec!["tools/y".into(), "tools/gone (names no case)".into()];
+        stdio.stale_baseline = vec!["tools/gone (names no case)".into()];
+        let mut m = Matrix::from_runs("t", "model", vec![("s".into(), stdio), ("s".into(), http)]);
+        assert!(m.gate().is_empty(), "nothing is gated without a baseline");
+        m.gated = vec!["s".into()];
+        let found: Vec<String> = m.gate().iter().map(ToString::to_string).collect();
+        assert_eq!(
+            found,
+            [
+                "s http 2026-07-28: http/z fails and is not in its baseline",
+                "s: baseline entry tools/gone fails in none of its columns (stale)",
+            ]
+        );
     }
 }

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use mcperr_core::baseline::Baseline;
 use mcperr_core::profile::Profile;
 use mcperr_core::report::matrix::Matrix;
 use mcperr_core::report::{html, TargetInfo};
@@ -49,6 +50,13 @@ pub(crate) struct MatrixArgs {
     /// Write the JSON report here: every column, row and cell.
     #[arg(long, value_name = "PATH")]
     pub(crate) json: Option<PathBuf>,
+    /// Known failures of one server, as NAME=FILE (YAML or TOML, as for
+    /// `run`; repeatable). A server given a baseline is gated: a failure or
+    /// error it does not list, in any of its columns, or an entry that fails
+    /// in none of them (stale), makes the exit code 1. Servers without one
+    /// are compared, not gated. An empty baseline gates on every failure.
+    #[arg(long, value_name = "NAME=FILE")]
+    pub(crate) baseline: Vec<String>,
     /// Print only the summary per column.
     #[arg(long, short)]
     pub(crate) quiet: bool,
@@ -101,6 +109,26 @@ pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, Usage> {
             )));
         }
         parsed.push((name, spec));
+    }
+    let mut baselines = std::collections::HashMap::new();
+    for b in &args.baseline {
+        let (name, path) = b
+            .split_once('=')
+            .ok_or_else(|| Usage(format!("--baseline {b:?}: expected NAME=FILE")))?;
+        if !parsed.iter().any(|(n, _)| n == name) {
+            return Err(Usage(format!(
+                "--baseline {b:?}: no --server is named {name:?}"
+            )));
+        }
+        let text =
+            std::fs::read_to_string(path).map_err(|e| Usage(format!("--baseline {path}: {e}")))?;
+        let baseline =
+            Baseline::parse(path, &text).map_err(|e| Usage(format!("--baseline {path}: {e}")))?;
+        if baselines.insert(name.to_string(), baseline).is_some() {
+            return Err(Usage(format!(
+                "--baseline: {name:?} has two baselines; merge them into one file"
+            )));
+        }
     }
     let eras: Vec<Era> = match era_choice(&args.era)? {
         EraChoice::Pinned(e) => vec![e],
@@ -160,7 +188,12 @@ pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, Usage> {
                     vec![ServerTarget::new(s, info)]
                 }
             };
-            servers.push(Server { name, targets });
+            let baseline = baselines.remove(&name);
+            servers.push(Server {
+                name,
+                targets,
+                baseline,
+            });
         }
         run_matrix(&servers, &eras, &selection, &profile)
             .await
@@ -190,7 +223,16 @@ pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, Usage> {
             unjudged.join(", ")
         )));
     }
-    Ok(0)
+    let gate = matrix.gate();
+    if gate.is_empty() {
+        return Ok(0);
+    }
+    let mut text = format!("\nThe gate fails ({}):\n", gate.len());
+    for g in &gate {
+        text.push_str(&format!("  {g}\n"));
+    }
+    out(&text);
+    Ok(1)
 }
 
 /// The terminal's view: a line per column, then the cases on which the

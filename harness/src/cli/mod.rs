@@ -71,9 +71,11 @@ enum Command {
     /// --json lists every cell. The terminal shows a summary per column and
     /// the cases on which columns differ.
     ///
-    /// Exit codes: 0 every server was judged (the verdicts are the report's
-    /// content), 2 a usage error or a server that could not be judged in any
-    /// era (the reports are still written).
+    /// Exit codes: 0 every server was judged and no gated server (one given
+    /// a --baseline) has an unexpected failure or a stale entry; 1 a gated
+    /// server does; 2 a usage error or a server that could not be judged in
+    /// any era (the reports are still written). Servers without a baseline
+    /// are compared, never gated.
     Matrix(matrix::MatrixArgs),
     /// Show what a server offers and which cases apply to it (a dry run).
     List(ListArgs),

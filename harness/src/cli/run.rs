@@ -91,6 +91,7 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Usage> {
         let server = Server {
             name: String::new(),
             targets,
+            baseline: None, // applied by `judge` below, per run
         };
         judge(&server, &eras, &selection, &profile, baseline.as_ref())
             .await

@@ -170,3 +170,86 @@ fn bad_server_arguments_are_usage_errors() {
         }
     }
 }
+
+#[test]
+fn a_server_given_a_baseline_is_gated_and_one_without_is_only_compared() {
+    let dir = scratch("matrix-gate");
+    let leaky = format!("leaky=stdio:{MCPERR} reference --fault crash-leaks-text");
+    let base = |name: &str, entries: &[&str]| {
+        let path = dir.join(name);
+        let list: Vec<String> = entries.iter().map(|e| format!("{e:?}")).collect();
+        std::fs::write(&path, format!("expected = [{}]\n", list.join(", "))).unwrap();
+        path.display().to_string()
+    };
+    let run = |baselines: &[String]| {
+        let mut args = vec![
+            "matrix",
+            "--server",
+            "ref=reference",
+            "--server",
+            &leaky,
+            "--era",
+            "2026-07-28",
+            "--profile",
+            "model",
+            "--cases",
+            "*/crash-*",
+            "--cases",
+            "tools/tool-error-is-result",
+        ];
+        for b in baselines {
+            args.extend(["--baseline", b.as_str()]);
+        }
+        mcperr(&args)
+    };
+    let both = ["tools/crash-hides-text", "jsonrpc/crash-text-nowhere"];
+
+    // Without a baseline nothing is gated: the leak is shown, exit 0.
+    let out = run(&[]);
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("tools/crash-hides-text"),
+        "{}",
+        out.stdout
+    );
+
+    // Gated, with both leaks known (and the reference on an empty baseline).
+    let known = format!("leaky={}", base("all.toml", &both));
+    let clean = format!("ref={}", base("none.toml", &[]));
+    let out = run(&[known.clone(), clean.clone()]);
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+
+    // One leak not in the baseline fails the gate, naming it.
+    let one = format!("leaky={}", base("one.toml", &both[..1]));
+    let out = run(&[one]);
+    assert_eq!(out.code, Some(1), "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains(
+            "leaky stdio 2026-07-28: jsonrpc/crash-text-nowhere fails and is not in its baseline"
+        ),
+        "{}",
+        out.stdout
+    );
+
+    // An entry that fails nowhere is stale.
+    let mut more = both.to_vec();
+    more.push("tools/tool-error-is-result");
+    let stale = format!("leaky={}", base("stale.toml", &more));
+    let out = run(&[stale]);
+    assert_eq!(out.code, Some(1), "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .contains("tools/tool-error-is-result fails in none of its columns (stale)"),
+        "{}",
+        out.stdout
+    );
+
+    // A baseline for a server that is not there is a usage error.
+    let out = run(&[format!("nobody={}", base("x.toml", &[]))]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("no --server is named \"nobody\""),
+        "{}",
+        out.stderr
+    );
+}
