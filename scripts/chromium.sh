@@ -34,7 +34,8 @@ fi
 command -v apt-get >/dev/null 2>&1 || { log "no chromium on PATH and no apt-get to install it (set MCPERR_CHROMIUM)"; exit 2; }
 log "installing Debian's chromium (apt-get)"
 export DEBIAN_FRONTEND=noninteractive
-${as_root[@]+"${as_root[@]}"} apt-get update -qq >&2
-${as_root[@]+"${as_root[@]}"} apt-get install -y -qq --no-install-recommends chromium >&2
+# Bounded: a stuck mirror must not hang the test script.
+${as_root[@]+"${as_root[@]}"} timeout 300 apt-get update -qq >&2
+${as_root[@]+"${as_root[@]}"} timeout 600 apt-get install -y -qq --no-install-recommends chromium >&2
 command -v chromium >/dev/null 2>&1 || { log "apt-get installed chromium, but it is not on PATH"; exit 2; }
 command -v chromium

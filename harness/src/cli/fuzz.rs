@@ -9,12 +9,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use mcperr_core::baseline::Baseline;
 use mcperr_core::fuzz::replay::case_file;
 use mcperr_core::profile::Profile;
 use mcperr_protocol::Era;
 
-use super::{era_choice, out, resolve_target, settings, TargetArgs, Usage};
+use super::{
+    check_report_paths, era_choice, load_baseline, out, resolve_target, settings, TargetArgs, Usage,
+};
 use crate::engine::{EngineError, EraChoice};
 use crate::fuzz::{fuzz, Budget, FuzzOutcome, FuzzSettings, Stats};
 
@@ -171,21 +172,12 @@ pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, Usage> {
         ..Default::default()
     };
     selection.validate()?;
-    let baseline = match &args.baseline {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| Usage(format!("--baseline {path}: {e}")))?;
-            Some(
-                Baseline::parse(path, &text)
-                    .map_err(|e| Usage(format!("--baseline {path}: {e}")))?,
-            )
-        }
-        None => None,
-    };
-    if let Some(path) = &args.json {
-        std::fs::File::create(path)
-            .map_err(|e| Usage(format!("--json {}: {e}", path.display())))?;
-    }
+    let baseline = args
+        .baseline
+        .as_deref()
+        .map(|path| load_baseline("--baseline", path))
+        .transpose()?;
+    check_report_paths(&[("--json", args.json.as_ref())])?;
     if let Some(dir) = &args.save {
         std::fs::create_dir_all(dir)
             .map_err(|e| Usage(format!("--save {}: {e}", dir.display())))?;

@@ -6,14 +6,15 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use mcperr_core::baseline::Baseline;
 use mcperr_core::profile::Profile;
 use mcperr_core::report::matrix::Matrix;
 use mcperr_core::report::{html, TargetInfo};
 use mcperr_core::verdict::Verdict;
 use mcperr_protocol::Era;
 
-use super::{era_choice, out, runtime, selection, SelectArgs, Usage};
+use super::{
+    check_report_paths, era_choice, load_baseline, out, runtime, selection, SelectArgs, Usage,
+};
 use crate::engine::{self, EraChoice, RunSettings};
 use crate::matrix::{embedded_http, run_matrix, Server, ServerTarget};
 use crate::target;
@@ -120,10 +121,7 @@ pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, Usage> {
                 "--baseline {b:?}: no --server is named {name:?}"
             )));
         }
-        let text =
-            std::fs::read_to_string(path).map_err(|e| Usage(format!("--baseline {path}: {e}")))?;
-        let baseline =
-            Baseline::parse(path, &text).map_err(|e| Usage(format!("--baseline {path}: {e}")))?;
+        let baseline = load_baseline("--baseline", path)?;
         if baselines.insert(name.to_string(), baseline).is_some() {
             return Err(Usage(format!(
                 "--baseline: {name:?} has two baselines; merge them into one file"
@@ -137,17 +135,10 @@ pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, Usage> {
     let mut profile = Profile::load(&args.select.profile)?;
     profile.strict = args.select.strict;
     let selection = selection(&args.select)?;
-    // Report paths are checked before the run (a typo must not cost one),
-    // without truncating a report a failed run would then leave empty.
-    for (flag, path) in [("--html", &args.html), ("--json", &args.json)] {
-        if let Some(path) = path {
-            std::fs::OpenOptions::new()
-                .append(true)
-                .create(true)
-                .open(path)
-                .map_err(|e| Usage(format!("{flag} {}: {e}", path.display())))?;
-        }
-    }
+    check_report_paths(&[
+        ("--html", args.html.as_ref()),
+        ("--json", args.json.as_ref()),
+    ])?;
     let canary = engine::canary();
     let settings = |t: Target| {
         RunSettings::new(

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
+use mcperr_core::baseline::Baseline;
 use mcperr_core::select::Selection;
 use mcperr_protocol::Era;
 use mcperr_reference::Fault;
@@ -265,6 +266,28 @@ pub(crate) fn out(text: &str) {
     let _ = stdout
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush());
+}
+
+/// Reads and parses a `--baseline` file (`flag` names the option in errors).
+pub(crate) fn load_baseline(flag: &str, path: &str) -> Result<Baseline, Usage> {
+    let text = std::fs::read_to_string(path).map_err(|e| Usage(format!("{flag} {path}: {e}")))?;
+    Baseline::parse(path, &text).map_err(|e| Usage(format!("{flag} {path}: {e}")))
+}
+
+/// Checks before a run that each report path can be written, so that a typo
+/// cannot cost a whole run; without truncating a report an early error
+/// would then leave empty (the run writes each one whole at its end).
+pub(crate) fn check_report_paths(paths: &[(&str, Option<&PathBuf>)]) -> Result<(), Usage> {
+    for (flag, path) in paths {
+        if let Some(path) = path {
+            std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(path)
+                .map_err(|e| Usage(format!("{flag} {}: {e}", path.display())))?;
+        }
+    }
+    Ok(())
 }
 
 pub(crate) fn era_choice(s: &str) -> Result<EraChoice, Usage> {

@@ -6,12 +6,14 @@
 
 use std::io::{self, IsTerminal};
 
-use mcperr_core::baseline::Baseline;
 use mcperr_core::profile::Profile;
 use mcperr_core::report::{html, junit, terminal, RunSet};
 use mcperr_protocol::Era;
 
-use super::{era_choice, out, resolve_target, runtime, selection, settings, RunArgs, Usage};
+use super::{
+    check_report_paths, era_choice, load_baseline, out, resolve_target, runtime, selection,
+    settings, RunArgs, Usage,
+};
 use crate::engine::{self, EraChoice};
 use crate::matrix::{embedded_http, judge, Judged, Server, ServerTarget};
 use crate::target;
@@ -39,28 +41,16 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, Usage> {
     let mut profile = Profile::load(&args.select.profile)?;
     profile.strict = args.select.strict;
     let selection = selection(&args.select)?;
-    let baseline = match &args.baseline {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| Usage(format!("--baseline {path}: {e}")))?;
-            Some(
-                Baseline::parse(path, &text)
-                    .map_err(|e| Usage(format!("--baseline {path}: {e}")))?,
-            )
-        }
-        None => None,
-    };
-    // Report paths are checked before the run, so a typo cannot cost a whole run.
-    for (flag, path) in [
-        ("--json", &args.json),
-        ("--junit", &args.junit),
-        ("--html", &args.html),
-    ] {
-        if let Some(path) = path {
-            std::fs::File::create(path)
-                .map_err(|e| Usage(format!("{flag} {}: {e}", path.display())))?;
-        }
-    }
+    let baseline = args
+        .baseline
+        .as_deref()
+        .map(|path| load_baseline("--baseline", path))
+        .transpose()?;
+    check_report_paths(&[
+        ("--json", args.json.as_ref()),
+        ("--junit", args.junit.as_ref()),
+        ("--html", args.html.as_ref()),
+    ])?;
     let eras: Vec<Era> = match choice {
         EraChoice::Pinned(e) => vec![e],
         EraChoice::Auto => vec![Era::Modern, Era::Legacy],
