@@ -14,6 +14,8 @@
 //!    flat, under 100 MB), with `/usr/bin/time -v` when it is there.
 //!
 //! `BENCH_QUICK=1` shortens every run (a smoke test of the benchmark itself).
+//! Names after `--` pick figures: `pipe`, `stdio`, `in-process`, `python`,
+//! `memory` (`cargo bench -p mcperr --bench fuzz -- in-process`); none runs all.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -26,6 +28,10 @@ use mcperr::transport::{InProcess, Target};
 use mcperr_core::profile::Profile;
 use mcperr_core::report::TargetInfo;
 use mcperr_protocol::Era;
+
+/// The allocator the `mcperr` binary uses, so the in-process figure is the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const MCPERR: &str = env!("CARGO_BIN_EXE_mcperr");
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -247,17 +253,37 @@ fn record(
     (lines, answered)
 }
 
+/// Whether the figure `name` was asked for (every figure when none was named).
+fn wanted(name: &str) -> bool {
+    let names: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    names.is_empty() || names.iter().any(|n| n == name)
+}
+
 fn main() {
-    let rtt = cat_lockstep(scale(20_000));
-    let pipe = cat_pipelined(scale(1_000_000));
-    println!(
+    // The pipe's floor is the yardstick of the stdio figures too.
+    let (rtt, pipe) = if wanted("pipe") || wanted("stdio") {
+        (cat_lockstep(scale(20_000)), cat_pipelined(scale(1_000_000)))
+    } else {
+        (Duration::ZERO, 0.0)
+    };
+    if wanted("pipe") || wanted("stdio") {
+        println!(
         "pipe floor (cat): lockstep round trip {:.1} µs ({:.0} requests/s), pipelined {pipe:.0} lines/s",
         rtt.as_secs_f64() * 1e6,
         1.0 / rtt.as_secs_f64()
     );
+    }
 
     let reference = format!("{MCPERR} reference");
-    for era in ["2025-11-25", "2026-07-28"] {
+    let stdio_eras: &[&str] = if wanted("stdio") {
+        &["2025-11-25", "2026-07-28"]
+    } else {
+        &[]
+    };
+    for era in stdio_eras {
         let n = scale(200_000).to_string();
         let (rate, _) = fuzz_rate(&[
             "--stdio",
@@ -277,15 +303,22 @@ fn main() {
         );
     }
 
-    let n = scale(200_000);
-    println!(
-        "mcperr fuzz, reference server in process (2025-11-25, 1 job): {:.0} requests/s (target >= 200000)",
-        in_process(n, 1)
-    );
+    if wanted("in-process") {
+        let n = scale(200_000);
+        println!(
+            "mcperr fuzz, reference server in process (2025-11-25, 1 job): {:.0} requests/s (target >= 200000)",
+            in_process(n, 1)
+        );
+        println!(
+            "mcperr fuzz, reference server in process (2025-11-25, 2 jobs, a thread each): {:.0} requests/s (target >= 200000)",
+            in_process(n, 2)
+        );
+    }
 
     let python = std::env::var("MCPERR_PYTHON")
         .unwrap_or_else(|_| format!("{ROOT}/target/py-venv/bin/python"));
-    if std::path::Path::new(&python).exists() {
+    if !wanted("python") {
+    } else if std::path::Path::new(&python).exists() {
         let bookshop = format!("{ROOT}/fixtures/servers/python/bookshop.py");
         let n = scale(5_000).to_string();
         for era in ["2025-11-25", "2026-07-28"] {
@@ -326,7 +359,7 @@ fn main() {
         println!("python SDK bookshop: skipped (run fixtures/servers/python/setup.sh first)");
     }
 
-    if std::path::Path::new("/usr/bin/time").exists() {
+    if wanted("memory") && std::path::Path::new("/usr/bin/time").exists() {
         let n = scale(1_000_000).to_string();
         let out = Command::new("/usr/bin/time")
             .args([

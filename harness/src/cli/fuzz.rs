@@ -36,7 +36,8 @@ pub(crate) struct FuzzArgs {
     /// repeats one exactly (with --jobs 1). Default: a fresh one.
     #[arg(long, value_name = "N")]
     pub(crate) seed: Option<u64>,
-    /// Server processes to spread the campaign over (each has its own stream: seed + index).
+    /// Server processes to spread the campaign over, each driven by its own
+    /// thread (each has its own stream: seed + index); use up to one per core.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
     pub(crate) jobs: u64,
     /// Requests in flight per server process (JSON-RPC lets a server answer in any order).
@@ -228,9 +229,11 @@ pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, Usage> {
         stats: stats.clone(),
     };
     let bar = progress(stats, args.quiet);
-    // One thread: the campaign's workers share one task, and cross-thread
-    // wake-ups for every batch of answers cost more than they bring
-    // (measured: 18k requests/s on two worker threads, 23-28k on one).
+    // The campaign's setup and shrinking run on this one thread; with
+    // --jobs N each job gets a thread and runtime of its own (campaign.rs).
+    // A shared multi-thread runtime was slower than one thread (its
+    // cross-thread wake-ups for every batch of answers: 18k requests/s on
+    // two worker threads, 23-28k on one).
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

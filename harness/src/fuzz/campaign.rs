@@ -1,5 +1,7 @@
 //! One era's campaign: `jobs` workers, each on its own server process, each
-//! drawing inputs from its own seeded stream (seed + worker index).
+//! drawing inputs from its own seeded stream (seed + worker index). One job
+//! runs on the caller's runtime; several run on a thread each, so a
+//! campaign uses the machine's cores.
 //!
 //! Over stdio a worker keeps up to `in_flight` requests in the pipe and
 //! matches answers by id (JSON-RPC allows any order); over HTTP it sends
@@ -259,68 +261,100 @@ pub(crate) async fn era(
     let quota = settings.budget.requests.map(|r| r.div_ceil(jobs as u64));
     let start = Instant::now();
     let deadline = settings.budget.time.map(|t| start + t);
-    let mut clients = vec![first];
-    for _ in 1..jobs {
-        let (mut c, _) = connect(&settings.run, EraChoice::Pinned(era)).await?;
-        c.begin_case();
-        clients.push(c);
-    }
     let judge = Judge {
         era,
         profile: settings.profile.clone(),
         over_http: settings.run.target.is_http(),
     };
-    let workers = clients.into_iter().enumerate().map(|(i, client)| {
-        let mut w = Worker {
-            settings,
-            store,
-            gen: Generator::new(&discovery, &tools, era),
-            judge: judge.clone(),
-            src: Seeded::new(settings.seed.wrapping_add(i as u64)),
-            era,
-            counted,
-            next_n: 1 << 20,
-            window: vec![],
-            valid_ok: 0,
-            last_count: None,
-            suspects: vec![],
-            issued: 0,
-            quota,
-            deadline,
-            shrink_requests,
-        };
-        async move {
-            let client = run_worker(&mut w, client).await;
-            (w, client)
+    let worker = |i: usize| Worker {
+        settings,
+        store,
+        gen: Generator::new(&discovery, &tools, era),
+        judge: judge.clone(),
+        src: Seeded::new(settings.seed.wrapping_add(i as u64)),
+        era,
+        counted,
+        next_n: 1 << 20,
+        window: vec![],
+        valid_ok: 0,
+        last_count: None,
+        suspects: vec![],
+        issued: 0,
+        quota,
+        deadline,
+        shrink_requests,
+    };
+    let (mut w, mut client) = if jobs == 1 {
+        let mut w = worker(0);
+        let client = run_worker(&mut w, first).await;
+        (w, client)
+    } else {
+        // One thread per job, each with its own runtime and server: the
+        // workers share nothing but the store and the counters, so a
+        // campaign scales with the cores (a shared runtime did not: its
+        // cross-thread wake-ups cost more than they brought). The outer
+        // runtime has nothing left to run while they work.
+        first.conn.close().await;
+        let workers: Vec<Worker> = (0..jobs).map(worker).collect();
+        let done = std::thread::scope(|s| {
+            let threads: Vec<_> = workers
+                .into_iter()
+                .map(|w| s.spawn(move || on_own_thread(w)))
+                .collect();
+            threads
+                .into_iter()
+                .map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect::<Vec<_>>()
+        });
+        let mut first_done = None;
+        for result in done {
+            let w = result?;
+            first_done.get_or_insert(w);
         }
-    });
-    let done = futures_util::future::join_all(workers).await;
+        // Shrinking below reconnects: every worker's server is closed.
+        (first_done.expect("jobs >= 2"), None)
+    };
     let elapsed = start.elapsed();
     // Shrinking: each finding once, on the first worker's server.
-    let mut done = done.into_iter();
-    if let Some((mut w, mut client)) = done.next() {
-        for (mut other, c) in done {
-            if let Some(mut c) = c {
-                other.confirm(&mut c).await;
-                c.conn.close().await;
-            }
-        }
-        if let Some(c) = client.as_mut() {
-            w.confirm(c).await;
-        }
-        if !settings.stats.stop.load(Ordering::Relaxed) {
-            for found in store.unshrunk() {
-                let signature = found.finding.signature.clone();
-                let (shrunk, c) = shrink(&mut w, client, found).await;
-                client = c;
-                store.put(&signature, shrunk);
-            }
-        }
-        if let Some(c) = client {
-            c.conn.close().await;
+    if let Some(c) = client.as_mut() {
+        w.confirm(c).await;
+    }
+    if !settings.stats.stop.load(Ordering::Relaxed) {
+        for found in store.unshrunk() {
+            let signature = found.finding.signature.clone();
+            let (shrunk, c) = shrink(&mut w, client, found).await;
+            client = c;
+            store.put(&signature, shrunk);
         }
     }
+    if let Some(c) = client {
+        c.conn.close().await;
+    }
     Ok((left_out, elapsed))
+}
+
+/// A worker of a multi-job campaign on the current (its own) thread: it
+/// connects its own server, fuzzes, confirms its suspects and closes.
+fn on_own_thread(mut w: Worker<'_>) -> Result<Worker<'_>, EngineError> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            EngineError::Setup(crate::engine::SetupError {
+                rule: "J4",
+                spawn: true,
+                message: format!("a fuzz worker's runtime: {e}"),
+            })
+        })?;
+    rt.block_on(async {
+        let (mut c, _) = connect(&w.settings.run, EraChoice::Pinned(w.era)).await?;
+        c.begin_case();
+        if let Some(mut c) = run_worker(&mut w, c).await {
+            w.confirm(&mut c).await;
+            c.conn.close().await;
+        }
+        Ok(w)
+    })
 }
 
 /// Runs a worker's loop until its budget is spent, finding culprits and

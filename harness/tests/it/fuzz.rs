@@ -61,6 +61,69 @@ fn the_embedded_reference_server_gives_no_finding_in_either_era() {
     assert!(stdout.contains("seed 11"), "{stdout}");
 }
 
+#[test]
+fn jobs_spread_a_campaign_over_threads_each_with_its_own_server() {
+    let dir = scratch("fuzz-jobs");
+    // The budget is shared: two jobs send the requests one job would.
+    let (code, r, stdout) = fuzz(
+        &[
+            "--jobs",
+            "2",
+            "--requests",
+            "4000",
+            "--era",
+            "2025-11-25",
+            "--seed",
+            "3",
+        ],
+        &dir.join("clean.json"),
+    );
+    assert_eq!(code, Some(0), "{stdout}");
+    assert_eq!(findings(&r), vec![], "{stdout}");
+    assert_eq!(r["stats"]["requests"], 4000, "{r}");
+
+    // A body that ran is found on a job's own server, confirmed there, and
+    // shrunk afterwards on a fresh one.
+    let server = format!("{MCPERR} reference --fault limit-multiple-of-7");
+    let (code, r, stdout) = fuzz(
+        &[
+            "--stdio",
+            &server,
+            "--jobs",
+            "2",
+            "--era",
+            "2025-11-25",
+            "--seed",
+            "1",
+            "--seconds",
+            "20",
+            "--max-findings",
+            "1",
+        ],
+        &dir.join("fault.json"),
+    );
+    assert_eq!(code, Some(1), "{stdout}");
+    let f = &r["findings"][0];
+    assert_eq!(f["rule"], "T4", "{stdout}");
+    assert_eq!(
+        f.pointer("/request/params/arguments/limit"),
+        Some(&serde_json::json!(56)),
+        "{f}"
+    );
+
+    // A server that starts once (for discovery) and never again: the jobs
+    // cannot connect, and that is one usage line, not a hang or a panic.
+    let lock = dir.join("started-once");
+    let once = format!(
+        "sh -c 'mkdir {} 2>/dev/null && exec {MCPERR} reference; exit 3'",
+        lock.display()
+    );
+    let out = mcperr(&["fuzz", "--stdio", &once, "--jobs", "2", "--seconds", "5"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    let last = out.stderr.lines().last().unwrap_or_default();
+    assert!(last.starts_with("mcperr: error:"), "{}", out.stderr);
+}
+
 /// What a shrunk request must show.
 type Minimal = fn(&Value) -> bool;
 
