@@ -218,7 +218,8 @@ fn valid_string(schema: &Value, src: &mut dyn Source) -> Value {
 /// A value of another JSON type than `schema` allows (including the string
 /// numeral for a number, the most common coercion bug, and hostile nesting).
 fn wrong_type(schema: &Value, src: &mut dyn Source) -> Value {
-    let deep = (0..src.int_in(8, DEEP as i64)).fold(json!("mcperr"), |v, _| json!([v]));
+    // Nested by moving: `json!([v])` would serialize `v` again at every level.
+    let deep = (0..src.int_in(8, DEEP as i64)).fold(json!("mcperr"), |v, _| Value::Array(vec![v]));
     let candidates = [
         json!({"mcperr": "wrong type"}),
         json!(["mcperr"]),
@@ -244,11 +245,11 @@ fn wrong_type(schema: &Value, src: &mut dyn Source) -> Value {
         let k = kind(v);
         allowed.contains(&k) || (k == "integer" && allowed.contains(&"number"))
     };
-    let left: Vec<&Value> = candidates.iter().filter(|v| !fits(v)).collect();
+    let mut left: Vec<Value> = candidates.into_iter().filter(|v| !fits(v)).collect();
     if left.is_empty() {
         return Value::Null;
     }
-    left[src.index(left.len())].clone()
+    left.swap_remove(src.index(left.len()))
 }
 
 /// A place in a valid instance where one constraint can be broken.

@@ -90,12 +90,14 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
     let rejected = ctx.http_rejection_expected
         && exchange.http.as_ref().is_some_and(|a| a.status >= 400)
         && response.get("id") == Some(&Value::Null);
+    let null_id;
     let framed_against = if rejected {
-        json!({"id": null})
+        null_id = json!({"id": null});
+        &null_id
     } else {
-        exchange.request.clone()
+        &exchange.request
     };
-    let framing_faults = framing(response, &framed_against);
+    let framing_faults = framing(response, framed_against);
     let framed = framing_faults.is_empty();
     for why in framing_faults {
         out.push(ctx.violation("J1", Verdict::Fail, why));
@@ -262,7 +264,13 @@ pub fn http_status(status: u16, response: &Value) -> Option<String> {
 /// `at fn (file.js:12:3)` frames.
 pub fn leak_marker(text: &str) -> Option<String> {
     // Responses are searched serialized, where quotes inside strings are escaped.
-    let text = &text.replace("\\\"", "\"");
+    let unescaped;
+    let text = if text.contains("\\\"") {
+        unescaped = text.replace("\\\"", "\"");
+        unescaped.as_str()
+    } else {
+        text
+    };
     for m in [
         "Traceback (most recent call last)",
         "panicked at",
@@ -303,7 +311,7 @@ fn strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
 /// `value` serialized, with echoes of the request's own `uri` removed (R4
 /// legitimately names the URI, which may carry the planted secret).
 pub fn searchable(value: &Value, request: &Value) -> String {
-    let mut text = value.to_string();
+    let mut text = serde_json::to_string(value).unwrap_or_default();
     if let Some(uri) = request.pointer("/params/uri").and_then(Value::as_str) {
         if !uri.is_empty() {
             let encoded = Value::String(uri.to_string()).to_string();
@@ -316,7 +324,7 @@ pub fn searchable(value: &Value, request: &Value) -> String {
 /// `value` serialized, with echoes of every string the request sent removed
 /// (a tool error may quote its arguments; a forwarded error its data).
 fn without_echoes(value: &Value, request: &Value) -> String {
-    let mut text = value.to_string();
+    let mut text = serde_json::to_string(value).unwrap_or_default();
     let mut sent = Vec::new();
     if let Some(params) = request.get("params") {
         strings(params, &mut sent);
@@ -338,8 +346,9 @@ pub fn leak_in_error(response: &Value, request: &Value, canary: Option<&str>) ->
         (None, Some(r)) if r.get("isError") == Some(&Value::Bool(true)) => r,
         _ => return None,
     };
+    let text = serde_json::to_string(errorish).unwrap_or_default();
     if let Some(c) = canary.filter(|c| !c.is_empty()) {
-        if searchable(errorish, request).contains(c) {
+        if text.contains(c) && searchable(errorish, request).contains(c) {
             return Some(format!(
                 "the crash's secret text reached the response (canary {c})"
             ));
@@ -347,7 +356,7 @@ pub fn leak_in_error(response: &Value, request: &Value, canary: Option<&str>) ->
     }
     // Echoes of the request are taken out only when a marker shows at all
     // (the fuzzer judges every answer; most carry none).
-    leak_marker(&errorish.to_string())?;
+    leak_marker(&text)?;
     leak_marker(&without_echoes(errorish, request))
         .map(|m| format!("the error carries a stack trace marker: {m}"))
 }
