@@ -303,6 +303,26 @@ fn main() {
         );
     }
 
+    if wanted("stdio") {
+        let n = scale(200_000).to_string();
+        let (rate, _) = fuzz_rate(&[
+            "--stdio",
+            &reference,
+            "--era",
+            "2025-11-25",
+            "--requests",
+            &n,
+            "--seed",
+            "1",
+            "--jobs",
+            "2",
+        ]);
+        println!(
+            "mcperr fuzz, reference server as two children over stdio (--jobs 2, a thread each), 2025-11-25: \
+             {rate:.0} requests/s (target >= 20000)"
+        );
+    }
+
     if wanted("in-process") {
         let n = scale(200_000);
         println!(
