@@ -354,25 +354,41 @@ fn main() {
                 "1000",
             ];
             let (lines, answered) = record(&python, &bookshop, &args);
-            let ceiling = lockstep_ceiling(&[python.clone(), bookshop.clone()], &lines, &answered);
             let cmd = format!("{python} {bookshop}");
             let mut all = vec!["--stdio", cmd.as_str()];
             all.extend_from_slice(&args);
-            let (rate, report) = fuzz_rate(&all);
-            let unanswered = report["findings"].as_array().map_or(0, |f| {
-                f.iter()
-                    .filter(|f| {
-                        f["message"]
-                            .as_str()
-                            .is_some_and(|m| m.contains("never answered"))
-                    })
-                    .map(|f| f["hits"].as_u64().unwrap_or(0))
-                    .sum::<u64>()
-            });
+            // The Python server's own pace moves by ±25 % between runs on a
+            // 2-core machine: the replay and the campaign alternate, and the
+            // ratio is taken of each pair, its median reported.
+            let mut ratios = Vec::new();
+            let mut unanswered = 0;
+            for _ in 0..if quick() { 1 } else { 3 } {
+                let ceiling =
+                    lockstep_ceiling(&[python.clone(), bookshop.clone()], &lines, &answered);
+                let (rate, report) = fuzz_rate(&all);
+                unanswered = report["findings"].as_array().map_or(0, |f| {
+                    f.iter()
+                        .filter(|f| {
+                            f["message"]
+                                .as_str()
+                                .is_some_and(|m| m.contains("never answered"))
+                        })
+                        .map(|f| f["hits"].as_u64().unwrap_or(0))
+                        .sum::<u64>()
+                });
+                println!(
+                    "  python SDK bookshop, {era}: lockstep replay of the answered ones {ceiling:.0} requests/s, \
+                     mcperr fuzz {rate:.0} requests/s = {:.0} %",
+                    rate / ceiling * 100.0
+                );
+                ratios.push(rate / ceiling * 100.0);
+            }
+            ratios.sort_by(f64::total_cmp);
             println!(
                 "python SDK bookshop over stdio, {era}, {n} fuzz requests ({unanswered} never answered, each waited out for 1 s): \
-                 lockstep replay of the answered ones {ceiling:.0} requests/s, mcperr fuzz {rate:.0} requests/s = {:.0} % of it (target >= 90 %)",
-                rate / ceiling * 100.0
+                 mcperr fuzz at {:.0} % of the lockstep replay's rate (median of {} alternating pairs; target >= 90 %)",
+                ratios[ratios.len() / 2],
+                ratios.len()
             );
         }
     } else {
