@@ -284,10 +284,10 @@ pub(crate) async fn era(
         deadline,
         shrink_requests,
     };
-    let (mut w, mut client) = if jobs == 1 {
+    let (mut w, mut client, ended) = if jobs == 1 {
         let mut w = worker(0);
         let client = run_worker(&mut w, first).await;
-        (w, client)
+        (w, client, Instant::now())
     } else {
         // One thread per job, each with its own runtime and server: the
         // workers share nothing but the store and the counters, so a
@@ -296,10 +296,14 @@ pub(crate) async fn era(
         // runtime has nothing left to run while they work.
         first.conn.close().await;
         let workers: Vec<Worker> = (0..jobs).map(worker).collect();
+        let meet = Start {
+            barrier: std::sync::Barrier::new(jobs),
+            failed: Default::default(),
+        };
         let done = std::thread::scope(|s| {
             let threads: Vec<_> = workers
                 .into_iter()
-                .map(|w| s.spawn(move || on_own_thread(w)))
+                .map(|w| s.spawn(|| on_own_thread(w, &meet)))
                 .collect();
             threads
                 .into_iter()
@@ -307,14 +311,16 @@ pub(crate) async fn era(
                 .collect::<Vec<_>>()
         });
         let mut first_done = None;
+        let mut ended = start;
         for result in done {
-            let w = result?;
+            let (w, e) = result?;
+            ended = ended.max(e);
             first_done.get_or_insert(w);
         }
         // Shrinking below reconnects: every worker's server is closed.
-        (first_done.expect("jobs >= 2"), None)
+        (first_done.expect("jobs >= 2"), None, ended)
     };
-    let elapsed = start.elapsed();
+    let elapsed = ended - start;
     // Shrinking: each finding once, on the first worker's server.
     if let Some(c) = client.as_mut() {
         w.confirm(c).await;
@@ -333,27 +339,57 @@ pub(crate) async fn era(
     Ok((left_out, elapsed))
 }
 
+/// Where the jobs of a multi-job campaign meet once connected: none starts
+/// fuzzing unless every one has its server (a job that cannot connect fails
+/// the era at once, instead of after the others spent their budget).
+struct Start {
+    barrier: std::sync::Barrier,
+    failed: std::sync::atomic::AtomicBool,
+}
+
 /// A worker of a multi-job campaign on the current (its own) thread: it
 /// connects its own server, fuzzes, confirms its suspects and closes.
-fn on_own_thread(mut w: Worker<'_>) -> Result<Worker<'_>, EngineError> {
+/// Returns the worker and when its campaign ended (its confirming is not
+/// campaign time, as with one job).
+fn on_own_thread<'a>(
+    mut w: Worker<'a>,
+    start: &Start,
+) -> Result<(Worker<'a>, Instant), EngineError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
-        .build()
-        .map_err(|e| {
-            EngineError::Setup(crate::engine::SetupError {
+        .build();
+    let rt = match rt {
+        Ok(rt) => rt,
+        Err(e) => {
+            start.failed.store(true, Ordering::SeqCst);
+            start.barrier.wait();
+            return Err(EngineError::Setup(crate::engine::SetupError {
                 rule: "J4",
                 spawn: true,
                 message: format!("a fuzz worker's runtime: {e}"),
-            })
-        })?;
+            }));
+        }
+    };
     rt.block_on(async {
-        let (mut c, _) = connect(&w.settings.run, EraChoice::Pinned(w.era)).await?;
+        let connected = connect(&w.settings.run, EraChoice::Pinned(w.era)).await;
+        if connected.is_err() {
+            start.failed.store(true, Ordering::SeqCst);
+        }
+        // Blocking is fine here: this runtime has nothing else to run.
+        start.barrier.wait();
+        let (mut c, _) = connected?;
+        if start.failed.load(Ordering::SeqCst) {
+            c.conn.close().await;
+            return Ok((w, Instant::now()));
+        }
         c.begin_case();
-        if let Some(mut c) = run_worker(&mut w, c).await {
+        let client = run_worker(&mut w, c).await;
+        let ended = Instant::now();
+        if let Some(mut c) = client {
             w.confirm(&mut c).await;
             c.conn.close().await;
         }
-        Ok(w)
+        Ok((w, ended))
     })
 }
 

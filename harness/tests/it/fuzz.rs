@@ -111,17 +111,29 @@ fn jobs_spread_a_campaign_over_threads_each_with_its_own_server() {
         "{f}"
     );
 
-    // A server that starts once (for discovery) and never again: the jobs
-    // cannot connect, and that is one usage line, not a hang or a panic.
-    let lock = dir.join("started-once");
-    let once = format!(
-        "sh -c 'mkdir {} 2>/dev/null && exec {MCPERR} reference; exit 3'",
-        lock.display()
+    // A server that starts twice (discovery, one job) and never again: the
+    // other job cannot connect, and that is one usage line at once, not a
+    // wait for the budget the connected job would spend, a hang or a panic.
+    let (first, second) = (dir.join("started-once"), dir.join("started-twice"));
+    let twice = format!(
+        "sh -c 'if mkdir {0} 2>/dev/null || mkdir {1} 2>/dev/null; then exec {MCPERR} reference; fi; exit 3'",
+        first.display(),
+        second.display()
     );
-    let out = mcperr(&["fuzz", "--stdio", &once, "--jobs", "2", "--seconds", "5"]);
+    let start = Instant::now();
+    let out = mcperr(&["fuzz", "--stdio", &twice, "--jobs", "2", "--seconds", "60"]);
     assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        start.elapsed()
+    );
     let last = out.stderr.lines().last().unwrap_or_default();
-    assert!(last.starts_with("mcperr: error:"), "{}", out.stderr);
+    assert!(
+        last.starts_with("mcperr: error:") && last.contains("exited with code 3"),
+        "{}",
+        out.stderr
+    );
 }
 
 /// What a shrunk request must show.
