@@ -370,14 +370,20 @@ fn on_own_thread<'a>(
             }));
         }
     };
+    // Every job reaches the barrier exactly once, even when its connect
+    // panics, so no job waits there for ever.
+    let connected = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        rt.block_on(connect(&w.settings.run, EraChoice::Pinned(w.era)))
+    }));
+    if !matches!(connected, Ok(Ok(_))) {
+        start.failed.store(true, Ordering::SeqCst);
+    }
+    start.barrier.wait();
+    let (mut c, _) = match connected {
+        Ok(connected) => connected?,
+        Err(panic) => std::panic::resume_unwind(panic),
+    };
     rt.block_on(async {
-        let connected = connect(&w.settings.run, EraChoice::Pinned(w.era)).await;
-        if connected.is_err() {
-            start.failed.store(true, Ordering::SeqCst);
-        }
-        // Blocking is fine here: this runtime has nothing else to run.
-        start.barrier.wait();
-        let (mut c, _) = connected?;
         if start.failed.load(Ordering::SeqCst) {
             c.conn.close().await;
             return Ok((w, Instant::now()));
