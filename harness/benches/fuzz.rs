@@ -127,7 +127,8 @@ fn fuzz_rate(args: &[&str]) -> (f64, serde_json::Value) {
 
 /// `mcperr fuzz` in this process against the in-process reference server.
 fn in_process(requests: u64, jobs: usize) -> f64 {
-    // As `mcperr fuzz` runs: one thread (its workers share one task anyway).
+    // As `mcperr fuzz` runs: setup on this one thread; with two or more jobs
+    // each job gets a thread and runtime of its own (fuzz/campaign.rs).
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
