@@ -151,10 +151,17 @@ pub struct Alternative {
     #[serde(rename = "match")]
     pub pattern: Value,
     /// Why this shape is accepted (`also_pass`) or a warning (`warn`).
+    #[serde(default)]
     pub reason: String,
     /// Eras it applies in (default: both).
     #[serde(default)]
     pub eras: Vec<String>,
+    /// The aspect of the case's rule that decides this shape (a `warn` is
+    /// then graded by that aspect's level, and quotes its sentence; an
+    /// `also_pass` cites it, e.g. a MAY). Without one a `warn` is a warning
+    /// under every profile.
+    #[serde(default)]
+    pub aspect: Option<String>,
 }
 
 impl Alternative {
@@ -196,8 +203,13 @@ pub struct Case {
     pub id: String,
     /// The rule it proves: an id of the rule table ([`crate::rules`]).
     pub rule: String,
-    /// The case's own citation, shown after the rule's section of the era
-    /// under test (omitted when it names the other era).
+    /// The aspect of its rule the case's `[expect]` proves (default: the
+    /// rule's central sentence); its level and sentence per era come from
+    /// the rule table.
+    #[serde(default)]
+    pub aspect: Option<String>,
+    /// A note for readers of the file; never quoted in a verdict (the table's
+    /// sentence is).
     #[serde(default)]
     pub spec: String,
     /// One line saying what it checks.
@@ -229,6 +241,10 @@ pub struct Case {
     /// The passing shape.
     #[serde(default)]
     pub expect: Value,
+    /// Further shapes, each graded by its own aspect of the case's rule
+    /// (`[aspects.data-uri]` holds what only the `data-uri` aspect asks).
+    #[serde(default)]
+    pub aspects: BTreeMap<String, Value>,
     /// Other passing shapes.
     #[serde(default)]
     pub also_pass: Vec<Alternative>,
@@ -238,11 +254,6 @@ pub struct Case {
     /// Per-profile overrides, by profile name or `NAME@ERA`.
     #[serde(default)]
     pub profile: BTreeMap<String, Override>,
-    /// The level of this case's requirement per era, where it differs from
-    /// its rule's central sentence (e.g. H1's 405 is a SHOULD in 2026-07-28).
-    /// The `spec` profile grades a deviation by it.
-    #[serde(default)]
-    pub levels: BTreeMap<String, crate::rules::Level>,
     /// The highest verdict a deviation gets under any profile: `warn` where
     /// what the case checks is a known ambiguity (a server's 406, say, when
     /// the MUST is on the client). Say why in a comment.
@@ -291,13 +302,37 @@ impl Case {
                 .map_err(|e| err(format!("request.params_json is not JSON: {e}")))?;
             case.request.params = Some(params);
         }
-        if crate::rules::get(&case.rule).is_none() {
-            let known: Vec<&str> = crate::rules::all().iter().map(|r| r.id.as_str()).collect();
-            return Err(err(format!(
-                "unknown rule {:?} (the rule table has {})",
-                case.rule,
-                known.join(", ")
-            )));
+        let rule: crate::rules::RuleId = case.rule.parse().map_err(err)?;
+        let aspect_of = |name: &str| {
+            crate::rules::AspectId::find(rule, name)
+                .map(|_| ())
+                .ok_or_else(|| {
+                    err(format!("{rule}.{name}")
+                        .parse::<crate::rules::AspectId>()
+                        .unwrap_err())
+                })
+        };
+        if let Some(a) = &case.aspect {
+            aspect_of(a)?;
+        }
+        for a in case.aspects.keys() {
+            aspect_of(a)?;
+        }
+        let named = case.also_pass.iter().chain(&case.warn).chain(
+            case.profile
+                .values()
+                .flat_map(|o| o.also_pass.iter().chain(&o.warn)),
+        );
+        for alt in named {
+            match &alt.aspect {
+                Some(a) => aspect_of(a)?,
+                None if alt.reason.is_empty() => {
+                    return Err(err(
+                        "an also_pass or warn shape needs a reason or an aspect".into(),
+                    ))
+                }
+                None => {}
+            }
         }
         case.needs().map_err(err)?;
         case.eras().map_err(err)?;
@@ -318,10 +353,6 @@ impl Case {
             for e in &a.eras {
                 e.parse::<Era>().map_err(|e| err(e.to_string()))?;
             }
-        }
-        for key in case.levels.keys() {
-            key.parse::<Era>()
-                .map_err(|e| err(format!("levels: {e}")))?;
         }
         for key in case.profile.keys() {
             if let Some((_, era)) = key.split_once('@') {
@@ -351,7 +382,25 @@ impl Case {
         Ok(case)
     }
 
-    /// The parsed `needs`.
+    /// The rule it proves (checked on load).
+    pub fn rule_id(&self) -> crate::rules::RuleId {
+        self.rule.parse().unwrap_or(crate::rules::RuleId::J1)
+    }
+
+    /// The aspect of the case's rule named `name` (checked on load), or the
+    /// rule's central sentence.
+    pub fn aspect_named(&self, name: Option<&str>) -> crate::rules::AspectId {
+        let rule = self.rule_id();
+        name.and_then(|n| crate::rules::AspectId::find(rule, n))
+            .unwrap_or_else(|| rule.main())
+    }
+
+    /// The aspect the case's `[expect]` proves.
+    pub fn aspect_id(&self) -> crate::rules::AspectId {
+        self.aspect_named(self.aspect.as_deref())
+    }
+
+    /// What it needs from the server, parsed.
     pub fn needs(&self) -> Result<Vec<Need>, String> {
         self.needs
             .iter()

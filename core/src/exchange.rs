@@ -160,7 +160,7 @@ impl HttpAnswer {
             .unwrap_or("")
             .to_ascii_lowercase();
         if content_type.starts_with("application/json") {
-            match serde_json::from_str::<Value>(&self.body) {
+            match crate::wire::decode(self.body.as_bytes()) {
                 Ok(v) => self.messages.push(v),
                 Err(e) => {
                     self.problem = Some(format!("the application/json body is not JSON ({e})"))

@@ -6,8 +6,11 @@
 //!
 //! Layout, bottom-up (each module uses only those above it):
 //! - [`verdict`]: pass, warn, fail, skip, error.
-//! - [`rules`]: the rule table (fixtures/rules.toml): ids, titles, the spec's
-//!   own sentence and severity per era.
+//! - [`rules`]: the rule table (fixtures/rules.toml): rule and aspect ids
+//!   as types, titles, the spec's own sentence and level per era.
+//! - [`grading`]: the one grading path: a violation names an aspect; its
+//!   verdict and quote come from the table, the profile and the run.
+//! - [`wire`]: one policy per wire edge case (big ids, lone surrogates).
 //! - [`pattern`]: structural subset matching and `{{placeholder}}` substitution.
 //! - [`case`], [`profile`]: case files and the profiles that override them.
 //! - [`shapes`]: the era's schema for each method's result and for errors.
@@ -26,8 +29,11 @@ pub mod baseline;
 pub mod case;
 pub mod discovery;
 pub mod exchange;
+pub mod expect;
+pub mod explain;
 pub mod fuzz;
 pub mod generate;
+pub mod grading;
 pub mod lines;
 pub mod oracle;
 pub mod pattern;
@@ -39,5 +45,6 @@ pub mod select;
 pub mod shapes;
 pub mod sse;
 pub mod verdict;
+pub mod wire;
 
 pub use verdict::Verdict;

@@ -180,10 +180,7 @@ pub struct CasePlan {
     pub http: Option<HttpShape>,
     /// The run's canary.
     pub canary: String,
-    /// The citation messages give: the rule's section in the era under
-    /// test, then the case's own citation unless it names the other era.
-    pub spec: String,
-    /// The full citation for reports (see [`citation`]).
+    /// The citation for reports (see [`citation`]).
     pub citation: String,
     /// The run's profile, which grades deviations.
     pub profile: Profile,
@@ -191,34 +188,10 @@ pub struct CasePlan {
     pub over_http: bool,
 }
 
-/// The short citation of `case` in `era` for inline messages: the case's
-/// own when it names this era's section, else the rule's section in `era`
-/// (followed by the case's own when that names no era).
-pub fn cite(case: &Case, era: Era) -> String {
-    let rule = crate::rules::cite(&case.rule, era);
-    let names = |e: Era| case.spec.starts_with(e.version());
-    if names(era) {
-        case.spec.clone()
-    } else if case.spec.is_empty() || Era::ALL.iter().any(|e| names(*e)) {
-        rule
-    } else {
-        format!("{rule}; {}", case.spec)
-    }
-}
-
-/// The full citation of `case` in `era` for reports: the rule's section with
-/// the spec's own sentence in that era, then the case's own citation.
+/// The citation of `case` in `era` for reports: the table's sentence for
+/// the aspect the case proves (a case file never supplies its own quote).
 pub fn citation(case: &Case, era: Era) -> String {
-    let rule = crate::rules::get(&case.rule)
-        .map_or_else(|| cite(case, era), |r| r.cite_with_sentence(era));
-    let other_era = Era::ALL
-        .iter()
-        .any(|e| *e != era && case.spec.starts_with(e.version()));
-    if case.spec.is_empty() || other_era {
-        rule
-    } else {
-        format!("{rule} (case: {})", case.spec)
-    }
+    case.aspect_id().text(era).cite()
 }
 
 impl CasePlan {
@@ -250,6 +223,9 @@ impl CasePlan {
             .chain(expectation.warn.iter_mut())
         {
             alt.pattern = sub(&alt.pattern);
+        }
+        for (_, shape) in &mut expectation.aspects {
+            *shape = sub(shape);
         }
         let envelope = case.envelope;
         let outgoing = |id: IdChoice, method: &str, params: &Option<Value>| Outgoing {
@@ -301,36 +277,18 @@ impl CasePlan {
             request,
             http,
             canary: canary.to_string(),
-            spec: cite(case, era),
             citation: citation(case, era),
             profile: profile.clone(),
             over_http,
         }
     }
 
-    /// The verdict a deviation from `rule` gets in this case (`None`: no verdict).
-    /// `level`: the violation's own level, where a check fixes one.
-    pub fn grade(
-        &self,
-        rule: &str,
-        level: Option<crate::rules::Level>,
-    ) -> Option<crate::oracle::Verdict> {
-        use crate::verdict::Verdict;
-        let own = rule == self.case.rule;
-        // A sentence that binds only over another transport says nothing here.
-        let elsewhere = crate::rules::get(rule)
-            .and_then(|r| r.text(self.era))
-            .and_then(|t| t.only_over.as_deref())
-            .is_some_and(|t| (t == "http") != self.over_http);
-        let level = if elsewhere {
-            Some(crate::rules::Level::None)
-        } else {
-            level
-        };
-        let v = self.profile.grade(rule, self.era, level);
-        match (v, own && self.case.at_most.is_some()) {
-            (Some(Verdict::Fail), true) if !self.profile.strict => Some(Verdict::Warn),
-            (v, _) => v,
+    /// The grader of this plan's era, transport and profile.
+    pub fn grader(&self) -> crate::grading::Grader<'_> {
+        crate::grading::Grader {
+            era: self.era,
+            over_http: self.over_http,
+            profile: &self.profile,
         }
     }
 

@@ -21,7 +21,6 @@ use serde_json::{Map, Value};
 use crate::case::{Alternative, Case, Check, Override, BUILTIN_PROFILES};
 use crate::pattern;
 use crate::rules;
-use crate::verdict::Verdict;
 
 /// How a deviation is graded.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -103,8 +102,10 @@ pub enum ProfileError {
 /// What a case must produce under one profile.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Expectation {
-    /// The passing shape.
+    /// The passing shape (the case's own aspect).
     pub pattern: Value,
+    /// Shapes each graded by another aspect of the case's rule.
+    pub aspects: Vec<(crate::rules::AspectId, Value)>,
     /// Other passing shapes.
     pub also_pass: Vec<Alternative>,
     /// Warning shapes.
@@ -256,6 +257,11 @@ impl Profile {
     pub fn expectation(&self, case: &Case, era: Era) -> Expectation {
         let mut e = Expectation {
             pattern: case.expect.clone(),
+            aspects: case
+                .aspects
+                .iter()
+                .map(|(name, p)| (case.aspect_named(Some(name)), p.clone()))
+                .collect(),
             also_pass: case.also_pass.clone(),
             warn: case.warn.clone(),
             checks: case.checks.iter().filter_map(|c| c.parse().ok()).collect(),
@@ -278,29 +284,15 @@ impl Profile {
         }
         if self.texts == Texts::Ignored {
             e.pattern = without_texts(&e.pattern, &mut Vec::new());
+            for (_, p) in &mut e.aspects {
+                *p = without_texts(p, &mut Vec::new());
+            }
         }
         e.also_pass.retain(|a| a.in_era(era));
         e.warn.retain(|a| a.in_era(era));
         e.checks.sort();
         e.checks.dedup();
         e
-    }
-
-    /// The verdict a deviation from `rule` gets under this profile in `era`
-    /// (`case_level`: a case's own level for its rule, if it sets one);
-    /// `None` is no verdict (the spec says neither MUST nor SHOULD).
-    pub fn grade(&self, rule: &str, era: Era, case_level: Option<rules::Level>) -> Option<Verdict> {
-        let v = match self.grading {
-            Grading::Model => Some(Verdict::Fail),
-            Grading::Spec => match case_level {
-                Some(level) => level.severity(),
-                None => rules::spec_verdict(rule, era),
-            },
-        };
-        match v {
-            Some(Verdict::Warn) if self.strict => Some(Verdict::Fail),
-            other => other,
-        }
     }
 }
 
@@ -347,23 +339,10 @@ mod tests {
     }
 
     #[test]
-    fn python_sdk_extends_model_and_spec_grades_by_the_rule_table() {
+    fn python_sdk_extends_model() {
         let p = Profile::load("python-sdk").unwrap();
         assert_eq!(p.lineage, ["model", "python-sdk"]);
-        assert_eq!(p.grade("T5", Era::Modern, None), Some(Verdict::Fail));
-        let mut s = Profile::load("spec").unwrap();
-        assert_eq!(
-            s.grade("T7", Era::Modern, None),
-            Some(Verdict::Fail),
-            "T7 is a MUST"
-        );
-        assert_eq!(
-            s.grade("T1", Era::Modern, None),
-            Some(Verdict::Warn),
-            "T1 is a SHOULD"
-        );
-        assert_eq!(s.grade("T2", Era::Modern, None), None, "T2 is neither");
-        s.strict = true;
-        assert_eq!(s.grade("T1", Era::Modern, None), Some(Verdict::Fail));
+        assert_eq!(p.grading, Grading::Model);
+        assert_eq!(Profile::load("spec").unwrap().grading, Grading::Spec);
     }
 }

@@ -32,6 +32,10 @@ pub enum Level {
     /// MAY.
     #[serde(rename = "MAY")]
     May,
+    /// The era's spec states the behaviour as fact, without an RFC 2119
+    /// keyword ("unknown tools … are returned as standard JSON-RPC errors").
+    #[serde(rename = "described")]
+    Described,
     /// The text says neither.
     #[serde(rename = "none")]
     None,
@@ -39,12 +43,25 @@ pub enum Level {
 
 impl Level {
     /// The verdict a deviation gets under the `spec` profile: MUST → fail,
-    /// SHOULD → warn, anything weaker → no verdict (`None`).
+    /// SHOULD and `described` → warn, anything weaker → no verdict (`None`).
     pub fn severity(self) -> Option<Verdict> {
         match self {
             Level::Must | Level::MustNot => Some(Verdict::Fail),
-            Level::Should | Level::ShouldNot => Some(Verdict::Warn),
+            Level::Should | Level::ShouldNot | Level::Described => Some(Verdict::Warn),
             Level::May | Level::None => None,
+        }
+    }
+
+    /// The level as the table writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Must => "MUST",
+            Level::MustNot => "MUST NOT",
+            Level::Should => "SHOULD",
+            Level::ShouldNot => "SHOULD NOT",
+            Level::May => "MAY",
+            Level::Described => "described",
+            Level::None => "none",
         }
     }
 }
@@ -53,7 +70,39 @@ impl Level {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Aspect {
+    /// Its id within the rule (`validate-inputs`): checks name it as [`AspectId`].
+    pub id: String,
     /// What the aspect covers.
+    pub what: String,
+    /// Its level.
+    pub level: Level,
+    /// The spec's sentence.
+    #[serde(default)]
+    pub sentence: String,
+    /// The section of the sentence, where it is not the era's.
+    #[serde(default)]
+    pub section: Option<String>,
+    /// Where the sentence was read, or what it does not say.
+    #[serde(default)]
+    pub note: String,
+    /// The era whose sentence this is, where the era's own page is not
+    /// stored and the nearest era's sentence stands in (quoted as such).
+    #[serde(default)]
+    pub from_era: Option<String>,
+    /// A known ambiguity: a deviation is at most a warning, under every profile.
+    #[serde(default)]
+    pub at_most: Option<GradeOverride>,
+    /// The sentence binds only over this transport (`http`).
+    #[serde(default)]
+    pub only_over: Option<String>,
+}
+
+/// A sentence of the era's spec that no check of mcperr judges, kept with
+/// its level so the requirement is not lost (and can be checked later).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Unchecked {
+    /// What it covers.
     pub what: String,
     /// Its level.
     pub level: Level,
@@ -79,14 +128,16 @@ pub struct EraText {
     /// Further aspects with their own sentences.
     #[serde(default)]
     pub aspects: Vec<Aspect>,
-    /// The verdict under `spec` when the text is a known ambiguity rather
-    /// than a keyword (`warn`); `note` says why. Default: from `level`.
+    /// Sentences of this era that no check judges.
     #[serde(default)]
-    pub verdict: Option<GradeOverride>,
+    pub unchecked: Vec<Unchecked>,
     /// The sentence binds only over this transport (`http`); elsewhere the
     /// text says neither MUST nor SHOULD.
     #[serde(default)]
     pub only_over: Option<String>,
+    /// The era whose sentence this is, where this era's page is not stored.
+    #[serde(default)]
+    pub from_era: Option<String>,
 }
 
 /// A verdict a rule table entry sets by hand (a known ambiguity).
@@ -95,17 +146,6 @@ pub struct EraText {
 pub enum GradeOverride {
     /// A warning.
     Warn,
-}
-
-impl EraText {
-    /// The verdict a deviation gets under the `spec` profile; `None` where
-    /// the text neither requires nor recommends (no verdict).
-    pub fn spec_verdict(&self) -> Option<Verdict> {
-        match self.verdict {
-            Some(GradeOverride::Warn) => Some(Verdict::Warn),
-            None => self.level.severity(),
-        }
-    }
 }
 
 /// One rule of the error model.
@@ -129,23 +169,209 @@ impl Rule {
     pub fn text(&self, era: Era) -> Option<&EraText> {
         self.era.get(era.version())
     }
+}
 
-    /// The citation for messages: `2026-07-28 server/tools#error-handling`.
-    pub fn cite(&self, era: Era) -> String {
-        match self.text(era) {
-            Some(t) => format!("{} {}", era.version(), t.section),
-            None => format!("{} (rule {})", era.version(), self.id),
+/// What one era's spec says about one aspect: its level, sentence and
+/// section, read from the table (the central sentence for `main`). An aspect
+/// the era's text does not list has level `none` there.
+#[derive(Debug, Clone, Copy)]
+pub struct AspectText<'a> {
+    /// The era asked about.
+    pub era: Era,
+    /// What the aspect covers.
+    pub what: &'a str,
+    /// Its level in that era.
+    pub level: Level,
+    /// The sentence, verbatim (empty where the era has none).
+    pub sentence: &'a str,
+    /// Its section under `https://modelcontextprotocol.io/specification/<era>/`.
+    pub section: &'a str,
+    /// Where it was read, or what the text does not say.
+    pub note: &'a str,
+    /// The era whose sentence stands in, where this era's page is not stored.
+    pub from_era: Option<&'a str>,
+    /// A deviation is at most a warning, under every profile.
+    pub at_most_warn: bool,
+    /// The sentence binds only over this transport.
+    pub only_over: Option<&'a str>,
+}
+
+impl AspectText<'_> {
+    /// The citation messages end with: era, section and the sentence, saying
+    /// when the sentence has no keyword, is another era's, or is missing.
+    pub fn cite(&self) -> String {
+        let era = self.from_era.unwrap_or(self.era.version());
+        let mut out = format!("{era} {}", self.section);
+        if self.sentence.is_empty() {
+            out.push_str(" (no sentence of this era's spec requires it)");
+            return out;
+        }
+        out.push_str(&format!(": \"{}\"", self.sentence.trim()));
+        if self.level == Level::Described {
+            out.push_str(" (the spec states this as fact, without an RFC 2119 keyword)");
+        }
+        if self.from_era.is_some() {
+            out.push_str(&format!(
+                " (the {} page is not stored: the nearest era's sentence)",
+                self.era
+            ));
+        }
+        out
+    }
+}
+
+impl RuleId {
+    /// The rule's entry in the table.
+    pub fn rule(self) -> &'static Rule {
+        &all()[RuleId::ALL.iter().position(|r| *r == self).unwrap_or(0)]
+    }
+
+    /// The rule's central sentence in `era`, cited.
+    pub fn cite(self, era: Era) -> String {
+        self.main().text(era).cite()
+    }
+}
+
+impl std::fmt::Display for RuleId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for RuleId {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        RuleId::ALL
+            .iter()
+            .copied()
+            .find(|r| r.as_str() == s)
+            .ok_or_else(|| {
+                let known: Vec<&str> = RuleId::ALL.iter().map(|r| r.as_str()).collect();
+                format!(
+                    "unknown rule {s:?} (the rule table has {})",
+                    known.join(", ")
+                )
+            })
+    }
+}
+
+impl serde::Serialize for RuleId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for RuleId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl PartialEq<&str> for RuleId {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl AspectId {
+    /// The aspect `name` of `rule` (`main` for the central sentence).
+    pub fn find(rule: RuleId, name: &str) -> Option<AspectId> {
+        AspectId::ALL
+            .iter()
+            .copied()
+            .find(|a| a.rule() == rule && a.name() == name)
+    }
+
+    /// `T4.validate-inputs` (`T4` for the central sentence).
+    pub fn qualified(self) -> String {
+        match self.name() {
+            "main" => self.rule().to_string(),
+            name => format!("{}.{name}", self.rule()),
         }
     }
 
-    /// The citation with the spec's sentence, when it has one.
-    pub fn cite_with_sentence(&self, era: Era) -> String {
-        match self.text(era) {
-            Some(t) if !t.sentence.is_empty() => {
-                format!("{}: \"{}\"", self.cite(era), t.sentence.trim())
-            }
-            _ => self.cite(era),
+    /// What `era`'s spec says about this aspect.
+    pub fn text(self, era: Era) -> AspectText<'static> {
+        let rule = self.rule().rule();
+        let t = rule
+            .text(era)
+            .expect("every rule has a text per era (checked on load)");
+        let base = AspectText {
+            era,
+            what: &rule.title,
+            level: t.level,
+            sentence: &t.sentence,
+            section: &t.section,
+            note: &t.note,
+            from_era: t.from_era.as_deref(),
+            at_most_warn: false,
+            only_over: t.only_over.as_deref(),
+        };
+        if self.name() == "main" {
+            return base;
         }
+        match t.aspects.iter().find(|a| a.id == self.name()) {
+            Some(a) => AspectText {
+                what: &a.what,
+                level: a.level,
+                sentence: &a.sentence,
+                section: a.section.as_deref().unwrap_or(&t.section),
+                note: &a.note,
+                from_era: a.from_era.as_deref(),
+                at_most_warn: a.at_most == Some(GradeOverride::Warn),
+                only_over: a.only_over.as_deref(),
+                ..base
+            },
+            None => AspectText {
+                what: "",
+                level: Level::None,
+                sentence: "",
+                note: "this era's text does not list the aspect",
+                from_era: None,
+                only_over: None,
+                ..base
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for AspectId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.qualified())
+    }
+}
+
+impl serde::Serialize for AspectId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.qualified())
+    }
+}
+
+impl std::str::FromStr for AspectId {
+    type Err = String;
+    /// `T4.validate-inputs`, or `T4` for the central sentence.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (rule, name) = s.split_once('.').unwrap_or((s, "main"));
+        let rule: RuleId = rule.parse()?;
+        AspectId::find(rule, name).ok_or_else(|| {
+            let known: Vec<&str> = AspectId::ALL
+                .iter()
+                .filter(|a| a.rule() == rule)
+                .map(|a| a.name())
+                .collect();
+            format!(
+                "rule {rule} has no aspect {name:?} (it has {})",
+                known.join(", ")
+            )
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for AspectId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -182,6 +408,17 @@ pub fn parse(source: &str, text: &str) -> Result<Vec<Rule>, RulesError> {
                 return Err(err(format!("rule {} has no text for {era}", r.id)));
             }
         }
+        for (era, t) in &r.era {
+            let mut ids = std::collections::BTreeSet::new();
+            for a in &t.aspects {
+                if a.id == "main" || !ids.insert(a.id.as_str()) {
+                    return Err(err(format!(
+                        "rule {} {era}: aspect id {:?} is reserved or appears twice",
+                        r.id, a.id
+                    )));
+                }
+            }
+        }
         for t in &r.transports {
             if t != "stdio" && t != "http" {
                 return Err(err(format!("rule {}: unknown transport {t:?}", r.id)));
@@ -207,19 +444,6 @@ pub fn get(id: &str) -> Option<&'static Rule> {
     all().iter().find(|r| r.id == id)
 }
 
-/// The verdict a deviation from rule `id` gets under `spec` in `era`
-/// (`None`: the spec says neither MUST nor SHOULD: no verdict).
-pub fn spec_verdict(id: &str, era: Era) -> Option<Verdict> {
-    get(id)
-        .and_then(|r| r.text(era))
-        .map_or(Some(Verdict::Fail), EraText::spec_verdict)
-}
-
-/// The citation of rule `id` in `era` (the id alone for an unknown rule).
-pub fn cite(id: &str, era: Era) -> String {
-    get(id).map_or_else(|| format!("{era} (rule {id})"), |r| r.cite(era))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,12 +457,14 @@ mod tests {
         ] {
             assert!(ids.contains(&id), "no rule {id}");
         }
-        assert!(cite("T3", Era::Modern).starts_with("2026-07-28 "));
+        assert!(RuleId::T3.cite(Era::Modern).starts_with("2026-07-28 "));
+        let ids: Vec<&str> = RuleId::ALL.iter().map(|r| r.as_str()).collect();
+        assert_eq!(ids, all().iter().map(|r| r.id.as_str()).collect::<Vec<_>>());
     }
 
     #[test]
     fn a_broken_table_names_what_is_wrong() {
-        let dup = "[[rule]]\nid='X'\ntitle=''\narea='tools'\ntransports=['stdio']\n[rule.era.'2025-11-25']\nsection='s'\nlevel='MUST'\n[rule.era.'2026-07-28']\nsection='s'\nlevel='SHOULD'\n";
+        let dup = "[[rule]]\nid='X'\ntitle=''\narea='tools'\ntransports=['stdio']\n[rule.era.'2025-11-25']\nsection='s'\nlevel='MUST'\n[rule.era.'2026-07-28']\nsection='s'\nlevel='described'\n";
         assert!(parse("t", dup).is_ok());
         let twice = format!("{dup}{dup}");
         assert!(parse("t", &twice).unwrap_err().message.contains("twice"));

@@ -87,10 +87,6 @@ pub fn check(era: Era, method: &str, response: &Value) -> Option<String> {
     })
 }
 
-/// The sentence behind `resultType` in 2026-07-28 (schema.ts `Result`).
-pub const RESULT_TYPE_SENTENCE: &str =
-    "Servers implementing this protocol version MUST include this field.";
-
 /// 2026-07-28: a result without `resultType` (the one shape requirement the
 /// schema words as a MUST).
 pub fn missing_result_type(era: Era, response: &Value) -> bool {

@@ -42,7 +42,7 @@ impl SseReader {
             return false;
         }
         let data = data.strip_suffix('\n').unwrap_or(data);
-        match serde_json::from_str::<Value>(data) {
+        match crate::wire::decode(data.as_bytes()) {
             Ok(v) => {
                 let done = ends_wait(&v, self.want.as_ref());
                 self.messages.push(v);

@@ -375,7 +375,7 @@ impl Client {
             .into_iter()
             .filter_map(|e| match e {
                 StdoutEvent::Line(l) if l.iter().all(u8::is_ascii_whitespace) => None,
-                StdoutEvent::Line(l) => match serde_json::from_slice::<Value>(&l) {
+                StdoutEvent::Line(l) => match mcperr_core::wire::decode(&l) {
                     Ok(v @ Value::Object(_)) if v.get("method").is_some() => None,
                     Ok(v @ Value::Object(_)) => Some(match v.get("id") {
                         None | Some(Value::Null) => Stray::NullIdResponse(v),

@@ -42,9 +42,13 @@ fn garbage(strays: &[Stray]) -> Option<String> {
 
 /// `failure` with what the server printed: non-JSON-RPC stdout lines (J5)
 /// and the tail of its stderr, unless the failure already shows it.
-fn what_it_printed(client: &mut Client, mut failure: String, rule: &mut &'static str) -> String {
+fn what_it_printed(
+    client: &mut Client,
+    mut failure: String,
+    rule: &mut mcperr_core::rules::RuleId,
+) -> String {
     if let Some(g) = garbage(&client.drain()) {
-        *rule = "J5";
+        *rule = mcperr_core::rules::RuleId::J5;
         failure.push_str(&format!("; it printed non-JSON-RPC lines on stdout: {g}"));
     }
     let tail = client.stderr().tail(5);
@@ -62,7 +66,7 @@ pub async fn connect(
     choice: EraChoice,
 ) -> Result<(Client, Value), SetupError> {
     let mut errors = Vec::new();
-    let mut rule = "J4";
+    let mut rule = mcperr_core::rules::RuleId::J4;
     let wait = settings.startup_timeout;
     if matches!(choice, EraChoice::Auto | EraChoice::Pinned(Era::Modern)) {
         let mut client = Client::new(settings.spawn(wait)?, Era::Modern, wait);

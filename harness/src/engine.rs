@@ -3,6 +3,7 @@
 //! the cases, execute them on one or more server processes (restarting the
 //! dead), and return the typed report. The CLI only parses and prints.
 
+use mcperr_core::rules::AspectId;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -41,7 +42,7 @@ pub enum EraChoice {
 #[error("{message}")]
 pub struct SetupError {
     /// `J4` (no answer, died) or `J5` (garbage on stdout).
-    pub rule: &'static str,
+    pub rule: mcperr_core::rules::RuleId,
     /// The server could not be started at all (no era to try instead).
     pub spawn: bool,
     /// What happened, what the server printed, and which flag to raise.
@@ -137,7 +138,7 @@ impl RunSettings {
 
     pub(crate) fn spawn(&self, timeout: Duration) -> Result<Conn, SetupError> {
         let setup = |message: String| SetupError {
-            rule: "J4",
+            rule: mcperr_core::rules::RuleId::J4,
             spawn: true,
             message,
         };
@@ -227,7 +228,7 @@ pub async fn run(
                 EraChoice::Auto => "auto".to_string(),
                 EraChoice::Pinned(e) => e.to_string(),
             };
-            let case = CaseResult::setup_error(e.rule, e.message.clone());
+            let case = CaseResult::setup_error(e.rule.as_str(), e.message.clone());
             let report = RunReport::new(target, era, transport, &profile.name, vec![case]);
             return Err((EngineError::Setup(e), Some(report)));
         }
@@ -299,17 +300,25 @@ fn startup_noise(noise: &[Stray], era: Era, profile: &Profile) -> CaseResult {
             other => format!("{other:?}"),
         })
         .collect();
-    let verdict = profile.grade("J5", era, None).unwrap_or(Verdict::Pass);
+    let grader = mcperr_core::grading::Grader {
+        era,
+        over_http: false,
+        profile,
+    };
+    let noise = mcperr_core::grading::Violation::new(
+        AspectId::J5Main,
+        format!(
+            "stdout carried output that is not a JSON-RPC message before the first case (start-up or discovery): {}",
+            lines.join(", ")
+        ),
+    );
+    let verdict = grader.grade(&noise, false).unwrap_or(Verdict::Pass);
     CaseResult {
         id: "setup/stdout-noise".into(),
-        rule: "J5".into(),
-        case_rule: "J5".into(),
+        rule: AspectId::J5Main.rule().to_string(),
+        case_rule: AspectId::J5Main.rule().to_string(),
         verdict,
-        message: format!(
-            "stdout carried output that is not a JSON-RPC message before the first case (start-up or discovery): {}. Spec: {}",
-            lines.join(", "),
-            mcperr_core::rules::cite("J5", era)
-        ),
+        message: grader.message(&noise),
         request: None,
         response: None,
         http_status: None,
@@ -317,7 +326,7 @@ fn startup_noise(noise: &[Stray], era: Era, profile: &Profile) -> CaseResult {
         duration_ms: 0,
         area: "setup".into(),
         title: "stdout carries only JSON-RPC messages from the start".into(),
-        spec: mcperr_core::rules::get("J5").map_or_else(String::new, |r| r.cite_with_sentence(era)),
+        spec: grader.cite(AspectId::J5Main),
         baselined: false,
         expected: None,
     }

@@ -194,13 +194,11 @@ pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool)
         }
     }
     let ms = ex.duration.as_millis() as u64;
-    // The citation of the rule that decided: the case's own, or an invariant's.
-    let citation = if judgement.rule == plan.case.rule {
-        plan.citation.clone()
-    } else {
-        mcperr_core::rules::get(&judgement.rule)
-            .map_or_else(|| plan.citation.clone(), |r| r.cite_with_sentence(plan.era))
-    };
+    // The citation of the aspect that decided (the table's), else the case's own.
+    let citation = judgement
+        .citation
+        .clone()
+        .unwrap_or_else(|| plan.citation.clone());
     let mut result = CaseResult::judged(
         &plan.case,
         &citation,

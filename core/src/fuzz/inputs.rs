@@ -130,51 +130,8 @@ pub fn line(msg: &Value) -> Vec<u8> {
     }
 }
 
-/// Parses one line a server wrote. JSON may carry a lone surrogate as an
-/// escape (RFC 8259 §8.2: a server echoing one mcperr sent does nothing
-/// wrong), which serde_json refuses: such a line is read again with every
-/// surrogate escape as U+FFFD.
-pub fn parse_line(bytes: &[u8]) -> Result<serde_json::Value, serde_json::Error> {
-    match serde_json::from_slice(bytes) {
-        Ok(v) => Ok(v),
-        Err(e) => {
-            let Ok(text) = std::str::from_utf8(bytes) else {
-                return Err(e);
-            };
-            let lowered = text.to_ascii_lowercase();
-            if ![
-                "\\ud8", "\\ud9", "\\uda", "\\udb", "\\udc", "\\udd", "\\ude", "\\udf",
-            ]
-            .iter()
-            .any(|p| lowered.contains(p))
-            {
-                return Err(e);
-            }
-            let mut out = String::with_capacity(text.len());
-            let mut rest = text;
-            while let Some(i) = rest.find("\\u") {
-                let (head, tail) = rest.split_at(i);
-                out.push_str(head);
-                let hex = tail.get(2..6).unwrap_or_default();
-                let surrogate =
-                    u16::from_str_radix(hex, 16).is_ok_and(|c| (0xd800..=0xdfff).contains(&c));
-                // An escaped backslash before it means it is not an escape.
-                let escaped = head.chars().rev().take_while(|c| *c == '\\').count() % 2 == 1;
-                // Six ASCII bytes for a surrogate escape; otherwise only the
-                // two of `\u` are consumed (the rest may be any UTF-8).
-                if surrogate && !escaped {
-                    out.push_str("\\ufffd");
-                    rest = &tail[6..];
-                } else {
-                    out.push_str(&tail[..2]);
-                    rest = &tail[2..];
-                }
-            }
-            out.push_str(rest);
-            serde_json::from_str(&out).map_err(|_| e)
-        }
-    }
-}
+/// Parses one line a server wrote (see [`crate::wire::decode`]).
+pub use crate::wire::decode as parse_line;
 
 struct ToolTarget {
     name: String,

@@ -1,23 +1,30 @@
 //! Judging a fuzz response with no scripted expectation: the core's
 //! invariants (J1 framing and exact ids, the era's result shapes, J7 stack
 //! markers, J4 an answer at all, J5 clean stdout) plus what the input's
-//! [`Class`] implies: invalid arguments never run the body and come back as
-//! a tool error (T4), a schema-valid call is never refused as unparseable,
-//! a read of a value that cannot exist is never an `isError` result or empty
-//! `contents` (R1), an unknown method is −32601 (J2), and an error code the
-//! server chose itself is one JSON-RPC allows. Each violation is graded by
-//! the profile exactly as a case's would be.
+//! [`Class`] implies, stated once in [`crate::expect`]: invalid arguments
+//! never run the body and come back as a tool error (T4), a schema-valid call
+//! is never refused as unparseable, a read of a value that cannot exist is
+//! never an `isError` result or empty `contents` (R1), prompt errors are
+//! −32602 (P1, P2), an unknown method is −32601 (J2). Every violation is
+//! graded by the one grading path ([`crate::grading`]), exactly as a case's.
 
 use mcperr_protocol::Era;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::inputs::{Class, FuzzInput, IdStyle};
+use super::inputs::{Class, FuzzInput};
 use crate::exchange::{Ending, Exchange};
-use crate::oracle::{invariants, Context, Violation};
+use crate::expect;
+use crate::grading::{Grader, Violation};
+use crate::oracle::{invariants, Context};
 use crate::profile::Profile;
-use crate::rules::{self, Level};
+use crate::rules::AspectId;
 use crate::verdict::Verdict;
+use crate::wire;
+
+fn j1() -> AspectId {
+    AspectId::J1Main
+}
 
 /// One thing fuzzing found: a graded violation with its request and response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -31,6 +38,10 @@ pub struct Finding {
     pub era: String,
     /// The rule broken.
     pub rule: String,
+    /// The aspect broken (`T4.invalid-params-code`): with the rule and the
+    /// kind of input, what identifies the finding.
+    #[serde(default = "j1")]
+    pub aspect: AspectId,
     /// `fail` or `warn` under the profile.
     pub verdict: Verdict,
     /// What is wrong, with the spec citation.
@@ -42,8 +53,8 @@ pub struct Finding {
     /// The HTTP status, over HTTP.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http_status: Option<u16>,
-    /// Rule, method, target and response shape: findings with the same
-    /// signature are one finding.
+    /// Era, aspect, verdict, method, target and response shape: findings
+    /// with the same signature are one finding. Never built from message text.
     pub signature: String,
     /// How many requests hit this finding.
     #[serde(default)]
@@ -64,26 +75,13 @@ pub struct Judge {
     pub over_http: bool,
 }
 
-const RFC8259_INTEROP: &str = "RFC 8259 §6: integers outside [-(2**53)+1, (2**53)-1] are not interoperable, so a server that cannot echo one exactly only warns";
-
 impl Judge {
-    /// The verdict a violation of `rule` at `level` gets (`None`: no verdict).
-    pub fn grade(&self, rule: &str, level: Option<Level>) -> Option<Verdict> {
-        let elsewhere = rules::get(rule)
-            .and_then(|r| r.text(self.era))
-            .and_then(|t| t.only_over.as_deref())
-            .is_some_and(|t| (t == "http") != self.over_http);
-        let level = if elsewhere { Some(Level::None) } else { level };
-        self.profile.grade(rule, self.era, level)
-    }
-
-    fn violation(&self, rule: &'static str, level: Option<Level>, why: String) -> Violation {
-        Violation {
-            rule: rule.into(),
-            verdict: Verdict::Fail,
-            message: format!("{why}. Spec: {}", rules::cite(rule, self.era)),
-            level,
-            late: false,
+    /// The one grading path, for this run.
+    pub fn grader(&self) -> Grader<'_> {
+        Grader {
+            era: self.era,
+            over_http: self.over_http,
+            profile: &self.profile,
         }
     }
 
@@ -97,6 +95,20 @@ impl Judge {
         body_ran: Option<bool>,
         output: Option<&jsonschema::Validator>,
     ) -> Vec<Finding> {
+        self.judge_with(input, exchange, body_ran, output, None)
+    }
+
+    /// As [`Judge::judge`]; `small_id_answered`: the same request with a
+    /// small id was answered normally (the proof the RFC 8259 §6 policy needs
+    /// to excuse silence or an id-null error, [`wire::big_id`]).
+    pub fn judge_with(
+        &self,
+        input: &FuzzInput,
+        exchange: &Exchange,
+        body_ran: Option<bool>,
+        output: Option<&jsonschema::Validator>,
+        small_id_answered: Option<bool>,
+    ) -> Vec<Finding> {
         let response = exchange.response();
         let lone = input.has_lone_surrogate();
         if lone && exchange.ending == Ending::Timeout {
@@ -105,12 +117,7 @@ impl Judge {
             // shows whether the server lives.
             return vec![];
         }
-        // A parser may refuse a lone surrogate (RFC 8259 §8.2): an id-null
-        // error is then the answer ("except in error cases where the ID
-        // could not be read due a malformed request").
-        let unreadable = lone
-            && response
-                .is_some_and(|r| r.get("id") == Some(&Value::Null) && r.get("error").is_some());
+        let unreadable = lone && wire::refused_lone_surrogate(response);
         // Copied only in that rare case: judging must stay cheap.
         let framed_copy;
         let framed = if unreadable {
@@ -129,63 +136,33 @@ impl Judge {
             http_rejection_expected: false,
         };
         let mut found = invariants(framed, &ctx);
-        if input.id_style == IdStyle::Above53 {
-            for v in found
-                .iter_mut()
-                .filter(|v| v.rule == "J1" && v.message.contains("the id must be"))
-            {
-                let sent = exchange.request.get("id").and_then(Value::as_f64);
-                if sent.is_some()
-                    && response.and_then(|r| r.get("id")).and_then(Value::as_f64) == sent
-                {
-                    v.level = Some(Level::Should);
-                    v.message = format!("{} ({RFC8259_INTEROP})", v.message);
-                }
-            }
+        let big = wire::big_id(exchange, small_id_answered);
+        if let Some(v) = big.clone() {
+            found.retain(|f| !wire::replaced_by_big_id(f));
+            found.push(v);
         }
-        if input.id_style == IdStyle::Above53 && exchange.ending == Ending::Timeout {
-            // A JavaScript server cannot even read such an id: not answering
-            // it is the same interoperability gap as answering it rounded.
-            for v in found.iter_mut().filter(|v| v.rule == "J4") {
-                v.level = Some(Level::Should);
-                v.message = format!(
-                    "{} (the request's id is above 2^53; {RFC8259_INTEROP})",
-                    v.message
-                );
-            }
-        }
-        if let (Some(r), false) = (response, unreadable) {
+        let refused_big_id =
+            big.is_some() && wire::big_id_answer(exchange) == Some(wire::BigIdAnswer::NullIdError);
+        if let (Some(r), false, false) = (response, unreadable, refused_big_id) {
             if matches!(exchange.ending, Ending::Answered(_)) {
                 found.extend(self.class_rules(input, r, body_ran, output));
             }
         }
         let status = exchange.http.as_ref().map(|a| a.status);
+        let grader = self.grader();
         found
             .into_iter()
             .filter_map(|v| {
-                // A warning is a warning under every profile (as a case's
-                // `warn` alternative is), a failure only with --strict.
-                let verdict = match v.verdict {
-                    Verdict::Warn if self.profile.strict => Verdict::Fail,
-                    Verdict::Warn => Verdict::Warn,
-                    _ => self.grade(&v.rule, v.level)?,
-                };
-                let tag = format!("{} {} {}", self.era, v.rule, verdict.as_str());
-                // A wrong id is one finding per kind of id, whatever was asked.
-                let signature = if v.message.contains(RFC8259_INTEROP) {
-                    format!("{tag} id {:?} not echoed", input.id_style)
-                } else if v.rule == "J1" && v.message.contains("the id must be") {
-                    format!("{tag} id {:?}", input.id_style)
-                } else {
-                    signature(&tag, input, exchange)
-                };
+                let verdict = grader.grade(&v, false)?;
+                let signature = signature(self.era, &v, verdict, input, exchange);
                 Some(Finding {
-                    id: super::replay::finding_id(&v.rule, &input.target, &signature),
+                    id: super::replay::finding_id(v.rule().as_str(), &input.target, &signature),
                     era: self.era.to_string(),
                     signature,
-                    rule: v.rule,
+                    rule: v.rule().to_string(),
+                    aspect: v.aspect,
                     verdict,
-                    message: v.message,
+                    message: grader.message(&v),
                     request: exchange.request.clone(),
                     response: response.cloned().unwrap_or(Value::Null),
                     http_status: status,
@@ -199,10 +176,10 @@ impl Judge {
     /// `findings` of a request that got no answer while the server went on
     /// answering others: said so, since the server did not stop.
     pub fn unanswered_while_alive(findings: &mut [Finding]) {
-        for f in findings.iter_mut().filter(|f| f.rule == "J4") {
+        for f in findings.iter_mut().filter(|f| f.aspect == AspectId::J4Main) {
             f.message = f.message.replacen(
                 "the server stopped answering",
-                "this request was never answered while the server went on answering others (JSON-RPC 2.0 §5: \"When a rpc call is made, the Server MUST reply with a Response\")",
+                "this request was never answered while the server went on answering others",
                 1,
             );
             f.signature.push_str(" (alive)");
@@ -219,34 +196,23 @@ impl Judge {
             duration: std::time::Duration::ZERO,
             http: None,
         };
-        let input = FuzzInput {
-            method: "(stdout)".into(),
-            params: Value::Null,
-            envelope: false,
-            id_style: IdStyle::Counter,
-            class: Class::UnknownMethod,
-            target: "stdout".into(),
-        };
         let ctx = Context {
             era: Some(self.era),
             ..Default::default()
         };
+        let grader = self.grader();
         crate::oracle::invariants::strays(&ex, &ctx)
             .into_iter()
             .filter_map(|v| {
-                let verdict = self.grade(&v.rule, v.level)?;
-                let signature = format!(
-                    "{} {} stray {}",
-                    self.era,
-                    v.rule,
-                    v.message.split(':').next().unwrap_or_default()
-                );
+                let verdict = grader.grade(&v, false)?;
+                let signature = format!("{} {} {} stray", self.era, v.aspect, verdict.as_str());
                 Some(Finding {
-                    id: super::replay::finding_id(&v.rule, &input.target, &signature),
+                    id: super::replay::finding_id(v.rule().as_str(), "stdout", &signature),
                     era: self.era.to_string(),
-                    rule: v.rule,
+                    rule: v.rule().to_string(),
+                    aspect: v.aspect,
                     verdict,
-                    message: v.message,
+                    message: grader.message(&v),
                     request: Value::Null,
                     response: Value::Null,
                     http_status: None,
@@ -272,126 +238,72 @@ impl Judge {
         match &input.class {
             Class::InvalidCall(what) => {
                 if body_ran == Some(true) {
-                    out.push(self.violation(
-                        "T4",
-                        Some(Level::Must),
-                        format!("the tool body ran on invalid arguments ({what}): limited_calls went up (\"Servers MUST: Validate all tool inputs\", server/tools#security-considerations)"),
+                    out.push(Violation::new(
+                        AspectId::T4ValidateInputs,
+                        format!("the tool body ran on invalid arguments ({what}): limited_calls went up"),
                     ));
                 }
-                match (result, code) {
-                    (Some(_), _) if !is_error_result => out.push(self.violation(
-                        "T4",
-                        None,
-                        format!("invalid arguments ({what}) were accepted: a result without isError"),
-                    )),
-                    (_, Some(-32602)) => {
-                        let mut v = self.violation(
-                            "T4",
-                            None,
-                            format!("invalid arguments ({what}) answered as JSON-RPC -32602; since 2025-11-25 (SEP-1303) they are an isError tool result the model can read"),
-                        );
-                        v.verdict = Verdict::Warn;
-                        out.push(v);
-                    }
-                    (_, Some(c)) => out.push(self.violation(
-                        "T4",
-                        None,
-                        format!("invalid arguments ({what}) answered as JSON-RPC error {c}, not an isError tool result"),
-                    )),
-                    _ => {}
-                }
+                out.extend(expect::tool_rejection(r, what));
             }
             Class::ValidCall => {
                 if let Some(c @ (-32700 | -32600 | -32601)) = code {
-                    out.push(self.violation(
-                        "J1",
-                        Some(Level::Must),
-                        format!("a schema-valid tools/call was answered {c} (JSON-RPC 2.0 §5.1: -32700 is for invalid JSON, -32600 for a message that is not a Request object, -32601 for a method that does not exist; \"All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification\")"),
+                    out.push(Violation::new(
+                        AspectId::J1FollowsJsonrpc,
+                        format!("a schema-valid tools/call was answered {c} (JSON-RPC 2.0 section 5.1: -32700 is for invalid JSON, -32600 for a message that is not a Request object, -32601 for a method that does not exist)"),
                     ));
                 }
                 if let (Some(res), Some(schema), false) = (result, output, is_error_result) {
                     match res.get("structuredContent") {
-                        None => out.push(self.violation(
-                            "T8",
-                            None,
-                            "a successful call of a tool with an outputSchema has no structuredContent".into(),
+                        None => out.push(Violation::new(
+                            AspectId::T8Main,
+                            "a successful call of a tool with an outputSchema has no structuredContent",
                         )),
-                        Some(sc) if !schema.is_valid(sc) => out.push(self.violation(
-                            "T7",
-                            None,
+                        Some(sc) if !schema.is_valid(sc) => out.push(Violation::new(
+                            AspectId::T7Main,
                             format!("structuredContent {sc} does not fit the tool's outputSchema"),
                         )),
                         _ => {}
                     }
                 }
             }
-            Class::ResourceMissing => {
-                if is_error_result {
-                    out.push(self.violation(
-                        "R1",
-                        None,
-                        "a read of a value that cannot exist came back as an isError result; resources have no isError, a missing resource is a JSON-RPC error".into(),
-                    ));
-                }
-                let empty = result
-                    .and_then(|x| x.get("contents"))
-                    .and_then(Value::as_array)
-                    .is_some_and(Vec::is_empty);
-                if empty {
-                    // The value is one mcperr made up: a template that serves
-                    // any value (a search) may hold it, so the MUST NOT on a
-                    // non-existent resource only warns here.
-                    let level = if self.era == Era::Modern { Level::Should } else { Level::None };
-                    out.push(self.violation(
-                        "R1",
-                        Some(level),
-                        "a read of a value mcperr made up (it should not exist) came back with empty contents (2026-07-28: \"Servers MUST NOT return an empty `contents` array for a non-existent resource.\")".into(),
-                    ));
-                }
-                if self.era == Era::Modern && code == Some(-32002) {
-                    out.push(self.violation(
-                        "R1",
-                        Some(Level::MustNot),
-                        "a missing resource answered -32002 (\"Implementations of this protocol version MUST NOT emit these codes: - `-32002` — resource not found\")".into(),
-                    ));
-                }
-            }
-            Class::UnknownPrompt if result.is_some() => out.push(self.violation(
-                "P1",
-                None,
-                "an unknown prompt name was rendered instead of failing with -32602".into(),
+            Class::ResourceMissing => out.extend(expect::made_up_read(self.era, r)),
+            Class::UnknownPrompt => out.extend(expect::prompt_error(
+                AspectId::P1Main,
+                r,
+                "an unknown prompt name",
             )),
-            Class::PromptMissingArgument if result.is_some() => out.push(self.violation(
-                "P2",
-                None,
-                "a prompt without a required argument was rendered instead of failing with -32602".into(),
+            Class::PromptMissingArgument => out.extend(expect::prompt_error(
+                AspectId::P2Main,
+                r,
+                "a prompt without a required argument",
             )),
             Class::Envelope(what) if result.is_some() && !what.starts_with("_meta") => {
-                let rule = match input.method.as_str() {
-                    "tools/call" => "T6",
-                    "resources/read" => "R6",
-                    _ => "",
+                let aspect = match input.method.as_str() {
+                    "tools/call" => Some(AspectId::T6Main),
+                    "resources/read" => Some(AspectId::R6Main),
+                    _ => None,
                 };
-                if !rule.is_empty() {
-                    out.push(self.violation(
-                        if rule == "T6" { "T6" } else { "R6" },
-                        None,
+                if let Some(aspect) = aspect {
+                    out.push(Violation::new(
+                        aspect,
                         format!("malformed {} params ({what}) were answered with a result, not a JSON-RPC error", input.method),
                     ));
                 }
             }
-            Class::UnknownMethod if code != Some(-32601) => out.push(self.violation(
-                "J2",
-                None,
-                format!("the unknown method {} was answered {}, not -32601", input.method, code.map_or("with a result".into(), |c| c.to_string())),
+            Class::UnknownMethod if code != Some(-32601) => out.push(Violation::new(
+                AspectId::J2Main,
+                format!(
+                    "the unknown method {} was answered {}, not -32601",
+                    input.method,
+                    code.map_or("with a result".into(), |c| c.to_string())
+                ),
             )),
             _ => {}
         }
         if let Some(c) = code.filter(|c| reserved_undefined(*c, self.era)) {
-            out.push(self.violation(
-                "J1",
-                Some(Level::None),
-                format!("error code {c} is in JSON-RPC's reserved range (-32768 to -32000) but is neither a predefined code nor a server error (-32000 to -32099) nor an MCP code (JSON-RPC 2.0 §5.1: \"reserved for future use\")"),
+            out.push(Violation::new(
+                AspectId::J1ReservedCode,
+                format!("error code {c} is in JSON-RPC's reserved range (-32768 to -32000) but is neither a predefined code nor a server error (-32000 to -32099) nor an MCP code"),
             ));
         }
         out
@@ -448,7 +360,23 @@ pub fn shape(v: &Value) -> String {
     out
 }
 
-fn signature(rule: &str, input: &FuzzInput, exchange: &Exchange) -> String {
+/// A finding's identity: era, aspect, kind of violation and verdict, then
+/// what the input was and the shape of the answer; never message text. A
+/// wrong id is one finding per kind of id, whatever was asked.
+fn signature(
+    era: Era,
+    v: &Violation,
+    verdict: Verdict,
+    input: &FuzzInput,
+    exchange: &Exchange,
+) -> String {
+    let tag = format!("{era} {} {:?} {}", v.aspect, v.kind, verdict.as_str());
+    if matches!(
+        v.aspect,
+        AspectId::J1IdType | AspectId::J1ErrorId | AspectId::J1BigId
+    ) {
+        return format!("{tag} id {:?}", input.id_style);
+    }
     let answer = match &exchange.ending {
         // The id's own type is J1's business, not a different finding.
         Ending::Answered(v) | Ending::WrongId(v) => {
@@ -462,11 +390,12 @@ fn signature(rule: &str, input: &FuzzInput, exchange: &Exchange) -> String {
         Ending::Died(_) => "died".into(),
         other => format!("{other:?}").chars().take(40).collect(),
     };
-    format!("{rule} {} {} {answer}", input.method, input.target)
+    format!("{tag} {} {} {answer}", input.method, input.target)
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::inputs::IdStyle;
     use super::*;
     use serde_json::json;
     use std::time::Duration;

@@ -13,12 +13,16 @@ use serde_json::{json, Value};
 
 use super::inputs::{Class, FuzzInput, IdStyle};
 use super::judge::Finding;
+use crate::expect;
+use crate::rules::RuleId;
 
 #[derive(Serialize)]
 struct CaseOut {
     id: String,
     rule: String,
-    spec: String,
+    /// The aspect the finding broke, where the expectation proves it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    aspect: Option<String>,
     title: String,
     eras: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -44,7 +48,7 @@ struct RequestOut {
 
 #[derive(Serialize)]
 struct WarnOut {
-    reason: String,
+    aspect: String,
     #[serde(rename = "match")]
     pattern: toml::Value,
 }
@@ -98,34 +102,54 @@ pub fn case_file(
     } else {
         finding.id.clone()
     };
-    let error = json!({"error": "$present", "result": "$absent"});
     let mut needs = vec![];
     let mut checks = vec![];
-    let mut warn = vec![];
-    let expect = match (&input.class, finding.rule.as_str()) {
-        (Class::InvalidCall(_), "T4") => {
+    let mut aspect = None;
+    // The expectation of the finding's kind, as the judge states it
+    // ([`crate::expect`]): the replayed case grades the same answer by the
+    // same aspect, so it gets the same verdict.
+    let shape = match (&input.class, finding.aspect.rule()) {
+        (Class::InvalidCall(_), RuleId::T4) => {
             if counted && input.target == "limited" {
                 needs = vec!["tool:limited".into(), "tool:limited_calls".into()];
                 checks.push("body-never-ran".into());
             }
-            warn.push(WarnOut {
-                reason: "invalid arguments answered as JSON-RPC -32602; since 2025-11-25 (SEP-1303) they are an isError result the model can read".into(),
-                pattern: toml_of(&json!({"error": {"code": -32602}})),
-            });
-            json!({"error": "$absent", "result": {"isError": true}})
+            Some(expect::tool_rejection_shape())
         }
-        (Class::UnknownMethod, "J2") => json!({"error": {"code": -32601}}),
-        (Class::ResourceMissing, "R1") if era == Era::Modern => json!({"error": {"code": -32602}}),
-        (Class::ResourceMissing, "R1")
-        | (Class::UnknownPrompt, "P1")
-        | (Class::PromptMissingArgument, "P2")
-        | (Class::Envelope(_), "T6" | "R6") => error,
-        (Class::ValidCall, "T7" | "T8") => {
+        (Class::UnknownMethod, RuleId::J2) => Some(expect::Shape {
+            expect: json!({"error": {"code": -32601}}),
+            warn: vec![],
+        }),
+        (Class::ResourceMissing, RuleId::R1) => {
+            let name = finding.aspect.name();
+            if name != "main" {
+                aspect = Some(name.to_string());
+            }
+            Some(expect::made_up_read_shape())
+        }
+        (Class::UnknownPrompt, RuleId::P1) | (Class::PromptMissingArgument, RuleId::P2) => {
+            Some(expect::prompt_error_shape())
+        }
+        (Class::Envelope(_), RuleId::T6 | RuleId::R6) => Some(expect::made_up_read_shape()),
+        (Class::ValidCall, RuleId::T7 | RuleId::T8) => {
             checks.push("structured-output".into());
-            json!({})
+            None
         }
         // J1, J4, J5, J7 and the shapes: the invariants judge every case.
-        _ => json!({}),
+        _ => None,
+    };
+    let (expect, warn) = match shape {
+        Some(s) => (
+            s.expect,
+            s.warn
+                .into_iter()
+                .map(|(aspect, p)| WarnOut {
+                    aspect: aspect.into(),
+                    pattern: toml_of(&p),
+                })
+                .collect(),
+        ),
+        None => (json!({}), vec![]),
     };
     if input.class == Class::ValidCall || matches!(input.class, Class::InvalidCall(_)) {
         needs.push(format!("tool:{}", input.target));
@@ -135,7 +159,7 @@ pub fn case_file(
     let case = CaseOut {
         id: id.clone(),
         rule: finding.rule.clone(),
-        spec: crate::rules::cite(&finding.rule, era),
+        aspect,
         title: format!(
             "found by mcperr fuzz: {}",
             first_line.chars().take(160).collect::<String>()
@@ -184,6 +208,7 @@ mod tests {
             era: "2025-11-25".into(),
             baselined: false,
             rule: "T4".into(),
+            aspect: crate::rules::AspectId::T4ValidateInputs,
             verdict: Verdict::Fail,
             message: "the tool body ran".into(),
             request: json!({"id": 2147483649u64}),

@@ -42,7 +42,7 @@ pub fn template_not_found(template: &Value) -> Option<Case> {
     Some(
         Draft {
             id: format!("generated/resources/{t}/not-found"),
-            rule: "R1",
+            rule: crate::rules::RuleId::R1.as_str(),
             spec: "",
             title: format!("{t} read with a value that names nothing: a JSON-RPC error or real contents, never an isError result or empty contents"),
             needs: vec![format!("template:{t}")],
@@ -74,7 +74,7 @@ pub fn static_read(resource: &Value) -> Option<Case> {
     Some(
         Draft {
             id: format!("generated/resources/{uri}/read"),
-            rule: "J1",
+            rule: crate::rules::RuleId::J1.as_str(),
             spec: "",
             title: format!("{uri}, a listed resource, reads as contents that fit the schema"),
             needs: vec![],
@@ -117,7 +117,7 @@ pub fn prompt_cases(prompt: &Value) -> Vec<Case> {
     let case = if required.is_empty() {
         Draft {
             id: format!("generated/prompts/{name}/render"),
-            rule: "J1",
+            rule: crate::rules::RuleId::J1.as_str(),
             spec: "",
             title: format!("{name}, which needs no argument, renders messages that fit the schema"),
             needs,
@@ -137,7 +137,7 @@ pub fn prompt_cases(prompt: &Value) -> Vec<Case> {
     } else {
         Draft {
             id: format!("generated/prompts/{name}/missing-arguments"),
-            rule: "P2",
+            rule: crate::rules::RuleId::P2.as_str(),
             spec: "",
             title: format!(
                 "{name} without its required {} is -32602",

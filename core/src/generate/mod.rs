@@ -223,7 +223,8 @@ impl Draft<'_> {
             also_pass: self.also_pass,
             warn: self.warn,
             profile: self.profile,
-            levels: Default::default(),
+            aspect: None,
+            aspects: Default::default(),
             at_most: None,
             output_schema: self.output_schema,
             source: source.into(),
@@ -237,5 +238,21 @@ pub(crate) fn alternative(pattern: Value, reason: &str, eras: &[&str]) -> Altern
         pattern,
         reason: reason.into(),
         eras: eras.iter().map(|e| e.to_string()).collect(),
+        aspect: None,
     }
+}
+
+/// The `[[warn]]` shapes of an expected answer ([`crate::expect::Shape`]),
+/// each graded by its aspect.
+pub(crate) fn aspect_warnings(shape: crate::expect::Shape) -> Vec<Alternative> {
+    shape
+        .warn
+        .into_iter()
+        .map(|(aspect, pattern)| Alternative {
+            pattern,
+            reason: String::new(),
+            eras: vec![],
+            aspect: Some(aspect.into()),
+        })
+        .collect()
 }

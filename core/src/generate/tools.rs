@@ -137,7 +137,7 @@ fn valid_arguments(tool: &Value) -> Option<(Value, Value)> {
 fn t4(tool: &str, kind: &str, title: String, args: Value, field: &str) -> Case {
     Draft {
         id: format!("generated/tools/{tool}/{kind}"),
-        rule: "T4",
+        rule: crate::rules::RuleId::T4.as_str(),
         spec: T4_SPEC,
         title,
         needs: vec![format!("tool:{tool}")],
@@ -147,11 +147,7 @@ fn t4(tool: &str, kind: &str, title: String, args: Value, field: &str) -> Case {
         // the body or a vague error cannot pass for a validation.
         expect: json!({"result": {"isError": true, "content": {"0": {"text": format!("$word:{field}")}}}, "error": "$absent"}),
         also_pass: vec![],
-        warn: vec![alternative(
-            json!({"error": {"code": -32602}}),
-            "invalid arguments answered as JSON-RPC -32602; since 2025-11-25 (SEP-1303) they are an isError tool result the model can read",
-            &[],
-        )],
+        warn: super::aspect_warnings(crate::expect::tool_rejection_shape()),
         checks: vec![],
         profile: Default::default(),
         output_schema: None,
@@ -253,7 +249,7 @@ pub fn valid_call(tool: &Value) -> Option<Case> {
     Some(
         Draft {
             id: format!("generated/tools/{name}/valid-call"),
-            rule: "T8",
+            rule: crate::rules::RuleId::T8.as_str(),
             spec: "",
             title: format!("{name} with valid sample arguments answers a result of the right shape, or a JSON-RPC error"),
             needs: vec![format!("tool:{name}")],

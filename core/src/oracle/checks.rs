@@ -7,6 +7,7 @@ use serde_json::Value;
 use crate::case::Check;
 use crate::exchange::Exchange;
 use crate::oracle::invariants::{leak_marker, searchable};
+use crate::rules::AspectId;
 
 /// Evidence gathered around the exchange, for the named checks.
 #[derive(Debug, Default, Clone)]
@@ -42,14 +43,18 @@ fn tail(log: &str) -> String {
     lines[lines.len().saturating_sub(12)..].join("\n")
 }
 
-/// The level a check's requirement has whatever its case's rule says:
-/// a tool body that runs on invalid input means the inputs were not
-/// validated, and "Servers MUST: Validate all tool inputs"
-/// (server/tools#security-considerations, both eras).
-pub fn level(check: Check) -> Option<crate::rules::Level> {
+/// The aspect a failed check breaks. A tool body that runs on invalid input
+/// means the inputs were not validated (T4's `validate-inputs`, a MUST);
+/// the canary or a stack marker in a crash's answer is the case rule's
+/// `exception-text` aspect where it has one (T3, R4, P3), else the case's
+/// own aspect (J7); the others judge the case's own aspect.
+pub fn aspect(check: Check, case: &crate::case::Case) -> AspectId {
     match check {
-        Check::BodyNeverRan => Some(crate::rules::Level::Must),
-        _ => None,
+        Check::BodyNeverRan => AspectId::T4ValidateInputs,
+        Check::NoCanary => {
+            AspectId::find(case.rule_id(), "exception-text").unwrap_or_else(|| case.aspect_id())
+        }
+        _ => case.aspect_id(),
     }
 }
 
@@ -111,7 +116,7 @@ pub fn run(
         Check::BodyNeverRan => match &ev.counts {
             Some((Some(before), Some(after))) if before == after => None,
             Some((before, after)) => Some(format!(
-                "the tool body ran on invalid arguments (\"Servers MUST: Validate all tool inputs\", server/tools#security-considerations): limited_calls went from {} to {}",
+                "the tool body ran on invalid arguments: limited_calls went from {} to {}",
                 show(before.as_ref()),
                 show(after.as_ref())
             )),

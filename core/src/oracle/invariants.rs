@@ -8,8 +8,8 @@ use mcperr_protocol::Era;
 use serde_json::{json, Value};
 
 use crate::exchange::{Ending, Exchange, NoResponse, Stray};
-use crate::oracle::{Verdict, Violation};
-use crate::rules;
+use crate::oracle::Violation;
+use crate::rules::AspectId;
 
 /// What the invariants need to know besides the exchange.
 #[derive(Debug, Clone, Default)]
@@ -29,22 +29,6 @@ pub struct Context<'a> {
     pub http_rejection_expected: bool,
 }
 
-impl Context<'_> {
-    fn violation(&self, rule: &'static str, verdict: Verdict, why: String) -> Violation {
-        let cite = match self.era {
-            Some(era) => rules::cite(rule, era),
-            None => format!("rule {rule}"),
-        };
-        Violation {
-            rule: rule.to_string(),
-            verdict,
-            message: format!("{why}. Spec: {cite}"),
-            level: None,
-            late: false,
-        }
-    }
-}
-
 /// Every always-on violation of `exchange`, in the order they decide a verdict.
 pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
     let mut out = strays(exchange, ctx);
@@ -52,29 +36,29 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
         Ending::Answered(v) | Ending::WrongId(v) => v,
         Ending::NotApplicable(_) | Ending::SetupFailed(_) => return out,
         Ending::Empty { status, why } => {
-            let (rule, why) = match why {
+            let (aspect, why) = match why {
                 NoResponse::SseEndedEarly => (
-                    "H3",
+                    AspectId::H3Main,
                     format!("HTTP {status}: the SSE stream ended without the response"),
                 ),
-                NoResponse::EmptyBody => {
-                    ("J1", format!("HTTP {status} without a JSON-RPC response"))
-                }
+                NoResponse::EmptyBody => (
+                    AspectId::J1Main,
+                    format!("HTTP {status} without a JSON-RPC response"),
+                ),
                 NoResponse::Unreadable { why, sse: true } => {
-                    ("H3", format!("HTTP {status}: {why}"))
+                    (AspectId::H3Main, format!("HTTP {status}: {why}"))
                 }
                 NoResponse::Unreadable { why, sse: false } => {
-                    ("J1", format!("HTTP {status}: {why}"))
+                    (AspectId::J1Main, format!("HTTP {status}: {why}"))
                 }
             };
-            out.push(ctx.violation(rule, Verdict::Error, format!("no response: {why}")));
+            out.push(Violation::unanswered(aspect, format!("no response: {why}")));
             return out;
         }
         Ending::Timeout => {
             let ms = exchange.duration.as_millis();
-            out.push(ctx.violation(
-                "J4",
-                Verdict::Error,
+            out.push(Violation::unanswered(
+                AspectId::J4Main,
                 format!("the server stopped answering: no response within {ms} ms"),
             ));
             return out;
@@ -82,8 +66,12 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
         Ending::Died(how) => {
             // The input that killed it is malformed input's rule (J6) when the
             // case sent some; otherwise the session did not survive (J4).
-            let rule = if ctx.sent_raw { "J6" } else { "J4" };
-            out.push(ctx.violation(rule, Verdict::Error, format!("no response: {how}")));
+            let aspect = if ctx.sent_raw {
+                AspectId::J6Main
+            } else {
+                AspectId::J4Main
+            };
+            out.push(Violation::unanswered(aspect, format!("no response: {how}")));
             return out;
         }
     };
@@ -99,8 +87,8 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
     };
     let framing_faults = framing(response, framed_against);
     let framed = framing_faults.is_empty();
-    for why in framing_faults {
-        out.push(ctx.violation("J1", Verdict::Fail, why));
+    for (aspect, why) in framing_faults {
+        out.push(Violation::new(aspect, why));
     }
     // The result's (or error's) shape, once the framing holds; not for a
     // request shaped to be rejected at the HTTP level, whose answer may come
@@ -112,41 +100,21 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
         exchange.request.get("method").and_then(Value::as_str),
     ) {
         if crate::shapes::missing_result_type(era, response) {
-            let mut v = ctx.violation(
-                "J1",
-                Verdict::Fail,
-                format!(
-                    "the result has no resultType (schema.ts Result: \"{}\")",
-                    crate::shapes::RESULT_TYPE_SENTENCE
-                ),
-            );
-            v.level = Some(crate::rules::Level::Must);
-            v.late = true;
-            out.push(v);
+            out.push(Violation::new(AspectId::J1ResultType, "the result has no resultType").late());
         }
         if let Some(why) = crate::shapes::check(era, method, response) {
-            // The spec calls schema.ts its authoritative requirements but words
-            // no keyword for each field: a known ambiguity, so a warning under
-            // spec; the model profiles fail it.
-            let mut v = ctx.violation("J1", Verdict::Fail, why);
-            v.level = Some(crate::rules::Level::Should);
-            v.late = true;
-            out.push(v);
+            // schema.ts is "the source of truth for all protocol messages and
+            // structures", stated without a keyword: `described` in the table.
+            out.push(Violation::new(AspectId::J1ResultShape, why).late());
         }
     }
     if let (Some(answer), false) = (&exchange.http, ctx.http_rejection_expected) {
         if let Some(why) = http_status(answer.status, response) {
-            // The spec gives no status for a JSON-RPC error answer: the
-            // model's expectation, no verdict under spec.
-            let mut v = ctx.violation("H3", Verdict::Fail, why);
-            v.level = Some(crate::rules::Level::None);
-            out.push(v);
+            out.push(Violation::new(AspectId::H3ErrorStatus, why));
         }
     }
     if let Some(why) = leak_in_error(response, &exchange.request, ctx.canary) {
-        let mut v = ctx.violation("J7", Verdict::Fail, why);
-        v.late = true;
-        out.push(v);
+        out.push(Violation::new(AspectId::J7Main, why).late());
     }
     out
 }
@@ -155,40 +123,46 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
 pub fn strays(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
     let mut out = Vec::new();
     for stray in &exchange.strays {
-        let (rule, message) = match stray {
+        let (aspect, message) = match stray {
             Stray::NotJson(line) => (
-                "J5",
+                AspectId::J5Main,
                 format!("stdout carried a line that is not a JSON-RPC message: {line:?}"),
             ),
             Stray::TooLong(n) => (
-                "J5",
+                AspectId::J5Main,
                 format!("stdout carried a line of over {n} bytes, longer than the cap"),
             ),
             Stray::More(n) => (
-                "J5",
+                AspectId::J5Main,
                 format!("the server wrote {n} more stray outputs than are kept"),
             ),
             Stray::NullIdResponse(v) if ctx.sent_notification => {
-                ("J3", format!("a notification was answered: {v}"))
+                (AspectId::J3Main, format!("a notification was answered: {v}"))
             }
             // JSON-RPC allows answering unparseable input with an id-null error.
             Stray::NullIdResponse(v) if ctx.sent_raw && v.get("error").is_some() => continue,
-            Stray::NullIdResponse(v) => ("J1", format!("a response without the request's id: {v}")),
-            Stray::Duplicate(v) => ("J1", format!("a request was answered more than once: {v}")),
+            Stray::NullIdResponse(v) => (
+                AspectId::J1ErrorId,
+                format!("a response without the request's id: {v}"),
+            ),
+            Stray::Duplicate(v) => (
+                AspectId::J1Main,
+                format!("a request was answered more than once: {v}"),
+            ),
             Stray::NotificationAnswered(v) => (
-                "J3",
+                AspectId::J3Http202,
                 format!("a notification was answered (expected 202 with no body): {v}"),
             ),
             Stray::Unsolicited(v) => (
-                "J1",
+                AspectId::J1IdType,
                 format!("a response whose id answers no request mcperr sent: {v}"),
             ),
             Stray::Misanswered(v) => (
-                "J1",
+                AspectId::J1IdType,
                 format!("a request before this one (a step, a probe or discovery) was answered with another id: {v}"),
             ),
         };
-        out.push(ctx.violation(rule, Verdict::Fail, message));
+        out.push(Violation::new(aspect, message));
     }
     out
 }
@@ -197,43 +171,67 @@ fn show(v: Option<&Value>) -> String {
     v.map_or_else(|| "nothing".to_string(), Value::to_string)
 }
 
-/// J1: what is wrong with a response's framing, every point of it.
-pub fn framing(response: &Value, request: &Value) -> Vec<String> {
+/// J1: what is wrong with a response's framing, every point of it, each
+/// with the aspect it breaks.
+pub fn framing(response: &Value, request: &Value) -> Vec<(AspectId, String)> {
     let Some(obj) = response.as_object() else {
-        return vec!["the response is not a JSON object".into()];
+        return vec![(
+            AspectId::J1FollowsJsonrpc,
+            "the response is not a JSON object".into(),
+        )];
     };
     let mut out = Vec::new();
     if obj.get("jsonrpc") != Some(&Value::String("2.0".into())) {
-        out.push(format!(
-            "\"jsonrpc\" must be \"2.0\", got {}",
-            show(obj.get("jsonrpc"))
+        out.push((
+            AspectId::J1JsonrpcVersion,
+            format!(
+                "\"jsonrpc\" must be \"2.0\", got {}",
+                show(obj.get("jsonrpc"))
+            ),
         ));
     }
     let want = request.get("id").cloned().unwrap_or(Value::Null);
     if obj.get("id") != Some(&want) {
-        out.push(format!(
-            "the id must be the request's {want} (same type), got {}",
-            show(obj.get("id"))
+        let aspect = if obj.contains_key("error") {
+            AspectId::J1ErrorId
+        } else {
+            AspectId::J1IdType
+        };
+        out.push((
+            aspect,
+            format!(
+                "the id must be the request's {want} (same type), got {}",
+                show(obj.get("id"))
+            ),
         ));
     }
     match (obj.get("result"), obj.get("error")) {
         (Some(_), None) => {}
         (None, Some(e)) => {
             if !e.get("code").is_some_and(|c| c.is_i64() || c.is_u64()) {
-                out.push(format!(
-                    "error.code must be an integer, got {}",
-                    show(e.get("code"))
+                out.push((
+                    AspectId::J1IntegerCode,
+                    format!("error.code must be an integer, got {}", show(e.get("code"))),
                 ));
             }
             if !e.get("message").is_some_and(Value::is_string) {
-                out.push(format!(
-                    "error.message must be a string, got {}",
-                    show(e.get("message"))
+                out.push((
+                    AspectId::J1ErrorFields,
+                    format!(
+                        "error.message must be a string, got {}",
+                        show(e.get("message"))
+                    ),
                 ));
             }
         }
-        (Some(_), Some(_)) => out.push("a response must not carry both result and error".into()),
-        (None, None) => out.push("a response must carry result or error".into()),
+        (Some(_), Some(_)) => out.push((
+            AspectId::J1NotBoth,
+            "a response must not carry both result and error".into(),
+        )),
+        (None, None) => out.push((
+            AspectId::J1HasResult,
+            "a response must carry result or error".into(),
+        )),
     }
     out
 }
@@ -403,9 +401,7 @@ mod tests {
         );
         let v = invariants(&ex, &Context::default());
         assert_eq!(v.len(), 4, "{v:?}");
-        assert!(v
-            .iter()
-            .all(|v| v.rule == "J1" && v.verdict == Verdict::Fail));
+        assert!(v.iter().all(|v| v.rule() == crate::rules::RuleId::J1));
     }
 
     #[test]
@@ -413,7 +409,10 @@ mod tests {
         let mut ex = answered(json!({"id": 1}), json!(null));
         ex.ending = Ending::Timeout;
         let v = invariants(&ex, &Context::default());
-        assert_eq!((v[0].rule.as_str(), v[0].verdict), ("J4", Verdict::Error));
+        assert_eq!(
+            (v[0].aspect, v[0].kind),
+            (AspectId::J4Main, crate::grading::Kind::Unanswered)
+        );
         let ex = answered(
             json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call"}),
             json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32603, "message": "boom SECRET"}}),
@@ -422,7 +421,7 @@ mod tests {
             canary: Some("SECRET"),
             ..Context::default()
         };
-        assert_eq!(invariants(&ex, &ctx)[0].rule, "J7");
+        assert_eq!(invariants(&ex, &ctx)[0].aspect, AspectId::J7Main);
         // An error may quote the request's own arguments: not a leak.
         let ex = answered(
             json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "t", "arguments": {"title": "at f (a.js:1:2)"}}}),

@@ -10,36 +10,17 @@
 pub mod checks;
 pub mod invariants;
 
-use serde::{Deserialize, Serialize};
-
 use crate::exchange::{Ending, Exchange, NoResponse};
 use crate::pattern;
 use crate::plan::CasePlan;
-use crate::rules;
 
 pub use crate::verdict::Verdict;
 
 pub use checks::Evidence;
 pub use invariants::{invariants, Context};
 
-/// One thing wrong with an exchange, under one rule.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Violation {
-    /// The rule broken.
-    pub rule: String,
-    /// `fail`, `warn`, or `error` (no answer to judge).
-    pub verdict: Verdict,
-    /// What was expected and what came back, with the spec citation.
-    pub message: String,
-    /// The level of the requirement, where the check fixes one rather than
-    /// the rule (e.g. "the body never runs on invalid input": MUST validate).
-    #[serde(skip)]
-    pub level: Option<crate::rules::Level>,
-    /// Judged after a case's own shape (leaks, a result's schema): a case
-    /// that breaks its own rule is reported under it, with these listed too.
-    #[serde(skip)]
-    pub late: bool,
-}
+pub use crate::grading::{Graded, Grader, Kind, Violation};
+use crate::rules::AspectId;
 
 /// A verdict with the rule that decided it and a message saying why.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,6 +31,8 @@ pub struct Judgement {
     pub rule: String,
     /// Why: every violation found, the deciding one first.
     pub message: String,
+    /// The deciding aspect's citation from the table, when a violation decided.
+    pub citation: Option<String>,
 }
 
 impl Judgement {
@@ -59,16 +42,21 @@ impl Judgement {
             verdict,
             rule: rule.to_string(),
             message: message.into(),
+            citation: None,
         }
     }
 
-    /// The judgement of a set of violations: pass if there are none, else the
-    /// worst (the first among equals) decides and every one is listed.
-    pub fn of(violations: Vec<Violation>, pass_rule: &str, pass_message: String) -> Self {
+    /// The judgement of a set of graded violations: pass if there are none,
+    /// else the worst decides (among equals the case's own rule, `pass_rule`,
+    /// then the first) and every one is listed.
+    pub fn of(violations: Vec<Graded>, pass_rule: &str, pass_message: String) -> Self {
         let Some(decider) = violations
             .iter()
             .enumerate()
-            .max_by_key(|(i, v)| (v.verdict.weight(), std::cmp::Reverse(*i)))
+            .max_by_key(|(i, v)| {
+                let own = v.aspect.rule().as_str() == pass_rule;
+                (v.verdict.weight(), own, std::cmp::Reverse(*i))
+            })
             .map(|(i, _)| i)
         else {
             return Judgement::new(Verdict::Pass, pass_rule, pass_message);
@@ -79,28 +67,21 @@ impl Judgement {
             message.push_str(&format!(
                 "\nalso {} [{}]: {}",
                 v.verdict.as_str(),
-                v.rule,
+                v.aspect,
                 v.message
             ));
         }
-        Judgement::new(first.verdict, &first.rule, message)
+        let mut j = Judgement::new(first.verdict, first.aspect.rule().as_str(), message);
+        j.citation = Some(first.citation.clone());
+        j
     }
 }
 
 /// Judges one exchange of a planned case.
 pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judgement {
     let case = &plan.case;
-    let spec = &plan.spec;
-    // The case's own expectations take its own level in this era, where it
-    // sets one (invariants that share its rule id keep the rule's).
-    let own_level = case.levels.get(plan.era.version()).copied();
-    let own = |verdict: Verdict, message: String| Violation {
-        rule: case.rule.clone(),
-        verdict,
-        message,
-        level: own_level,
-        late: false,
-    };
+    let own_aspect = case.aspect_id();
+    let own = |message: String| Violation::new(own_aspect, message);
     match &exchange.ending {
         Ending::NotApplicable(why) => {
             return Judgement::new(Verdict::Skip, &case.rule, why.clone())
@@ -125,30 +106,29 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
     // leaks is reported under its own rule (T3, R4, P3), with J7 listed too.
     let (leaks, mut found): (Vec<Violation>, Vec<Violation>) =
         invariants(exchange, &ctx).into_iter().partition(|v| v.late);
-    let stopped = evidence.stopped.as_ref().map(|how| Violation {
-        level: None,
-        late: false,
-        rule: "J4".into(),
-        verdict: Verdict::Fail,
-        message: format!(
-            "the server stopped answering after this request: {how}. Spec: {}",
-            rules::cite("J4", plan.era)
-        ),
+    // An id beyond a double that came back rounded: the RFC 8259 section 6
+    // policy ([`crate::wire`]), the same as in fuzzing.
+    if let Some(v) = crate::wire::big_id(exchange, None) {
+        found.retain(|f| !crate::wire::replaced_by_big_id(f));
+        found.push(v);
+    }
+    let stopped = evidence.stopped.as_ref().map(|how| {
+        Violation::new(
+            AspectId::J4Main,
+            format!("the server stopped answering after this request: {how}"),
+        )
     });
     // An `[http]` case judges its status (and body) first.
     if let (Some(want), Some(answer)) = (&case.http, &exchange.http) {
         let strays_only = invariants::strays(exchange, &ctx);
         if !want.status.is_empty() && !want.status.contains(&answer.status) {
             let mut v = strays_only;
-            v.push(own(
-                Verdict::Fail,
-                format!(
-                    "HTTP status {}, expected {:?}; body: {}. Spec: {spec}",
-                    answer.status,
-                    want.status,
-                    clip(&answer.body)
-                ),
-            ));
+            v.push(own(format!(
+                "HTTP status {}, expected {:?}; body: {}",
+                answer.status,
+                want.status,
+                clip(&answer.body)
+            )));
             v.extend(stopped);
             return conclude(plan, v, String::new());
         }
@@ -157,10 +137,7 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
         if want.empty_body || (status_only && !want.status.is_empty()) {
             let mut v = strays_only;
             if want.empty_body && !answer.body.trim().is_empty() {
-                v.push(own(
-                    Verdict::Fail,
-                    format!("expected no body, got {}. Spec: {spec}", clip(&answer.body)),
-                ));
+                v.push(own(format!("expected no body, got {}", clip(&answer.body))));
             }
             v.extend(stopped);
             return conclude(plan, v, String::new());
@@ -168,7 +145,7 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
         // The rejection status came, with a body that is no JSON-RPC
         // response (a framework's HTML error page, say). The status is right;
         // the missing error object is the case's own deviation, graded by its
-        // rule (the transports sections ask only for the status: the body
+        // aspect (the transports sections ask only for the status: the body
         // "MAY comprise a JSON-RPC error response"), not an unanswered request.
         // (Only a body that is no JSON at all: an `application/json` body
         // that does not parse stays a J1 error, judged with the invariants.)
@@ -181,26 +158,17 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
         );
         if rejected_without_rpc && !want.status.is_empty() {
             let mut v = strays_only;
-            v.push(own(
-                Verdict::Fail,
-                format!(
-                    "HTTP {} as expected, but the body is no JSON-RPC response ({}); expected {}. Spec: {spec}",
-                    answer.status,
-                    clip(&answer.body),
-                    serde_json::to_string(&case.expect).unwrap_or_default()
-                ),
-            ));
+            v.push(own(format!(
+                "HTTP {} as expected, but the body is no JSON-RPC response ({}); expected {}",
+                answer.status,
+                clip(&answer.body),
+                serde_json::to_string(&plan.expectation.pattern).unwrap_or_default()
+            )));
             if let Some(marker) = invariants::leak_marker(&answer.body) {
-                v.push(Violation {
-                    rule: "J7".into(),
-                    verdict: Verdict::Fail,
-                    message: format!(
-                        "the error body carries {marker}. Spec: {}",
-                        rules::cite("J7", plan.era)
-                    ),
-                    level: None,
-                    late: true,
-                });
+                v.push(
+                    Violation::new(AspectId::J7Main, format!("the error body carries {marker}"))
+                        .late(),
+                );
             }
             v.extend(stopped);
             return conclude(plan, v, String::new());
@@ -215,21 +183,36 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
     let mut pass_message = String::new();
     let mismatches = pattern::mismatches(&exp.pattern, Some(response));
     if !mismatches.is_empty() {
-        let matching = |alts: &[crate::case::Alternative]| {
+        let matching = |alts: &'_ [crate::case::Alternative]| {
             alts.iter()
                 .find(|a| pattern::matches(&a.pattern, Some(response)).is_ok())
-                .map(|a| a.reason.clone())
+                .cloned()
         };
-        if let Some(reason) = matching(&exp.also_pass) {
-            pass_message = format!("accepted: {reason}");
-        } else if let Some(reason) = matching(&exp.warn) {
-            found.push(own(Verdict::Warn, format!("{reason}. Spec: {spec}")));
+        if let Some(alt) = matching(&exp.also_pass) {
+            pass_message = match &alt.aspect {
+                Some(a) => {
+                    let aspect = case.aspect_named(Some(a));
+                    format!("accepted: {}", plan.grader().cite(aspect))
+                }
+                None => format!("accepted: {}", alt.reason),
+            };
+        } else if let Some(alt) = matching(&exp.warn) {
+            found.push(match &alt.aspect {
+                Some(a) => Violation::new(case.aspect_named(Some(a)), reason_or_what(&alt, plan)),
+                None => Violation::warning(own_aspect, alt.reason.clone()),
+            });
         } else {
             let list: Vec<String> = mismatches.iter().map(ToString::to_string).collect();
-            found.push(own(
-                Verdict::Fail,
-                format!("{}. Spec: {spec}", list.join("; ")),
-            ));
+            found.push(own(list.join("; ")));
+        }
+    }
+    for (aspect, shape) in &exp.aspects {
+        let list: Vec<String> = pattern::mismatches(shape, Some(response))
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        if !list.is_empty() {
+            found.push(Violation::new(*aspect, list.join("; ")));
         }
     }
     for check in &exp.checks {
@@ -244,14 +227,12 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
             // Counts that could not be read are no evidence either way.
             let unknown = *check == crate::case::Check::BodyNeverRan
                 && !matches!(&evidence.counts, Some((Some(_), Some(_))));
-            let verdict = if unknown {
-                Verdict::Error
+            let aspect = checks::aspect(*check, case);
+            found.push(if unknown {
+                Violation::unanswered(aspect, failure)
             } else {
-                Verdict::Fail
-            };
-            let mut v = own(verdict, format!("{failure}. Spec: {spec}"));
-            v.level = checks::level(*check).or(v.level);
-            found.push(v);
+                Violation::new(aspect, failure)
+            });
         }
     }
     found.extend(leaks);
@@ -259,29 +240,34 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
     conclude(plan, found, pass_message)
 }
 
-/// Grades the violations under the plan's profile and concludes: a
+/// A warn shape's message: its reason, else what its aspect covers.
+fn reason_or_what(alt: &crate::case::Alternative, plan: &CasePlan) -> String {
+    if alt.reason.is_empty() {
+        let aspect = plan.case.aspect_named(alt.aspect.as_deref());
+        aspect.text(plan.era).what.to_string()
+    } else {
+        alt.reason.clone()
+    }
+}
+
+/// Grades the violations through the one grading path and concludes: a
 /// deviation the profile gives no verdict (the spec says neither MUST nor
 /// SHOULD) is a skip when it is the case's own, else a note on a pass.
 fn conclude(plan: &CasePlan, found: Vec<Violation>, pass_message: String) -> Judgement {
+    let grader = plan.grader();
+    let own_rule = plan.case.rule_id();
+    let capped = plan.case.at_most.is_some();
     let mut graded = Vec::new();
     let mut unjudged = Vec::new();
-    for mut v in found {
-        let grade = match v.verdict {
-            Verdict::Fail => plan.grade(&v.rule, v.level),
-            Verdict::Warn if plan.profile.strict => Some(Verdict::Fail),
-            other => Some(other),
-        };
-        match grade {
-            Some(g) => {
-                v.verdict = g;
-                graded.push(v);
-            }
+    for v in found {
+        match grader.graded(&v, capped && v.rule() == own_rule) {
+            Some(g) => graded.push(g),
             None => unjudged.push(v),
         }
     }
     let listed: Vec<String> = unjudged
         .iter()
-        .map(|v| format!("[{}] {}", v.rule, v.message))
+        .map(|v| format!("[{}] {}", v.aspect, grader.message(v)))
         .collect();
     if !graded.is_empty() || unjudged.is_empty() {
         let mut j = Judgement::of(graded, &plan.case.rule, pass_message);
@@ -300,7 +286,7 @@ fn conclude(plan: &CasePlan, found: Vec<Violation>, pass_message: String) -> Jud
         plan.era,
         listed.join("; ")
     );
-    if unjudged.iter().any(|v| v.rule == plan.case.rule) {
+    if unjudged.iter().any(|v| v.rule() == own_rule) {
         Judgement::new(Verdict::Skip, &plan.case.rule, why)
     } else {
         Judgement::new(Verdict::Pass, &plan.case.rule, why)

@@ -1,5 +1,5 @@
 //! Command-line interface: `mcperr run`, `mcperr fuzz`, `mcperr matrix`, `mcperr list`,
-//! `mcperr reference`.
+//! `mcperr reference`, `mcperr explain`.
 //!
 //! The only place that prints errors for the user and picks exit codes
 //! (documented in the README): 0 all pass, 1 a failure or a stale baseline entry, 2 a
@@ -86,6 +86,35 @@ enum Command {
     /// in both protocol eras. `--fault NAME` makes it break exactly one rule, so
     /// that a harness can prove it catches that deviation.
     Reference(ReferenceArgs),
+    /// Explain a rule from the rule table: what it checks, each aspect's level
+    /// and spec sentence per era with its link, how the profiles grade it,
+    /// the reference fault that proves it can fail, and the cases and fuzz
+    /// classes that check it (the same text as docs/rules/<RULE>.md).
+    ///
+    /// Examples: `mcperr explain T4`, `mcperr explain J1`.
+    Explain(ExplainArgs),
+}
+
+#[derive(Debug, Args)]
+struct ExplainArgs {
+    /// A rule id of the table (T1-T9, R1-R6, P1-P3, J1-J7, H1-H3).
+    #[arg(value_name = "RULE")]
+    rule: String,
+}
+
+/// The page of `rule` for `mcperr explain` and docs/rules/.
+pub fn rule_page(rule: mcperr_core::rules::RuleId) -> String {
+    let faults: Vec<(&str, &str, &str)> = Fault::ALL
+        .iter()
+        .map(|f| (f.name(), f.rule(), f.description()))
+        .collect();
+    mcperr_core::explain::page(rule, &faults)
+}
+
+fn explain(args: ExplainArgs) -> Result<i32, Usage> {
+    let rule: mcperr_core::rules::RuleId = args.rule.to_ascii_uppercase().parse().map_err(Usage)?;
+    print!("{}", rule_page(rule));
+    Ok(0)
 }
 
 #[derive(Debug, Args, Clone)]
@@ -248,6 +277,7 @@ pub fn main() -> i32 {
         Command::Fuzz(args) => fuzz::fuzz_main(args),
         Command::List(args) => list(args),
         Command::Matrix(args) => matrix::matrix(args),
+        Command::Explain(args) => explain(args),
     };
     match result {
         Ok(code) => code,

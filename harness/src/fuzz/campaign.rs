@@ -364,7 +364,7 @@ fn on_own_thread<'a>(
             start.failed.store(true, Ordering::SeqCst);
             start.barrier.wait();
             return Err(EngineError::Setup(crate::engine::SetupError {
-                rule: "J4",
+                rule: mcperr_core::rules::RuleId::J4,
                 spawn: true,
                 message: format!("a fuzz worker's runtime: {e}"),
             }));

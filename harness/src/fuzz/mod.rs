@@ -242,7 +242,7 @@ pub async fn fuzz(
     }
     if fuzzed.is_empty() {
         return Err(EngineError::Setup(crate::engine::SetupError {
-            rule: "J4",
+            rule: mcperr_core::rules::RuleId::J4,
             spawn: false,
             message: not_fuzzed.join("; "),
         }));

@@ -1,0 +1,249 @@
+//! The one grading path. Every check (the oracle's invariants, a case's own
+//! shape and named checks, the fuzz judge's class rules, replayed findings,
+//! the matrix) states *what* is wrong as a [`Violation`] naming the
+//! [`AspectId`] it breaks; nothing else. The level of that aspect in the era
+//! under test, the sentence a message quotes, `only_over`, `at_most`, the
+//! profile's grading and `--strict` are applied here, once, by [`Grader`].
+
+use mcperr_protocol::Era;
+
+use crate::profile::{Grading, Profile};
+use crate::rules::{AspectId, Level, RuleId};
+use crate::verdict::Verdict;
+
+/// What kind of finding a violation is, before grading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    /// The answer deviates from the aspect: graded by its level and the profile.
+    Deviation,
+    /// A shape a case file itself calls a warning (a `[[warn]]` alternative
+    /// without an aspect): a warning under every profile, a failure with `--strict`.
+    Warning,
+    /// No answer could be judged (timeout, death, garbage): an `error`.
+    Unanswered,
+}
+
+/// One thing wrong with an exchange: the aspect broken and what was seen.
+/// The message says only what is wrong; the citation is the grader's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Violation {
+    /// The requirement broken (its rule is [`AspectId::rule`]).
+    pub aspect: AspectId,
+    /// Deviation, warning or no answer.
+    pub kind: Kind,
+    /// What was expected and what came back, without a spec citation.
+    pub message: String,
+    /// Judged after a case's own shape (leaks, a result's schema): a case
+    /// that breaks its own rule is reported under it, with these listed too.
+    pub late: bool,
+}
+
+impl Violation {
+    /// A deviation from `aspect`.
+    pub fn new(aspect: AspectId, message: impl Into<String>) -> Self {
+        Violation {
+            aspect,
+            kind: Kind::Deviation,
+            message: message.into(),
+            late: false,
+        }
+    }
+
+    /// No answer to judge, under `aspect`'s rule.
+    pub fn unanswered(aspect: AspectId, message: impl Into<String>) -> Self {
+        Violation {
+            kind: Kind::Unanswered,
+            ..Violation::new(aspect, message)
+        }
+    }
+
+    /// A case file's own warning shape.
+    pub fn warning(aspect: AspectId, message: impl Into<String>) -> Self {
+        Violation {
+            kind: Kind::Warning,
+            ..Violation::new(aspect, message)
+        }
+    }
+
+    /// Judged after a case's own shape.
+    pub fn late(mut self) -> Self {
+        self.late = true;
+        self
+    }
+
+    /// The rule broken.
+    pub fn rule(&self) -> RuleId {
+        self.aspect.rule()
+    }
+}
+
+/// A violation with its verdict and its message with the citation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Graded {
+    /// The aspect broken.
+    pub aspect: AspectId,
+    /// Fail, warn or error.
+    pub verdict: Verdict,
+    /// What is wrong, then `Spec:` and the table's citation.
+    pub message: String,
+    /// The table's citation alone.
+    pub citation: String,
+}
+
+/// Grades violations for one run: its era, transport and profile.
+#[derive(Debug, Clone, Copy)]
+pub struct Grader<'a> {
+    /// The era under test.
+    pub era: Era,
+    /// Over Streamable HTTP (some sentences bind only there).
+    pub over_http: bool,
+    /// The profile (grading, `--strict`).
+    pub profile: &'a Profile,
+}
+
+impl Grader<'_> {
+    /// Whether `aspect`'s sentence binds over another transport only.
+    fn elsewhere(&self, aspect: AspectId) -> bool {
+        aspect
+            .text(self.era)
+            .only_over
+            .is_some_and(|t| (t == "http") != self.over_http)
+    }
+
+    /// `aspect`'s level in this run (`none` where its sentence binds only
+    /// over the other transport).
+    pub fn level(&self, aspect: AspectId) -> Level {
+        if self.elsewhere(aspect) {
+            Level::None
+        } else {
+            aspect.text(self.era).level
+        }
+    }
+
+    /// The verdict of `v` (`None`: no verdict, the era's spec says nothing
+    /// that `spec` could grade). `capped`: the case caps its own rule at a
+    /// warning (`at_most = "warn"`).
+    pub fn grade(&self, v: &Violation, capped: bool) -> Option<Verdict> {
+        let verdict = match v.kind {
+            Kind::Unanswered => return Some(Verdict::Error),
+            Kind::Warning => Verdict::Warn,
+            Kind::Deviation => match self.profile.grading {
+                Grading::Model => Verdict::Fail,
+                Grading::Spec => self.level(v.aspect).severity()?,
+            },
+        };
+        let capped = capped || v.aspect.text(self.era).at_most_warn;
+        let verdict = match verdict {
+            Verdict::Fail if capped => Verdict::Warn,
+            other => other,
+        };
+        Some(match verdict {
+            Verdict::Warn if self.profile.strict => Verdict::Fail,
+            other => other,
+        })
+    }
+
+    /// The citation of `aspect` in this run, from the table.
+    pub fn cite(&self, aspect: AspectId) -> String {
+        let mut out = aspect.text(self.era).cite();
+        if self.elsewhere(aspect) {
+            out.push_str(" (binds only over the other transport)");
+        }
+        out
+    }
+
+    /// `v`'s message with its citation.
+    pub fn message(&self, v: &Violation) -> String {
+        format!("{}. Spec: {}", v.message, self.cite(v.aspect))
+    }
+
+    /// Grades `v`: its verdict and cited message, or `None` for no verdict.
+    pub fn graded(&self, v: &Violation, capped: bool) -> Option<Graded> {
+        Some(Graded {
+            aspect: v.aspect,
+            verdict: self.grade(v, capped)?,
+            message: self.message(v),
+            citation: self.cite(v.aspect),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grade(profile: &str, era: Era, over_http: bool, v: &Violation) -> Option<Verdict> {
+        let p = Profile::load(profile).unwrap();
+        Grader {
+            era,
+            over_http,
+            profile: &p,
+        }
+        .grade(v, false)
+    }
+
+    #[test]
+    fn the_level_comes_from_the_aspect_in_the_era_under_test() {
+        let must = Violation::new(AspectId::T4ValidateInputs, "ran");
+        assert_eq!(
+            grade("spec", Era::Legacy, false, &must),
+            Some(Verdict::Fail)
+        );
+        let should = Violation::new(AspectId::T1Main, "x");
+        assert_eq!(
+            grade("spec", Era::Modern, false, &should),
+            Some(Verdict::Warn)
+        );
+        let none = Violation::new(AspectId::R1DataUri, "no data.uri");
+        assert_eq!(grade("spec", Era::Modern, false, &none), None);
+        assert_eq!(
+            grade("model", Era::Modern, false, &none),
+            Some(Verdict::Fail)
+        );
+    }
+
+    #[test]
+    fn described_warns_and_at_most_caps_every_profile_but_strict() {
+        let described = Violation::new(AspectId::T5Main, "isError result");
+        assert_eq!(
+            grade("spec", Era::Modern, false, &described),
+            Some(Verdict::Warn)
+        );
+        let capped = Violation::new(AspectId::T4InvalidParamsCode, "-32602");
+        assert_eq!(
+            grade("model", Era::Legacy, false, &capped),
+            Some(Verdict::Warn)
+        );
+        let mut strict = Profile::load("model").unwrap();
+        strict.strict = true;
+        let g = Grader {
+            era: Era::Legacy,
+            over_http: false,
+            profile: &strict,
+        };
+        assert_eq!(g.grade(&capped, false), Some(Verdict::Fail));
+    }
+
+    #[test]
+    fn a_sentence_that_binds_over_http_gives_no_verdict_over_stdio() {
+        let v = Violation::new(AspectId::J2Main, "-32600");
+        assert_eq!(grade("spec", Era::Modern, true, &v), Some(Verdict::Fail));
+        assert_eq!(grade("spec", Era::Modern, false, &v), None);
+    }
+
+    #[test]
+    fn a_stand_in_sentence_is_quoted_as_the_nearest_eras() {
+        let p = Profile::load("spec").unwrap();
+        let g = Grader {
+            era: Era::Modern,
+            over_http: false,
+            profile: &p,
+        };
+        let cite = g.cite(AspectId::T3ExceptionText);
+        assert!(
+            cite.starts_with("2025-11-25 basic/security_best_practices"),
+            "{cite}"
+        );
+        assert!(cite.contains("the 2026-07-28 page is not stored"), "{cite}");
+    }
+}
