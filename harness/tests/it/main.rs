@@ -1,5 +1,6 @@
 //! Integration tests of the `mcperr` binary: one test binary, one module per area.
 
+mod docs;
 mod faults;
 mod fixtures;
 mod fuzz;
