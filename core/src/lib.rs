@@ -26,6 +26,7 @@
 //! - [`report`], [`baseline`]: the typed run report and its renderings; known failures.
 
 pub mod baseline;
+pub mod bookshop;
 pub mod case;
 pub mod discovery;
 pub mod exchange;

@@ -156,7 +156,7 @@ impl Judge {
                 let verdict = grader.grade(&v, false)?;
                 let signature = signature(self.era, &v, verdict, input, exchange);
                 Some(Finding {
-                    id: super::replay::finding_id(v.rule().as_str(), &input.target, &signature),
+                    id: finding_id(v.rule().as_str(), &input.target, &signature),
                     era: self.era.to_string(),
                     signature,
                     rule: v.rule().to_string(),
@@ -207,7 +207,7 @@ impl Judge {
                 let verdict = grader.grade(&v, false)?;
                 let signature = format!("{} {} {} stray", self.era, v.aspect, verdict.as_str());
                 Some(Finding {
-                    id: super::replay::finding_id(v.rule().as_str(), "stdout", &signature),
+                    id: finding_id(v.rule().as_str(), "stdout", &signature),
                     era: self.era.to_string(),
                     rule: v.rule().to_string(),
                     aspect: v.aspect,
@@ -240,7 +240,10 @@ impl Judge {
                 if body_ran == Some(true) {
                     out.push(Violation::new(
                         AspectId::T4ValidateInputs,
-                        format!("the tool body ran on invalid arguments ({what}): limited_calls went up"),
+                        format!(
+                            "the tool body ran on invalid arguments ({what}): {} went up",
+                            crate::bookshop::COUNT_TOOL
+                        ),
                     ));
                 }
                 out.extend(expect::tool_rejection(r, what));
@@ -308,6 +311,35 @@ impl Judge {
         }
         out
     }
+}
+
+/// A short stable hex digest (FNV-1a) of `s`, for file names.
+pub fn digest(s: &str) -> String {
+    let h = s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{:08x}", h as u32)
+}
+
+/// A finding's stable id: the saved case's id and what a baseline lists.
+pub fn finding_id(rule: &str, target: &str, signature: &str) -> String {
+    let slug: String = target
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .take(24)
+        .collect();
+    format!(
+        "fuzz/{}-{}-{}",
+        rule.to_lowercase(),
+        slug.trim_matches('-'),
+        digest(signature)
+    )
 }
 
 /// A code in JSON-RPC's reserved range that no spec defines.

@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::inputs::{Class, FuzzInput, IdStyle};
-use super::judge::Finding;
+use super::judge::{finding_id, Finding};
 use crate::expect;
 use crate::rules::RuleId;
 
@@ -57,35 +57,6 @@ fn toml_of(v: &Value) -> toml::Value {
     toml::Value::try_from(v).unwrap_or_else(|_| toml::Value::Table(Default::default()))
 }
 
-/// A short stable hex digest (FNV-1a) of `s`, for file names.
-pub fn digest(s: &str) -> String {
-    let h = s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    });
-    format!("{:08x}", h as u32)
-}
-
-/// A finding's stable id: the saved case's id and what a baseline lists.
-pub fn finding_id(rule: &str, target: &str, signature: &str) -> String {
-    let slug: String = target
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '-'
-            }
-        })
-        .take(24)
-        .collect();
-    format!(
-        "fuzz/{}-{}-{}",
-        rule.to_lowercase(),
-        slug.trim_matches('-'),
-        digest(signature)
-    )
-}
-
 /// The case file for `finding` (found with `input` in `era`): its file
 /// name and its text. `counted`: the server has `limited` and
 /// `limited_calls`, so a T4 case also checks that the body never ran.
@@ -110,8 +81,8 @@ pub fn case_file(
     // same aspect, so it gets the same verdict.
     let shape = match (&input.class, finding.aspect.rule()) {
         (Class::InvalidCall(_), RuleId::T4) => {
-            if counted && input.target == "limited" {
-                needs = vec!["tool:limited".into(), "tool:limited_calls".into()];
+            if counted && crate::bookshop::is_counted_call(&input.method, &input.target) {
+                needs = crate::bookshop::counting_needs();
                 checks.push("body-never-ran".into());
             }
             Some(expect::tool_rejection_shape())
@@ -225,5 +196,156 @@ mod tests {
         assert_eq!(case.checks, ["body-never-ran"]);
         assert_eq!(case.eras, ["2025-11-25"]);
         assert!(case.envelope);
+    }
+}
+
+/// A saved finding replayed as a case gets the same rule and verdict as in
+/// the campaign: both grade the same answer through the same aspect.
+#[cfg(test)]
+mod same_verdict {
+    use super::*;
+    use crate::exchange::{Ending, Exchange};
+    use crate::fuzz::judge::Judge;
+    use crate::oracle::{judge as judge_case, Evidence};
+    use crate::plan::CasePlan;
+    use crate::profile::Profile;
+    use std::time::Duration;
+
+    fn input(method: &str, class: Class, id_style: IdStyle, params: Value) -> FuzzInput {
+        FuzzInput {
+            method: method.into(),
+            params,
+            envelope: true,
+            id_style,
+            class,
+            target: "t".into(),
+        }
+    }
+
+    /// Judges `response` to `input` in the campaign and as the replayed
+    /// case, and asserts one finding with the same rule and verdict both ways.
+    fn both_ways(era: Era, profile: &str, input: FuzzInput, id: Value, response: Value) {
+        let request =
+            json!({"jsonrpc": "2.0", "id": id, "method": input.method, "params": input.params});
+        let mut response = response;
+        if era == Era::Modern && response["result"].is_object() {
+            response["result"]["resultType"] = json!("complete");
+        }
+        let ending = if response["id"] == request["id"] {
+            Ending::Answered(response)
+        } else {
+            Ending::WrongId(response)
+        };
+        let ex = Exchange {
+            request,
+            ending,
+            strays: vec![],
+            duration: Duration::ZERO,
+            http: None,
+        };
+        let p = Profile::load(profile).unwrap();
+        let judge = Judge {
+            era,
+            profile: p.clone(),
+            over_http: false,
+        };
+        let findings = judge.judge(&input, &ex, None, None);
+        assert!(!findings.is_empty(), "{profile} {era}: no finding");
+        // Each finding, saved and replayed, is decided by its own rule.
+        for f in &findings {
+            let (name, text) = case_file(f, &input, era, 1, false);
+            let case =
+                crate::case::Case::parse(&name, &text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            let plan = CasePlan::new(&case, &p, era, "c", &[], false);
+            let j = judge_case(&plan, &ex, &Evidence::default());
+            assert_eq!(
+                (j.rule.as_str(), j.verdict),
+                (f.rule.as_str(), f.verdict),
+                "{profile} {era}: campaign {} / replay {}",
+                f.message,
+                j.message
+            );
+        }
+    }
+
+    #[test]
+    fn every_finding_kind_replays_with_its_campaign_verdict() {
+        let call = |class| {
+            input(
+                "tools/call",
+                class,
+                IdStyle::Counter,
+                json!({"name": "t", "arguments": {"x": 1}}),
+            )
+        };
+        let bad = || Class::InvalidCall("x breaks its type".into());
+        for (era, profile) in [(Era::Legacy, "spec"), (Era::Modern, "model")] {
+            both_ways(
+                era,
+                profile,
+                call(bad()),
+                json!(1),
+                json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "bad x"}}),
+            );
+            both_ways(
+                era,
+                profile,
+                call(bad()),
+                json!(1),
+                json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "ok"}]}}),
+            );
+            let prompt = input(
+                "prompts/get",
+                Class::UnknownPrompt,
+                IdStyle::Counter,
+                json!({"name": "nope"}),
+            );
+            both_ways(
+                era,
+                profile,
+                prompt,
+                json!(2),
+                json!({"jsonrpc": "2.0", "id": 2, "error": {"code": 0, "message": "Unknown prompt: nope"}}),
+            );
+            let read = input(
+                "resources/read",
+                Class::ResourceMissing,
+                IdStyle::Counter,
+                json!({"uri": "books://zz"}),
+            );
+            both_ways(
+                era,
+                profile,
+                read,
+                json!(3),
+                json!({"jsonrpc": "2.0", "id": 3, "result": {"isError": true, "contents": [{"uri": "books://zz", "text": "x"}]}}),
+            );
+            let big = input(
+                "tools/call",
+                Class::InvalidCall("x".into()),
+                IdStyle::Above53,
+                json!({"name": "t", "arguments": {"x": "s"}}),
+            );
+            both_ways(
+                era,
+                profile,
+                big,
+                json!(9007199254740993u64),
+                json!({"jsonrpc": "2.0", "id": 9007199254740992u64, "result": {"isError": true, "content": []}}),
+            );
+        }
+        let unknown = input(
+            "mcperr/nope",
+            Class::UnknownMethod,
+            IdStyle::Counter,
+            json!({}),
+        );
+        both_ways(
+            Era::Modern,
+            "model",
+            unknown,
+            json!(4),
+            json!({"jsonrpc": "2.0", "id": 4, "error": {"code": -32600, "message": "?"}}),
+        );
     }
 }

@@ -116,11 +116,12 @@ pub fn run(
         Check::BodyNeverRan => match &ev.counts {
             Some((Some(before), Some(after))) if before == after => None,
             Some((before, after)) => Some(format!(
-                "the tool body ran on invalid arguments: limited_calls went from {} to {}",
+                "the tool body ran on invalid arguments: {} went from {} to {}",
+                crate::bookshop::COUNT_TOOL,
                 show(before.as_ref()),
                 show(after.as_ref())
             )),
-            None => Some("limited_calls could not be read".into()),
+            None => Some(format!("{} could not be read", crate::bookshop::COUNT_TOOL)),
         },
         Check::LogNoTraceback => {
             let log = ev.stderr.as_deref()?;

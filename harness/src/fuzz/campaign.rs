@@ -14,160 +14,17 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use mcperr_core::exchange::{Ending, Exchange, Stray};
-use mcperr_core::fuzz::{Class, FuzzInput, Generator, Judge, Seeded};
+use mcperr_core::exchange::Ending;
+use mcperr_core::fuzz::{Class, Generator, Judge, Seeded};
 use mcperr_core::select::LeftOut;
 use mcperr_protocol::Era;
 use serde_json::Value;
 
-use super::probe::{count, culprit, probe, shrink};
+use super::probe::{confirm, count, culprit, shrink};
+use super::worker::{Stop, Worker, COUNT_WINDOW};
 use super::{FuzzSettings, Store};
 use crate::client::{Client, Conn};
 use crate::engine::{connect, discover, EngineError, EraChoice};
-
-/// Check `limited_calls` after this many invalid `limited` calls.
-pub(crate) const COUNT_WINDOW: usize = 64;
-/// Calls of windows whose count rose kept for the search, at most.
-const MAX_SUSPECTS: usize = 4 * COUNT_WINDOW;
-
-/// One worker's state: its generator, judge, choices and counters.
-pub(crate) struct Worker<'a> {
-    pub(crate) settings: &'a FuzzSettings,
-    pub(crate) store: &'a Store,
-    pub(crate) gen: Generator,
-    pub(crate) judge: Judge,
-    pub(crate) src: Seeded,
-    pub(crate) era: Era,
-    /// The server has `limited` and `limited_calls`: bodies can be counted.
-    pub(crate) counted: bool,
-    next_n: u64,
-    /// Invalid `limited` calls since the last count.
-    pub(crate) window: Vec<FuzzInput>,
-    /// Successful valid `limited` calls since the last count.
-    pub(crate) valid_ok: u64,
-    pub(crate) last_count: Option<u64>,
-    /// Calls of windows whose count rose, searched after the campaign.
-    suspects: Vec<FuzzInput>,
-    /// Requests issued by this worker (for `--requests`).
-    issued: u64,
-    quota: Option<u64>,
-    deadline: Option<Instant>,
-    pub(crate) shrink_requests: &'a AtomicU64,
-}
-
-impl Worker<'_> {
-    /// The next request number (ids are drawn from it in every style).
-    pub(crate) fn next_n(&mut self) -> u64 {
-        self.next_n += 1;
-        self.next_n
-    }
-
-    pub(crate) fn take(&mut self) -> bool {
-        let stats = &self.settings.stats;
-        if stats.stop.load(Ordering::Relaxed)
-            || self
-                .settings
-                .max_findings
-                .is_some_and(|m| stats.findings.load(Ordering::Relaxed) >= m)
-            || self.quota.is_some_and(|q| self.issued >= q)
-            || self.deadline.is_some_and(|d| Instant::now() >= d)
-        {
-            return false;
-        }
-        self.issued += 1;
-        true
-    }
-
-    /// Judges an exchange and records what it shows.
-    pub(crate) fn judge_and_record(&self, input: &FuzzInput, ex: &Exchange, ran: Option<bool>) {
-        self.judge_and_record_alive(input, ex, ran, false)
-    }
-
-    /// As [`Worker::judge_and_record`]; `alive`: the request went
-    /// unanswered while the server answered others.
-    pub(crate) fn judge_and_record_alive(
-        &self,
-        input: &FuzzInput,
-        ex: &Exchange,
-        ran: Option<bool>,
-        alive: bool,
-    ) {
-        let output = matches!(input.class, Class::ValidCall)
-            .then(|| self.gen.output_validator(&input.target))
-            .flatten();
-        let mut findings = self.judge.judge(input, ex, ran, output);
-        if alive {
-            Judge::unanswered_while_alive(&mut findings);
-        }
-        self.store
-            .record(&self.settings.stats, findings, input, self.counted);
-    }
-
-    pub(crate) fn record_strays(&self, strays: Vec<Stray>) {
-        let findings = self.judge.strays(strays);
-        let input = FuzzInput {
-            method: "(stdout)".into(),
-            params: Value::Null,
-            envelope: false,
-            id_style: mcperr_core::fuzz::IdStyle::Counter,
-            class: Class::UnknownMethod,
-            target: "stdout".into(),
-        };
-        self.store
-            .record(&self.settings.stats, findings, &input, self.counted);
-    }
-
-    pub(crate) fn is_counted_call(&self, input: &FuzzInput) -> bool {
-        self.counted && input.target == "limited" && input.method == "tools/call"
-    }
-
-    /// Sends the calls of the windows whose count rose alone, each counted
-    /// around, to find which ran its body.
-    async fn confirm(&mut self, client: &mut Client) {
-        for input in std::mem::take(&mut self.suspects) {
-            if self.settings.stats.stop.load(Ordering::Relaxed) {
-                break;
-            }
-            let (ex, ran) = probe(self, client, &input).await;
-            self.shrink_requests.fetch_add(3, Ordering::Relaxed);
-            self.judge_and_record(&input, &ex, ran);
-        }
-    }
-
-    /// After a window of invalid `limited` calls: did `limited_calls` rise
-    /// by more than the valid calls that succeeded? Then find which ran.
-    pub(crate) async fn check_count(&mut self, client: &mut Client) {
-        if !self.counted || self.window.is_empty() {
-            return;
-        }
-        let mut window = std::mem::take(&mut self.window);
-        let now = count(client).await;
-        if let (Some(now), Some(before)) = (now, self.last_count) {
-            if now > before + self.valid_ok {
-                self.suspect(&mut window);
-            }
-        }
-        self.last_count = now;
-        self.valid_ok = 0;
-    }
-
-    /// Keeps the calls of a window whose count rose, for [`Worker::confirm`]
-    /// after the campaign (a search needs the pipe to itself).
-    pub(crate) fn suspect(&mut self, window: &mut Vec<FuzzInput>) {
-        if self.suspects.len() < MAX_SUSPECTS {
-            self.suspects.append(window);
-        }
-        window.clear();
-    }
-}
-
-/// Why a worker's loop stopped.
-pub(crate) enum Stop {
-    /// The budget is spent.
-    Done,
-    /// The server died or stopped answering with these requests in flight.
-    Lost(Vec<FuzzInput>),
-}
 
 /// Batches of concurrent requests over HTTP, each a lockstep exchange on
 /// its own client of the same session.
@@ -193,7 +50,7 @@ async fn concurrent(w: &mut Worker<'_>, client: &mut Client) -> Stop {
             batch.push((input, n));
         }
         if batch.is_empty() {
-            w.check_count(client).await;
+            super::probe::check_count(w, client).await;
             return Stop::Done;
         }
         let era = w.era;
@@ -233,7 +90,7 @@ async fn concurrent(w: &mut Worker<'_>, client: &mut Client) -> Stop {
             return Stop::Lost(lost);
         }
         if w.window.len() >= COUNT_WINDOW {
-            w.check_count(client).await;
+            super::probe::check_count(w, client).await;
         }
     }
 }
@@ -256,7 +113,7 @@ pub(crate) async fn era(
             .iter()
             .any(|t| t.get("name").and_then(Value::as_str) == Some(n))
     };
-    let counted = names("limited") && names("limited_calls");
+    let counted = mcperr_core::bookshop::can_count(names);
     let jobs = settings.run.jobs.max(1);
     let quota = settings.budget.requests.map(|r| r.div_ceil(jobs as u64));
     let start = Instant::now();
@@ -279,6 +136,7 @@ pub(crate) async fn era(
         valid_ok: 0,
         last_count: None,
         suspects: vec![],
+        big_ids: Default::default(),
         issued: 0,
         quota,
         deadline,
@@ -322,8 +180,9 @@ pub(crate) async fn era(
     };
     let elapsed = ended - start;
     // Shrinking: each finding once, on the first worker's server.
-    if let Some(c) = client.as_mut() {
-        w.confirm(c).await;
+    match client.as_mut() {
+        Some(c) => confirm(&mut w, c).await,
+        None => w.flush_big_ids(),
     }
     if !settings.stats.stop.load(Ordering::Relaxed) {
         for found in store.unshrunk() {
@@ -391,9 +250,12 @@ fn on_own_thread<'a>(
         c.begin_case();
         let client = run_worker(&mut w, c).await;
         let ended = Instant::now();
-        if let Some(mut c) = client {
-            w.confirm(&mut c).await;
-            c.conn.close().await;
+        match client {
+            Some(mut c) => {
+                confirm(&mut w, &mut c).await;
+                c.conn.close().await;
+            }
+            None => w.flush_big_ids(),
         }
         Ok((w, ended))
     })

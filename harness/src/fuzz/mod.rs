@@ -13,6 +13,7 @@
 mod campaign;
 mod pipeline;
 mod probe;
+mod worker;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

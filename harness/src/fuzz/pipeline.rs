@@ -26,8 +26,8 @@ use mcperr_core::fuzz::{Class, FuzzInput};
 use mcperr_protocol::Era;
 use serde_json::Value;
 
-use super::campaign::{Stop, Worker, COUNT_WINDOW};
 use super::probe::{count_in, count_params, probe};
+use super::worker::{Stop, Worker, COUNT_WINDOW};
 use crate::client::{is_response, Client, Conn};
 use crate::transport::{LineConn, StdoutEvent};
 
@@ -199,7 +199,7 @@ pub(crate) async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
             if spent {
                 client.ignore(pipe.stale_ids());
                 w.window.append(&mut pipe.checking);
-                w.check_count(client).await;
+                super::probe::check_count(w, client).await;
                 return Stop::Done;
             }
             continue;

@@ -10,9 +10,9 @@ use mcperr_core::exchange::{Ending, Exchange};
 use mcperr_core::fuzz::shrink::candidates;
 use mcperr_core::fuzz::{Class, FuzzInput};
 use mcperr_protocol::Id;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::campaign::Worker;
+use super::worker::Worker;
 use super::Found;
 use crate::client::Client;
 use crate::engine::{connect, EraChoice};
@@ -32,7 +32,7 @@ pub(crate) async fn count(client: &mut Client) -> Option<u64> {
 
 /// The params of a `limited_calls` call.
 pub(crate) fn count_params() -> Value {
-    json!({"name": "limited_calls", "arguments": {}})
+    mcperr_core::bookshop::count_params()
 }
 
 /// The count in a `limited_calls` answer (structured, or the number in its text).
@@ -58,8 +58,7 @@ pub(crate) async fn probe(
     input: &FuzzInput,
 ) -> (Exchange, Option<bool>) {
     let measure = w.counted
-        && input.target == "limited"
-        && input.method == "tools/call"
+        && mcperr_core::bookshop::is_counted_call(&input.method, &input.target)
         && matches!(input.class, Class::InvalidCall(_));
     let before = if measure { count(client).await } else { None };
     let msg = input.message(w.era, w.next_n());
@@ -189,4 +188,50 @@ pub(crate) async fn shrink(
         break;
     }
     (best, client)
+}
+
+/// Re-sends each held big-id request with a small id: answered, its
+/// silence or id-null error was the id's alone (the RFC 8259 section 6
+/// warning); not answered either, it is judged as any other request.
+pub(crate) async fn resend_big_ids(w: &mut Worker<'_>, client: &mut Client) {
+    let held = std::mem::take(&mut *w.big_ids.lock().expect("not poisoned"));
+    for (input, ex, alive) in held {
+        let mut small = input.clone();
+        small.id_style = mcperr_core::fuzz::IdStyle::Counter;
+        let (again, _) = probe(w, client, &small).await;
+        w.shrink_requests.fetch_add(1, Ordering::Relaxed);
+        let answered = matches!(again.ending, Ending::Answered(_));
+        w.record_judged(&input, &ex, None, alive, Some(answered));
+    }
+}
+
+/// Sends the calls of the windows whose count rose alone, each counted
+/// around, to find which ran its body.
+pub(crate) async fn confirm(w: &mut Worker<'_>, client: &mut Client) {
+    resend_big_ids(w, client).await;
+    for input in std::mem::take(&mut w.suspects) {
+        if w.settings.stats.stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let (ex, ran) = probe(w, client, &input).await;
+        w.shrink_requests.fetch_add(3, Ordering::Relaxed);
+        w.judge_and_record(&input, &ex, ran);
+    }
+}
+
+/// After a window of invalid `limited` calls: did `limited_calls` rise
+/// by more than the valid calls that succeeded? Then find which ran.
+pub(crate) async fn check_count(w: &mut Worker<'_>, client: &mut Client) {
+    if !w.counted || w.window.is_empty() {
+        return;
+    }
+    let mut window = std::mem::take(&mut w.window);
+    let now = count(client).await;
+    if let (Some(now), Some(before)) = (now, w.last_count) {
+        if now > before + w.valid_ok {
+            w.suspect(&mut window);
+        }
+    }
+    w.last_count = now;
+    w.valid_ok = 0;
 }

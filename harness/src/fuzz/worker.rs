@@ -1,0 +1,169 @@
+//! A fuzz worker's state: its generator, judge, seeded choices, counters and
+//! what it holds back for lockstep checks after the campaign. Judging and
+//! recording live here; everything that sends requests (probes, confirming,
+//! shrinking) is in [`super::probe`], which the pipeline and the campaign call,
+//! so the modules form a chain: worker, probe, pipeline, campaign.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use mcperr_core::exchange::{Exchange, Stray};
+use mcperr_core::fuzz::{Class, FuzzInput, Generator, Judge, Seeded};
+use mcperr_protocol::Era;
+use serde_json::Value;
+
+use super::{FuzzSettings, Store};
+
+/// Check `limited_calls` after this many invalid `limited` calls.
+pub(crate) const COUNT_WINDOW: usize = 64;
+/// Calls of windows whose count rose kept for the search, at most.
+pub(crate) const MAX_SUSPECTS: usize = 4 * COUNT_WINDOW;
+
+/// One worker's state: its generator, judge, choices and counters.
+pub(crate) struct Worker<'a> {
+    pub(crate) settings: &'a FuzzSettings,
+    pub(crate) store: &'a Store,
+    pub(crate) gen: Generator,
+    pub(crate) judge: Judge,
+    pub(crate) src: Seeded,
+    pub(crate) era: Era,
+    /// The server has `limited` and `limited_calls`: bodies can be counted.
+    pub(crate) counted: bool,
+    pub(crate) next_n: u64,
+    /// Invalid `limited` calls since the last count.
+    pub(crate) window: Vec<FuzzInput>,
+    /// Successful valid `limited` calls since the last count.
+    pub(crate) valid_ok: u64,
+    pub(crate) last_count: Option<u64>,
+    /// Calls of windows whose count rose, searched after the campaign.
+    pub(crate) suspects: Vec<FuzzInput>,
+    /// Requests with an id beyond a double that went unanswered or got an
+    /// id-null error (and whether others were answered meanwhile): judged
+    /// after a re-send with a small id shows whether the id alone was the
+    /// problem ([`mcperr_core::wire::big_id`]).
+    pub(crate) big_ids: std::sync::Mutex<Vec<(FuzzInput, Exchange, bool)>>,
+    /// Requests issued by this worker (for `--requests`).
+    pub(crate) issued: u64,
+    pub(crate) quota: Option<u64>,
+    pub(crate) deadline: Option<Instant>,
+    pub(crate) shrink_requests: &'a AtomicU64,
+}
+
+impl Worker<'_> {
+    /// The next request number (ids are drawn from it in every style).
+    pub(crate) fn next_n(&mut self) -> u64 {
+        self.next_n += 1;
+        self.next_n
+    }
+
+    pub(crate) fn take(&mut self) -> bool {
+        let stats = &self.settings.stats;
+        if stats.stop.load(Ordering::Relaxed)
+            || self
+                .settings
+                .max_findings
+                .is_some_and(|m| stats.findings.load(Ordering::Relaxed) >= m)
+            || self.quota.is_some_and(|q| self.issued >= q)
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
+        {
+            return false;
+        }
+        self.issued += 1;
+        true
+    }
+
+    /// Judges an exchange and records what it shows.
+    pub(crate) fn judge_and_record(&self, input: &FuzzInput, ex: &Exchange, ran: Option<bool>) {
+        self.judge_and_record_alive(input, ex, ran, false)
+    }
+
+    /// As [`Worker::judge_and_record`]; `alive`: the request went
+    /// unanswered while the server answered others.
+    pub(crate) fn judge_and_record_alive(
+        &self,
+        input: &FuzzInput,
+        ex: &Exchange,
+        ran: Option<bool>,
+        alive: bool,
+    ) {
+        if input.id_style == mcperr_core::fuzz::IdStyle::Above53
+            && mcperr_core::wire::big_id_answer(ex)
+                .is_some_and(|a| a != mcperr_core::wire::BigIdAnswer::Rounded)
+        {
+            if let Ok(mut held) = self.big_ids.lock() {
+                if held.len() < MAX_SUSPECTS {
+                    held.push((input.clone(), ex.clone(), alive));
+                    return;
+                }
+            }
+        }
+        self.record_judged(input, ex, ran, alive, None);
+    }
+
+    /// Judges `ex` and records its findings; `small_id_answered`: what a
+    /// re-send of a big-id request with a small id showed.
+    pub(crate) fn record_judged(
+        &self,
+        input: &FuzzInput,
+        ex: &Exchange,
+        ran: Option<bool>,
+        alive: bool,
+        small_id_answered: Option<bool>,
+    ) {
+        let output = matches!(input.class, Class::ValidCall)
+            .then(|| self.gen.output_validator(&input.target))
+            .flatten();
+        let mut findings = self
+            .judge
+            .judge_with(input, ex, ran, output, small_id_answered);
+        if alive {
+            Judge::unanswered_while_alive(&mut findings);
+        }
+        self.store
+            .record(&self.settings.stats, findings, input, self.counted);
+    }
+
+    pub(crate) fn record_strays(&self, strays: Vec<Stray>) {
+        let findings = self.judge.strays(strays);
+        let input = FuzzInput {
+            method: "(stdout)".into(),
+            params: Value::Null,
+            envelope: false,
+            id_style: mcperr_core::fuzz::IdStyle::Counter,
+            class: Class::UnknownMethod,
+            target: "stdout".into(),
+        };
+        self.store
+            .record(&self.settings.stats, findings, &input, self.counted);
+    }
+
+    pub(crate) fn is_counted_call(&self, input: &FuzzInput) -> bool {
+        self.counted && mcperr_core::bookshop::is_counted_call(&input.method, &input.target)
+    }
+
+    /// Records the held big-id requests without the proof a re-send gives
+    /// (the server is gone): nothing is excused, nothing is lost.
+    pub(crate) fn flush_big_ids(&self) {
+        let held = std::mem::take(&mut *self.big_ids.lock().expect("not poisoned"));
+        for (input, ex, alive) in held {
+            self.record_judged(&input, &ex, None, alive, None);
+        }
+    }
+
+    /// Keeps the calls of a window whose count rose, for [`super::probe::confirm`]
+    /// after the campaign (a search needs the pipe to itself).
+    pub(crate) fn suspect(&mut self, window: &mut Vec<FuzzInput>) {
+        if self.suspects.len() < MAX_SUSPECTS {
+            self.suspects.append(window);
+        }
+        window.clear();
+    }
+}
+
+/// Why a worker's loop stopped.
+pub(crate) enum Stop {
+    /// The budget is spent.
+    Done,
+    /// The server died or stopped answering with these requests in flight.
+    Lost(Vec<FuzzInput>),
+}
