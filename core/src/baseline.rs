@@ -24,13 +24,18 @@ enum Doc {
     List(Vec<String>),
 }
 
+/// A baseline file that does not parse (the parser's own message).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct BaselineError(pub String);
+
 impl Baseline {
     /// Parses TOML (`.toml`) or YAML (anything else).
-    pub fn parse(path: &str, text: &str) -> Result<Baseline, String> {
+    pub fn parse(path: &str, text: &str) -> Result<Baseline, BaselineError> {
         let doc: Doc = if path.ends_with(".toml") {
-            toml::from_str(text).map_err(|e| e.to_string())?
+            toml::from_str(text).map_err(|e| BaselineError(e.to_string()))?
         } else {
-            serde_norway::from_str(text).map_err(|e| e.to_string())?
+            serde_norway::from_str(text).map_err(|e| BaselineError(e.to_string()))?
         };
         let entries = match doc {
             Doc::Table { expected } | Doc::List(expected) => expected,

@@ -53,7 +53,7 @@ pub enum Check {
 }
 
 impl FromStr for Check {
-    type Err = String;
+    type Err = FieldError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Ok(match s {
             "no-canary" => Check::NoCanary,
@@ -62,9 +62,9 @@ impl FromStr for Check {
             "log-crash-traceback" => Check::LogCrashTraceback,
             "structured-output" => Check::StructuredOutput,
             other => {
-                return Err(format!(
+                return Err(FieldError(format!(
                     "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output)"
-                ))
+                )))
             }
         })
     }
@@ -271,6 +271,16 @@ fn yes() -> bool {
     true
 }
 
+/// Why a case does not apply to a run (shown with its `skip`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Skip(pub String);
+
+/// A field of a case that does not parse (`needs`, `eras`, a check name).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct FieldError(pub String);
+
 /// A case file that could not be used.
 #[derive(Debug, thiserror::Error)]
 #[error("case file {source_name}: {message}")]
@@ -302,14 +312,17 @@ impl Case {
                 .map_err(|e| err(format!("request.params_json is not JSON: {e}")))?;
             case.request.params = Some(params);
         }
-        let rule: crate::rules::RuleId = case.rule.parse().map_err(err)?;
+        let rule: crate::rules::RuleId = case
+            .rule
+            .parse()
+            .map_err(|e: crate::rules::UnknownId| err(e.0))?;
         let aspect_of = |name: &str| {
             crate::rules::AspectId::find(rule, name)
                 .map(|_| ())
                 .ok_or_else(|| {
                     err(format!("{rule}.{name}")
                         .parse::<crate::rules::AspectId>()
-                        .unwrap_err())
+                        .map_or_else(|e| e.to_string(), |a| a.to_string()))
                 })
         };
         if let Some(a) = &case.aspect {
@@ -334,14 +347,14 @@ impl Case {
                 None => {}
             }
         }
-        case.needs().map_err(err)?;
-        case.eras().map_err(err)?;
+        case.needs().map_err(|e| err(e.0))?;
+        case.eras().map_err(|e| err(e.0))?;
         for c in case
             .checks
             .iter()
             .chain(case.profile.values().flat_map(|o| o.checks.iter()))
         {
-            Check::from_str(c).map_err(err)?;
+            Check::from_str(c).map_err(|e| err(e.0))?;
         }
         let alternatives = case.also_pass.iter().chain(&case.warn);
         let alternatives = alternatives.chain(
@@ -401,7 +414,7 @@ impl Case {
     }
 
     /// What it needs from the server, parsed.
-    pub fn needs(&self) -> Result<Vec<Need>, String> {
+    pub fn needs(&self) -> Result<Vec<Need>, FieldError> {
         self.needs
             .iter()
             .map(|n| match n.split_once(':') {
@@ -409,33 +422,33 @@ impl Case {
                 Some(("tool", x)) => Ok(Need::Tool(x.into())),
                 Some(("template", x)) => Ok(Need::Template(x.into())),
                 Some(("prompt", x)) => Ok(Need::Prompt(x.into())),
-                _ => Err(format!(
+                _ => Err(FieldError(format!(
                     "bad need '{n}' (expected tool:NAME, template:URI-TEMPLATE or prompt:NAME)"
-                )),
+                ))),
             })
             .collect()
     }
 
     /// The eras it applies to.
-    pub fn eras(&self) -> Result<Vec<Era>, String> {
+    pub fn eras(&self) -> Result<Vec<Era>, FieldError> {
         if self.eras.is_empty() {
             return Ok(Era::ALL.to_vec());
         }
         self.eras
             .iter()
-            .map(|e| e.parse::<Era>().map_err(|e| e.to_string()))
+            .map(|e| e.parse::<Era>().map_err(|e| FieldError(e.to_string())))
             .collect()
     }
 
     /// `Ok` if the case runs over this transport, else the skip reason.
-    pub fn transport_ok(&self, http: bool) -> Result<(), String> {
+    pub fn transport_ok(&self, http: bool) -> Result<(), Skip> {
         let wants = self
             .transport
             .as_deref()
             .or(self.http.as_ref().map(|_| "http"));
         match (wants, http) {
-            (Some("stdio"), true) => Err("a stdio case".into()),
-            (Some("http"), false) => Err("an HTTP case".into()),
+            (Some("stdio"), true) => Err(Skip("a stdio case".into())),
+            (Some("http"), false) => Err(Skip("an HTTP case".into())),
             _ => Ok(()),
         }
     }

@@ -6,7 +6,7 @@ use mcperr_protocol::Era;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::case::{Case, Need};
+use crate::case::{Case, Need, Skip};
 
 /// What the server offers, from its list methods.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -48,15 +48,15 @@ impl Discovery {
     }
 
     /// `Ok` if the server has what `case` needs in `era`, else the skip reason.
-    pub fn applies(&self, case: &Case, era: Era) -> Result<(), String> {
+    pub fn applies(&self, case: &Case, era: Era) -> Result<(), Skip> {
         if !case.eras().unwrap_or_default().contains(&era) {
-            return Err(format!("not a {era} case"));
+            return Err(Skip(format!("not a {era} case")));
         }
         if let Some(cap) = case.capability() {
             if !self.advertises(cap) {
-                return Err(format!(
+                return Err(Skip(format!(
                     "the server does not advertise the {cap} capability, so -32601 is the right answer to {cap}/* requests"
-                ));
+                )));
             }
         }
         let missing: Vec<String> = case
@@ -69,7 +69,7 @@ impl Discovery {
         if missing.is_empty() {
             Ok(())
         } else {
-            Err(format!("the server lacks {}", missing.join(", ")))
+            Err(Skip(format!("the server lacks {}", missing.join(", "))))
         }
     }
 }

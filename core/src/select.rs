@@ -47,7 +47,7 @@ pub enum SelectError {
 }
 
 /// A case of the run: `Ok` to run it, `Err` with the reason to skip it.
-pub type Planned = (Case, Result<(), String>);
+pub type Planned = (Case, Result<(), crate::case::Skip>);
 
 /// A tool the run will not call, and why.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -251,9 +251,14 @@ impl Selection {
                     left_out.iter().find(|l| l.name == name)
                 });
                 if let Some(l) = excluded {
-                    verdict = Err(format!("tool:{} is left out: {}", l.name, l.reason));
+                    verdict = Err(crate::case::Skip(format!(
+                        "tool:{} is left out: {}",
+                        l.name, l.reason
+                    )));
                 } else if case.needs.iter().any(|n| n == "tool:*") && any_tool.is_none() {
-                    verdict = Err("no tool may be called (all are left out)".into());
+                    verdict = Err(crate::case::Skip(
+                        "no tool may be called (all are left out)".into(),
+                    ));
                 }
             }
             out.push((case, verdict));

@@ -137,10 +137,10 @@ impl RunSettings {
     }
 
     pub(crate) fn spawn(&self, timeout: Duration) -> Result<Conn, SetupError> {
-        let setup = |message: String| SetupError {
+        let setup = |e: crate::transport::ConnectError| SetupError {
             rule: mcperr_core::rules::RuleId::J4,
             spawn: true,
-            message,
+            message: e.0,
         };
         Ok(match (&self.target, &self.memory) {
             (Target::Stdio(t), _) => Conn::Lines(LineConn::Child(Box::new(
@@ -270,7 +270,7 @@ pub async fn run(
             }
             Err(why) => {
                 let spec = mcperr_core::plan::citation(&case, era);
-                slots.push(Some(CaseResult::skipped(&case, &spec, why)))
+                slots.push(Some(CaseResult::skipped(&case, &spec, why.0)))
             }
         }
     }
@@ -380,7 +380,7 @@ async fn run_group(
                     );
                     out.push((
                         i,
-                        CaseResult::judged(&plan.case, &plan.citation, j, None, None, 0),
+                        CaseResult::planned(&plan, &plan.citation, j, None, None, 0),
                     ));
                     continue;
                 }

@@ -14,7 +14,8 @@ use mcperr_core::profile::Profile;
 use mcperr_protocol::Era;
 
 use super::{
-    check_report_paths, era_choice, load_baseline, out, resolve_target, settings, TargetArgs, Usage,
+    check_report_paths, era_choice, load_baseline, out, resolve_target, settings, CliError,
+    TargetArgs, Usage,
 };
 use crate::engine::{EngineError, EraChoice};
 use crate::fuzz::{fuzz, Budget, FuzzOutcome, FuzzSettings, Stats};
@@ -162,7 +163,7 @@ fn render(outcome: &FuzzOutcome, saved: &[(String, PathBuf)]) -> String {
     text
 }
 
-pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, Usage> {
+pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, CliError> {
     let (target, embedded) = resolve_target(&args.target)?;
     let choice = era_choice(&args.target.era)?;
     let mut profile = Profile::load(&args.profile)?;
@@ -180,8 +181,7 @@ pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, Usage> {
         .transpose()?;
     check_report_paths(&[("--json", args.json.as_ref())])?;
     if let Some(dir) = &args.save {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Usage(format!("--save {}: {e}", dir.display())))?;
+        std::fs::create_dir_all(dir).map_err(|e| CliError::file("--save", dir.display(), e))?;
     }
     if args.seconds.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
         return Err(Usage("--seconds must be a positive number".into()));
@@ -261,15 +261,14 @@ pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, Usage> {
             let era: Era = f.finding.era.parse().unwrap_or(Era::Legacy);
             let (name, text) = case_file(&f.finding, &f.input, era, seed, f.counted);
             let path = dir.join(name);
-            std::fs::write(&path, text)
-                .map_err(|e| Usage(format!("--save {}: {e}", path.display())))?;
+            std::fs::write(&path, text).map_err(|e| CliError::file("--save", path.display(), e))?;
             saved.push((f.finding.id.clone(), path));
         }
     }
     out(&render(&outcome, &saved));
     if let Some(path) = &args.json {
         std::fs::write(path, outcome.report.to_json())
-            .map_err(|e| Usage(format!("--json {}: {e}", path.display())))?;
+            .map_err(|e| CliError::file("--json", path.display(), e))?;
     }
     Ok(outcome.report.exit_code())
 }

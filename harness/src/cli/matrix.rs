@@ -13,7 +13,8 @@ use mcperr_core::verdict::Verdict;
 use mcperr_protocol::Era;
 
 use super::{
-    check_report_paths, era_choice, load_baseline, out, runtime, selection, SelectArgs, Usage,
+    check_report_paths, era_choice, load_baseline, out, runtime, selection, CliError, SelectArgs,
+    Usage,
 };
 use crate::engine::{self, EraChoice, RunSettings};
 use crate::matrix::{embedded_http, run_matrix, Server, ServerTarget};
@@ -69,7 +70,7 @@ enum Spec {
     One(Target, &'static str),
 }
 
-fn parse_server(arg: &str) -> Result<(String, Spec), Usage> {
+fn parse_server(arg: &str) -> Result<(String, Spec), CliError> {
     let usage = |why: &str| {
         Usage(format!(
             "--server {arg:?}: {why}; expected NAME=stdio:CMD, NAME=http:URL or NAME=reference"
@@ -100,7 +101,7 @@ fn parse_server(arg: &str) -> Result<(String, Spec), Usage> {
     Ok((name.to_string(), spec))
 }
 
-pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, Usage> {
+pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, CliError> {
     let mut parsed = Vec::new();
     for s in &args.servers {
         let (name, spec) = parse_server(s)?;
@@ -192,11 +193,11 @@ pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, Usage> {
     })?;
     if let Some(path) = &args.html {
         std::fs::write(path, html::render_matrix(&matrix))
-            .map_err(|e| Usage(format!("--html {}: {e}", path.display())))?;
+            .map_err(|e| CliError::file("--html", path.display(), e))?;
     }
     if let Some(path) = &args.json {
         std::fs::write(path, matrix.to_json())
-            .map_err(|e| Usage(format!("--json {}: {e}", path.display())))?;
+            .map_err(|e| CliError::file("--json", path.display(), e))?;
     }
     out(&render_terminal(&matrix, args.quiet));
     // A server that could not be judged in any era makes its columns errors

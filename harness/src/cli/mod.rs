@@ -19,14 +19,16 @@ use crate::engine::{self, EraChoice, RunSettings};
 use crate::target;
 use crate::transport::Target;
 
+mod error;
 mod fuzz;
 mod matrix;
 mod reference;
 mod run;
 mod signals;
 
-/// Exit code for usage and setup errors.
-pub const EXIT_USAGE: i32 = 2;
+pub(crate) use error::CliError;
+pub(crate) use error::CliError::Usage;
+pub use error::EXIT_USAGE;
 
 /// mcperr: conformance harness for the error behaviour of MCP servers.
 ///
@@ -111,8 +113,12 @@ pub fn rule_page(rule: mcperr_core::rules::RuleId) -> String {
     mcperr_core::explain::page(rule, &faults)
 }
 
-fn explain(args: ExplainArgs) -> Result<i32, Usage> {
-    let rule: mcperr_core::rules::RuleId = args.rule.to_ascii_uppercase().parse().map_err(Usage)?;
+fn explain(args: ExplainArgs) -> Result<i32, CliError> {
+    let rule: mcperr_core::rules::RuleId = args
+        .rule
+        .to_ascii_uppercase()
+        .parse()
+        .map_err(|e: mcperr_core::rules::UnknownId| Usage(e.0))?;
     print!("{}", rule_page(rule));
     Ok(0)
 }
@@ -237,16 +243,6 @@ pub(crate) struct ReferenceArgs {
     pub(crate) max_body: usize,
 }
 
-/// A usage or setup error: printed as one line, exit code 2.
-#[derive(Debug)]
-pub(crate) struct Usage(pub(crate) String);
-
-impl<E: std::fmt::Display> From<E> for Usage {
-    fn from(e: E) -> Self {
-        Usage(e.to_string())
-    }
-}
-
 /// A wire trace on stderr when `MCPERR_LOG` (or `RUST_LOG`) asks for one,
 /// e.g. `MCPERR_LOG=mcperr::wire=debug`: every line and HTTP exchange sent
 /// and received.
@@ -281,9 +277,9 @@ pub fn main() -> i32 {
     };
     match result {
         Ok(code) => code,
-        Err(Usage(message)) => {
-            eprintln!("mcperr: error: {}", message.replace('\n', " "));
-            EXIT_USAGE
+        Err(e) => {
+            eprintln!("mcperr: error: {}", e.message());
+            e.exit_code()
         }
     }
 }
@@ -299,28 +295,28 @@ pub(crate) fn out(text: &str) {
 }
 
 /// Reads and parses a `--baseline` file (`flag` names the option in errors).
-pub(crate) fn load_baseline(flag: &str, path: &str) -> Result<Baseline, Usage> {
-    let text = std::fs::read_to_string(path).map_err(|e| Usage(format!("{flag} {path}: {e}")))?;
-    Baseline::parse(path, &text).map_err(|e| Usage(format!("{flag} {path}: {e}")))
+pub(crate) fn load_baseline(flag: &str, path: &str) -> Result<Baseline, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|e| CliError::file(flag, path, &e))?;
+    Baseline::parse(path, &text).map_err(|e| CliError::file(flag, path, &e))
 }
 
 /// Checks before a run that each report path can be written, so that a typo
 /// cannot cost a whole run; without truncating a report an early error
 /// would then leave empty (the run writes each one whole at its end).
-pub(crate) fn check_report_paths(paths: &[(&str, Option<&PathBuf>)]) -> Result<(), Usage> {
+pub(crate) fn check_report_paths(paths: &[(&str, Option<&PathBuf>)]) -> Result<(), CliError> {
     for (flag, path) in paths {
         if let Some(path) = path {
             std::fs::OpenOptions::new()
                 .append(true)
                 .create(true)
                 .open(path)
-                .map_err(|e| Usage(format!("{flag} {}: {e}", path.display())))?;
+                .map_err(|e| CliError::file(flag, path.display(), &e))?;
         }
     }
     Ok(())
 }
 
-pub(crate) fn era_choice(s: &str) -> Result<EraChoice, Usage> {
+pub(crate) fn era_choice(s: &str) -> Result<EraChoice, CliError> {
     match s {
         "auto" => Ok(EraChoice::Auto),
         other => other
@@ -330,7 +326,7 @@ pub(crate) fn era_choice(s: &str) -> Result<EraChoice, Usage> {
     }
 }
 
-pub(crate) fn resolve_target(t: &TargetArgs) -> Result<(Target, bool), Usage> {
+pub(crate) fn resolve_target(t: &TargetArgs) -> Result<(Target, bool), CliError> {
     let headers = target::parse_headers(&t.header)?;
     let target = match (&t.stdio, &t.http, &t.config, &t.server) {
         (Some(cmd), _, _, _) => {
@@ -355,7 +351,7 @@ pub(crate) fn resolve_target(t: &TargetArgs) -> Result<(Target, bool), Usage> {
     Ok((target, embedded))
 }
 
-pub(crate) fn selection(select: &SelectArgs) -> Result<Selection, Usage> {
+pub(crate) fn selection(select: &SelectArgs) -> Result<Selection, CliError> {
     let files = match &select.cases_dir {
         Some(dir) => case_files(dir)?,
         None => vec![],
@@ -371,12 +367,12 @@ pub(crate) fn selection(select: &SelectArgs) -> Result<Selection, Usage> {
 }
 
 /// Every case file under `dir` (recursively), in path order.
-fn case_files(dir: &std::path::Path) -> Result<Vec<mcperr_core::case::Case>, Usage> {
+fn case_files(dir: &std::path::Path) -> Result<Vec<mcperr_core::case::Case>, CliError> {
     let mut paths = Vec::new();
     let mut todo = vec![dir.to_path_buf()];
     while let Some(d) = todo.pop() {
-        let entries = std::fs::read_dir(&d)
-            .map_err(|e| Usage(format!("--cases-dir {}: {e}", d.display())))?;
+        let entries =
+            std::fs::read_dir(&d).map_err(|e| CliError::file("--cases-dir", d.display(), e))?;
         for entry in entries.flatten() {
             let p = entry.path();
             if p.is_dir() {
@@ -414,14 +410,14 @@ pub(crate) fn settings(t: &TargetArgs, target: Target, jobs: u64, canary: String
     )
 }
 
-pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, Usage> {
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
     Ok(tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?)
 }
 
-fn list(args: ListArgs) -> Result<i32, Usage> {
+fn list(args: ListArgs) -> Result<i32, CliError> {
     let (target, _) = resolve_target(&args.target)?;
     let choice = era_choice(&args.target.era)?;
     let selection = selection(&args.select)?;

@@ -46,7 +46,7 @@ fn reference_http(addr: &str, args: &ReferenceArgs) -> i32 {
         allowed_hosts: vec![],
         log: true,
     };
-    let result = runtime().map_err(|u| u.0).and_then(|rt| {
+    let result = runtime().map_err(|u| u.message()).and_then(|rt| {
         rt.block_on(async {
             let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| format!("--http {addr}: {e}"))?;
             let bound = listener.local_addr().map_err(|e| e.to_string())?;

@@ -12,7 +12,7 @@ use mcperr_protocol::Era;
 
 use super::{
     check_report_paths, era_choice, load_baseline, out, resolve_target, runtime, selection,
-    settings, RunArgs, Usage,
+    settings, CliError, RunArgs, Usage,
 };
 use crate::engine::{self, EraChoice};
 use crate::matrix::{embedded_http, judge, Judged, Server, ServerTarget};
@@ -20,7 +20,7 @@ use crate::target;
 use crate::transport::Target;
 
 /// Writes the requested report files.
-fn write_reports(args: &RunArgs, set: &RunSet) -> Result<(), Usage> {
+fn write_reports(args: &RunArgs, set: &RunSet) -> Result<(), CliError> {
     let files = [
         ("--json", &args.json, set.to_json()),
         ("--junit", &args.junit, junit::render_all(&set.runs)),
@@ -28,14 +28,13 @@ fn write_reports(args: &RunArgs, set: &RunSet) -> Result<(), Usage> {
     ];
     for (flag, path, text) in files {
         if let Some(path) = path {
-            std::fs::write(path, text)
-                .map_err(|e| Usage(format!("{flag} {}: {e}", path.display())))?;
+            std::fs::write(path, text).map_err(|e| CliError::file(flag, path.display(), &e))?;
         }
     }
     Ok(())
 }
 
-pub(crate) fn run(args: RunArgs) -> Result<i32, Usage> {
+pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
     let (target, embedded) = resolve_target(&args.target)?;
     let choice = era_choice(&args.target.era)?;
     let mut profile = Profile::load(&args.select.profile)?;

@@ -122,12 +122,15 @@ async fn read_sse(
 
 impl HttpConnection {
     /// A client of a real endpoint with the run's timeout (no request is sent yet).
-    pub fn remote(target: &HttpTarget, timeout: Duration) -> Result<HttpConnection, String> {
+    pub fn remote(
+        target: &HttpTarget,
+        timeout: Duration,
+    ) -> Result<HttpConnection, super::ConnectError> {
         let client = reqwest::Client::builder()
             .connect_timeout(timeout)
             .no_proxy()
             .build()
-            .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+            .map_err(|e| super::ConnectError(format!("cannot build an HTTP client: {e}")))?;
         Ok(HttpConnection {
             backend: Backend::Remote(client),
             target: target.clone(),

@@ -19,6 +19,12 @@ pub use stdio::{StderrLog, StdioConnection, StdioTarget, StdoutEvent};
 
 use mcperr_reference::Fault;
 
+/// A server that could not be reached at all: the command that would not
+/// start (with the OS reason), or an HTTP client that could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ConnectError(pub String);
+
 /// The reference server run inside this process (tests, benchmarks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InProcess {

@@ -114,7 +114,7 @@ pub struct ExitInfo(pub String);
 
 impl StdioConnection {
     /// Starts the server. The error names the command and the OS reason.
-    pub fn spawn(target: &StdioTarget) -> Result<StdioConnection, String> {
+    pub fn spawn(target: &StdioTarget) -> Result<StdioConnection, super::ConnectError> {
         let mut cmd = Command::new(&target.program);
         cmd.args(&target.args)
             .stdin(Stdio::piped())
@@ -132,11 +132,11 @@ impl StdioConnection {
         // and mcperr's exit (the run would restart the one just killed).
         let mut registry = live_groups().lock().unwrap_or_else(|e| e.into_inner());
         if SHUTTING_DOWN.load(std::sync::atomic::Ordering::SeqCst) {
-            return Err("mcperr is shutting down".to_string());
+            return Err(super::ConnectError("mcperr is shutting down".to_string()));
         }
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| format!("could not start `{}`: {e}", target.display()))?;
+        let mut child = cmd.spawn().map_err(|e| {
+            super::ConnectError(format!("could not start `{}`: {e}", target.display()))
+        })?;
         let pgid = child.id().map(|p| p as i32);
         if let Some(g) = pgid {
             registry.insert(g);
