@@ -70,6 +70,11 @@ pub const FUZZ_CHECKS: &[(AspectId, &str)] = &[
     ),
 ];
 
+/// Where a rule's page is, from the repository root (for report lines).
+pub fn page_path(rule: &str) -> String {
+    format!("docs/rules/{rule}.md")
+}
+
 /// The public page of a spec section in `era`.
 pub fn spec_link(era: &str, section: &str) -> String {
     format!("https://modelcontextprotocol.io/specification/{era}/{section}")
@@ -193,6 +198,9 @@ mod tests {
                 sources(&p, out);
             } else if p.extension().is_some_and(|x| x == "rs") {
                 let text = std::fs::read_to_string(&p).unwrap();
+                if text.contains("#![cfg(test)]") {
+                    continue;
+                }
                 let code = text.split("#[cfg(test)]").next().unwrap_or("").to_string();
                 out.push((p.display().to_string(), code));
             }

@@ -232,6 +232,51 @@ mod tests {
     }
 
     #[test]
+    fn changing_one_aspects_level_changes_exactly_the_verdicts_of_that_aspect() {
+        let p = Profile::load("spec").unwrap();
+        let verdicts = || -> Vec<Option<Verdict>> {
+            let mut out = Vec::new();
+            for era in Era::ALL {
+                for over_http in [false, true] {
+                    let g = Grader {
+                        era,
+                        over_http,
+                        profile: &p,
+                    };
+                    for a in AspectId::ALL {
+                        out.push(g.grade(&Violation::new(*a, "x"), false));
+                    }
+                }
+            }
+            out
+        };
+        let before = verdicts();
+        for (i, a) in AspectId::ALL.iter().enumerate() {
+            let era = Era::ALL[i % 2];
+            let now = a.text(era).level;
+            let other = if now.severity().is_some() {
+                Level::None
+            } else {
+                Level::Must
+            };
+            crate::rules::LEVEL_OVERRIDE.set(Some((*a, era, other)));
+            let after = verdicts();
+            crate::rules::LEVEL_OVERRIDE.set(None);
+            let changed: Vec<usize> = (0..before.len())
+                .filter(|k| before[*k] != after[*k])
+                .collect();
+            let n = AspectId::ALL.len();
+            let era_index = Era::ALL.iter().position(|e| *e == era).unwrap();
+            let mine = |k: &usize| k % n == i && k / (2 * n) == era_index;
+            assert!(!changed.is_empty(), "{a} in {era}: no verdict changed");
+            assert!(
+                changed.iter().all(mine),
+                "{a} in {era}: other verdicts changed: {changed:?}"
+            );
+        }
+    }
+
+    #[test]
     fn a_stand_in_sentence_is_quoted_as_the_nearest_eras() {
         let p = Profile::load("spec").unwrap();
         let g = Grader {

@@ -114,6 +114,18 @@ pub struct Expectation {
     pub checks: Vec<Check>,
 }
 
+impl Expectation {
+    /// The whole shape a response is held to in this run (the case's own,
+    /// with its aspects' shapes merged in), for reports.
+    pub fn shown(&self) -> Value {
+        let mut out = self.pattern.clone();
+        for (_, shape) in &self.aspects {
+            pattern::merge(&mut out, shape);
+        }
+        out
+    }
+}
+
 /// Whether a string at `path` (the keys from the response root) is a
 /// message text: `error.message`, or the `text` of a content block.
 fn is_text(path: &[String]) -> bool {
@@ -200,7 +212,7 @@ impl Profile {
                 Glob::new(g).map_err(|e| invalid(format!("bad case glob '{g}': {e}")))?;
             }
             for c in &o.checks {
-                c.parse::<Check>().map_err(invalid)?;
+                c.parse::<Check>().map_err(|e| invalid(e.0))?;
             }
             for r in &o.rules {
                 if rules::get(r).is_none() {

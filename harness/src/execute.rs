@@ -8,7 +8,7 @@ use mcperr_core::plan::{CasePlan, IdChoice, Outgoing, SessionMode, Step, BOGUS_S
 use mcperr_core::report::CaseResult;
 use mcperr_core::Verdict;
 use mcperr_protocol::Id;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::client::{legacy_handshake, Client, Conn};
 
@@ -27,7 +27,7 @@ fn count_of(ex: &Exchange) -> Option<Value> {
 }
 
 async fn limited_calls(client: &mut Client) -> Option<Value> {
-    let params = Some(json!({"name": "limited_calls", "arguments": {}}));
+    let params = Some(mcperr_core::bookshop::count_params());
     let ex = client.request("tools/call", params, true).await;
     count_of(&ex)
 }
@@ -152,8 +152,7 @@ pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool)
         if let Err(ex) = step(client, s).await {
             let j = oracle::judge(plan, &ex, &evidence);
             let ms = ex.duration.as_millis() as u64;
-            let result =
-                CaseResult::judged(&plan.case, &plan.citation, j, Some(ex.request), None, ms);
+            let result = CaseResult::planned(plan, &plan.citation, j, Some(ex.request), None, ms);
             return (result, false);
         }
     }
@@ -199,8 +198,8 @@ pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool)
         .citation
         .clone()
         .unwrap_or_else(|| plan.citation.clone());
-    let mut result = CaseResult::judged(
-        &plan.case,
+    let mut result = CaseResult::planned(
+        plan,
         &citation,
         judgement,
         Some(ex.request.clone()),

@@ -14,7 +14,14 @@ use crate::report::{CaseResult, RunReport};
 use crate::verdict::Verdict;
 
 fn details(c: &CaseResult) -> String {
-    let mut d = format!("{}\nrule: {}\nspec: {}", c.message, c.rule, c.spec);
+    let mut d = format!(
+        "{}\nrule: {} ({}, mcperr explain {})\nspec: {}",
+        c.message,
+        c.rule,
+        crate::explain::page_path(&c.rule),
+        c.rule,
+        c.spec
+    );
     if let Some(r) = &c.request {
         let _ = write!(d, "\nrequest: {r}");
     }

@@ -76,8 +76,9 @@ pub struct CaseResult {
     /// A baselined failure (does not fail the run).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub baselined: bool,
-    /// The passing shape the case expects (its `[expect]` table, profile
-    /// overlays included), so a report shows what the response was held to.
+    /// The passing shape the case expects under the run's profile and era
+    /// (its `[expect]` and `[aspects]` with the profile's overlays), so a
+    /// report shows what the response was held to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected: Option<Value>,
 }
@@ -109,6 +110,22 @@ impl CaseResult {
             baselined: false,
             expected: (!case.expect.is_null()).then(|| case.expect.clone()),
         }
+    }
+
+    /// The result of a planned case judged as `j`: as [`CaseResult::judged`],
+    /// with the shape the run held the response to (the profile's and era's
+    /// expectation, not the case file's base), citing the plan's or `spec`.
+    pub fn planned(
+        plan: &crate::plan::CasePlan,
+        spec: &str,
+        j: Judgement,
+        request: Option<Value>,
+        response: Option<Value>,
+        ms: u64,
+    ) -> CaseResult {
+        let mut r = CaseResult::judged(&plan.case, spec, j, request, response, ms);
+        r.expected = Some(plan.expectation.shown());
+        r
     }
 
     /// A skipped case.

@@ -109,6 +109,12 @@ pub fn render(report: &RunReport, colour: bool, quiet: bool) -> String {
             }
         }
         let _ = writeln!(out, "  spec:     {}", c.spec);
+        let _ = writeln!(
+            out,
+            "  rule:     {} (mcperr explain {})",
+            crate::explain::page_path(&c.rule),
+            c.rule
+        );
     }
     if !report.left_out.is_empty() {
         let _ = writeln!(out, "\nTools left out (not called):");

@@ -1,0 +1,163 @@
+//! Verdicts that were false before the rule table became the one home of
+//! every level and quote, each pinned by a recorded answer.
+#![cfg(test)]
+
+use std::time::Duration;
+
+use mcperr_protocol::Era;
+use serde_json::{json, Value};
+
+use crate::case::{builtin_cases, Case};
+use crate::exchange::{Ending, Exchange};
+use crate::oracle::{judge, Evidence, Judgement};
+use crate::plan::CasePlan;
+use crate::profile::Profile;
+use crate::verdict::Verdict;
+
+fn case(id: &str) -> Case {
+    builtin_cases()
+        .unwrap()
+        .into_iter()
+        .find(|c| c.id == id)
+        .unwrap_or_else(|| panic!("no case {id}"))
+}
+
+/// `id` judged under `profile` in `era` (stdio), answered with `result` or
+/// `error` (the response's id is the request's).
+fn judged(id: &str, profile: &str, era: Era, answer: Value) -> (CasePlan, Judgement) {
+    let p = Profile::load(profile).unwrap();
+    let plan = CasePlan::new(
+        &case(id),
+        &p,
+        era,
+        "CANARY42",
+        &[("tool".into(), "get_author".into())],
+        false,
+    );
+    let request = json!({"jsonrpc": "2.0", "id": 5, "method": plan.request.method, "params": plan.request.params});
+    let mut response = json!({"jsonrpc": "2.0", "id": 5});
+    for (k, v) in answer.as_object().unwrap() {
+        response[k] = v.clone();
+    }
+    if era == Era::Modern && response["result"].is_object() {
+        response["result"]["resultType"] = json!("complete");
+    }
+    let ex = Exchange {
+        request,
+        ending: Ending::Answered(response),
+        strays: vec![],
+        duration: Duration::ZERO,
+        http: None,
+    };
+    let j = judge(&plan, &ex, &Evidence::default());
+    (plan, j)
+}
+
+#[test]
+fn a_2026_crash_text_leak_quotes_the_nearest_eras_redaction_sentence_not_the_is_error_should() {
+    let leaked = json!({"result": {"isError": true, "content": [{"type": "text", "text": "boom CANARY42"}]}});
+    let (_, j) = judged("tools/crash-hides-text", "spec", Era::Modern, leaked);
+    assert_eq!(
+        (j.rule.as_str(), j.verdict),
+        ("T3", Verdict::Warn),
+        "{}",
+        j.message
+    );
+    assert!(
+        j.message
+            .contains("2025-11-25 basic/security_best_practices"),
+        "{}",
+        j.message
+    );
+    assert!(
+        j.message.contains("the 2026-07-28 page is not stored"),
+        "{}",
+        j.message
+    );
+    assert!(
+        !j.message
+            .contains("Any errors that originate from the tool"),
+        "{}",
+        j.message
+    );
+}
+
+#[test]
+fn a_missing_data_uri_gives_no_verdict_under_spec_in_2026_and_fails_under_model() {
+    let no_uri =
+        json!({"error": {"code": -32602, "message": "No book titled 'Nothing' in the catalog."}});
+    let (_, j) = judged("resources/not-found", "spec", Era::Modern, no_uri.clone());
+    assert_eq!(j.verdict, Verdict::Pass, "{}", j.message);
+    assert!(j.message.contains("R1.data-uri"), "{}", j.message);
+    let (_, j) = judged("resources/not-found", "model", Era::Modern, no_uri);
+    assert_eq!(j.verdict, Verdict::Fail, "{}", j.message);
+}
+
+#[test]
+fn the_2025_not_found_case_shows_the_code_its_verdict_is_about() {
+    let p = Profile::load("spec").unwrap();
+    for id in ["resources/not-found", "resources/unknown-resource"] {
+        let plan = CasePlan::new(&case(id), &p, Era::Legacy, "c", &[], false);
+        assert_eq!(plan.expectation.shown()["error"]["code"], -32002, "{id}");
+    }
+    let answer = json!({"error": {"code": -32602, "message": "x", "data": {"uri": "mcperr-unknown://nothing/here"}}});
+    let (_, j) = judged("resources/unknown-resource", "spec", Era::Legacy, answer);
+    assert_eq!(j.verdict, Verdict::Warn, "{}", j.message);
+}
+
+#[test]
+fn an_unknown_tool_answered_as_an_is_error_result_warns_as_described_behaviour() {
+    let answer = json!({"result": {"isError": true, "content": [{"type": "text", "text": "Unknown tool: mcperr_no_such_tool"}]}});
+    let (_, j) = judged("tools/unknown-tool", "spec", Era::Modern, answer);
+    assert_eq!(
+        (j.rule.as_str(), j.verdict),
+        ("T5", Verdict::Warn),
+        "{}",
+        j.message
+    );
+    assert!(
+        j.message.contains("without an RFC 2119 keyword"),
+        "{}",
+        j.message
+    );
+}
+
+#[test]
+fn every_case_cites_its_own_aspect_and_no_case_cites_an_sdk() {
+    let p = Profile::load("spec").unwrap();
+    let plan = CasePlan::new(
+        &case("http/bad-origin-403"),
+        &p,
+        Era::Modern,
+        "c",
+        &[],
+        true,
+    );
+    assert!(plan.citation.contains("`Origin`"), "{}", plan.citation);
+    for c in builtin_cases().unwrap() {
+        for era in Era::ALL {
+            let cite = crate::plan::citation(&c, era);
+            assert!(!cite.contains("Python SDK"), "{} {era}: {cite}", c.id);
+        }
+    }
+}
+
+#[test]
+fn a_result_off_the_eras_schema_warns_under_spec_citing_the_source_of_truth_sentence() {
+    let bad = json!({"result": {"isError": true, "content": "not a list"}});
+    let (_, j) = judged("tools/tool-error-is-result", "spec", Era::Legacy, bad);
+    assert!(j.message.contains("source of truth"), "{}", j.message);
+    assert_ne!(j.verdict, Verdict::Fail, "{}", j.message);
+}
+
+#[test]
+fn an_sse_event_with_a_lone_surrogate_escape_is_read_like_a_stdio_line() {
+    let body =
+        b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"t\":\"\\ud800\"}}\n\n"
+            .to_vec();
+    let r = crate::sse::decode(vec![body], Some(json!(1)));
+    assert!(r.problem.is_none(), "{:?}", r.problem);
+    assert_eq!(r.messages.len(), 1);
+    let line = br#"{"jsonrpc":"2.0","id":1,"result":{"t":"\ud800"}}"#;
+    assert_eq!(crate::wire::decode(line).unwrap(), r.messages[0]);
+}
