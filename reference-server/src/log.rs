@@ -86,13 +86,18 @@ thread_local! {
     static CAPTURING: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
+/// A panic caught in a handler: its message and source location, for the
+/// server log only (never the wire).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Panic(pub String);
+
 /// Runs `f`, turning a panic inside it into `Err(description)`.
 ///
 /// The description is the panic message and its source location, kept for
 /// the server log only. While `f` runs, this thread's panics are captured
 /// instead of printed, so stderr carries our log format, not Rust's default
 /// panic text; panics on other threads still reach the previous hook.
-pub fn catch_panic<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+pub fn catch_panic<T>(f: impl FnOnce() -> T) -> Result<T, Panic> {
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
         let previous = panic::take_hook();
@@ -132,10 +137,10 @@ pub fn catch_panic<T>(f: impl FnOnce() -> T) -> Result<T, String> {
         .with(|c| c.borrow_mut().take())
         .unwrap_or_default();
     result.map_err(|_| {
-        if text.is_empty() {
+        Panic(if text.is_empty() {
             "panicked".to_string()
         } else {
             text
-        }
+        })
     })
 }

@@ -66,7 +66,7 @@ pub fn get(prompts: &[PromptDef], fault: Option<Fault>, params: Option<&Value>) 
             missing.join(", ")
         )));
     }
-    match catch_panic(|| (prompt.render)(args)).unwrap_or_else(|p| Err(vec![p])) {
+    match catch_panic(|| (prompt.render)(args)).unwrap_or_else(|p| Err(vec![p.0])) {
         Ok(text) => Answer::result(json!({
             "description": prompt.description,
             "messages": [{"role": "user", "content": {"type": "text", "text": text}}],

@@ -56,7 +56,7 @@ pub fn read(
         );
     };
     let outcome = catch_panic(|| (template.read)(shop, param))
-        .unwrap_or_else(|panic| Err(ResourceFailure::Crash(vec![panic])));
+        .unwrap_or_else(|panic| Err(ResourceFailure::Crash(vec![panic.0])));
     match outcome {
         Ok(text) => Answer::result(
             json!({"contents": [{"uri": uri, "mimeType": "text/plain", "text": text}]}),

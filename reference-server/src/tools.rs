@@ -172,7 +172,7 @@ impl ToolSet {
             }
         }
         let outcome = catch_panic(|| (tool.def.body)(shop, args))
-            .unwrap_or_else(|panic| Err(ToolFailure::Crash(vec![panic])));
+            .unwrap_or_else(|panic| Err(ToolFailure::Crash(vec![panic.0])));
         let outcome = match outcome {
             Ok(out) => match (&tool.output, &out.structured) {
                 (Some(v), structured) if fault != Some(Fault::OutputUnchecked) => {
