@@ -65,6 +65,22 @@ impl Violation {
         }
     }
 
+    /// A request left unanswered while the server went on answering others
+    /// is no longer "no answer to judge": it breaks J4 ("When a rpc call is
+    /// made, the Server MUST reply with a Response"), a deviation. The same
+    /// for a case (the probe after it was answered) and for fuzzing.
+    pub fn unanswered_while_alive(mut self) -> Self {
+        if self.kind == Kind::Unanswered && self.aspect == AspectId::J4Main {
+            self.kind = Kind::Deviation;
+            self.message = self.message.replacen(
+                "the server stopped answering",
+                "this request was never answered while the server went on answering others",
+                1,
+            );
+        }
+        self
+    }
+
     /// Judged after a case's own shape.
     pub fn late(mut self) -> Self {
         self.late = true;

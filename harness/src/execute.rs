@@ -173,7 +173,15 @@ pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool)
     // The liveness probe runs before judging, so that whatever the server
     // wrote during the case (steps, counts, probe included) is judged here.
     let mut alive = ex.response().is_some() || ex.http.is_some();
-    if alive {
+    if ex.ending == Ending::Timeout && plan.http.is_none() {
+        // No answer: does the server still answer others? Then this request
+        // was left unanswered (J4), not the server lost.
+        let probe = client.probe().await;
+        if probe.response().is_some() {
+            evidence.answered_after = true;
+            alive = true;
+        }
+    } else if alive {
         let probe = client.probe().await;
         if probe.response().is_none() {
             alive = false;

@@ -95,12 +95,14 @@ impl Judge {
         body_ran: Option<bool>,
         output: Option<&jsonschema::Validator>,
     ) -> Vec<Finding> {
-        self.judge_with(input, exchange, body_ran, output, None)
+        self.judge_with(input, exchange, body_ran, output, None, false)
     }
 
     /// As [`Judge::judge`]; `small_id_answered`: the same request with a
     /// small id was answered normally (the proof the RFC 8259 §6 policy needs
-    /// to excuse silence or an id-null error, [`wire::big_id`]).
+    /// to excuse silence or an id-null error, [`wire::big_id`]); `alive`: the
+    /// request went unanswered while the server answered others (J4, a
+    /// deviation, not "no answer to judge").
     pub fn judge_with(
         &self,
         input: &FuzzInput,
@@ -108,6 +110,7 @@ impl Judge {
         body_ran: Option<bool>,
         output: Option<&jsonschema::Validator>,
         small_id_answered: Option<bool>,
+        alive: bool,
     ) -> Vec<Finding> {
         let response = exchange.response();
         let lone = input.has_lone_surrogate();
@@ -136,6 +139,12 @@ impl Judge {
             http_rejection_expected: false,
         };
         let mut found = invariants(framed, &ctx);
+        if alive {
+            found = found
+                .into_iter()
+                .map(Violation::unanswered_while_alive)
+                .collect();
+        }
         let big = wire::big_id(exchange, small_id_answered);
         if let Some(v) = big.clone() {
             found.retain(|f| !wire::replaced_by_big_id(f));
@@ -171,19 +180,6 @@ impl Judge {
                 })
             })
             .collect()
-    }
-
-    /// `findings` of a request that got no answer while the server went on
-    /// answering others: said so, since the server did not stop.
-    pub fn unanswered_while_alive(findings: &mut [Finding]) {
-        for f in findings.iter_mut().filter(|f| f.aspect == AspectId::J4Main) {
-            f.message = f.message.replacen(
-                "the server stopped answering",
-                "this request was never answered while the server went on answering others",
-                1,
-            );
-            f.signature.push_str(" (alive)");
-        }
     }
 
     /// Findings for stray output seen outside any one request's answer

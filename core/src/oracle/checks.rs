@@ -18,6 +18,9 @@ pub struct Evidence {
     pub counts: Option<(Option<Value>, Option<Value>)>,
     /// The server stopped answering after the case, and how (J4).
     pub stopped: Option<String>,
+    /// The judged request got no answer, but the probe after it did: the
+    /// server went on answering (J4, a deviation).
+    pub answered_after: bool,
 }
 
 /// Text markers of a traceback or failure chain in a server log.
@@ -53,6 +56,9 @@ pub fn aspect(check: Check, case: &crate::case::Case) -> AspectId {
         Check::BodyNeverRan => AspectId::T4ValidateInputs,
         Check::NoCanary => {
             AspectId::find(case.rule_id(), "exception-text").unwrap_or_else(|| case.aspect_id())
+        }
+        Check::NoEmptyContents => {
+            AspectId::find(case.rule_id(), "no-empty-contents").unwrap_or_else(|| case.aspect_id())
         }
         _ => case.aspect_id(),
     }
@@ -104,6 +110,13 @@ pub fn run(
 ) -> Option<String> {
     match check {
         Check::StructuredOutput => structured_output(response, output_schema),
+        Check::NoEmptyContents => response
+            .pointer("/result/contents")
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty)
+            .then(|| {
+                "a read of a resource that does not exist came back with empty contents".into()
+            }),
         Check::NoCanary => {
             let text = searchable(response, &exchange.request);
             if !canary.is_empty() && text.contains(canary) {

@@ -105,8 +105,11 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
     };
     // Leaks (J7) and schema shapes (J1) are judged after the case's own shape: a crash case that
     // leaks is reported under its own rule (T3, R4, P3), with J7 listed too.
-    let (leaks, mut found): (Vec<Violation>, Vec<Violation>) =
-        invariants(exchange, &ctx).into_iter().partition(|v| v.late);
+    let alive = evidence.answered_after;
+    let (leaks, mut found): (Vec<Violation>, Vec<Violation>) = invariants(exchange, &ctx)
+        .into_iter()
+        .map(|v| if alive { v.unanswered_while_alive() } else { v })
+        .partition(|v| v.late);
     // An id beyond a double that came back rounded: the RFC 8259 section 6
     // policy ([`crate::wire`]), the same as in fuzzing.
     if let Some(v) = crate::wire::big_id(exchange, None) {

@@ -98,7 +98,12 @@ fn the_2025_not_found_case_shows_the_code_its_verdict_is_about() {
     let p = Profile::load("spec").unwrap();
     for id in ["resources/not-found", "resources/unknown-resource"] {
         let plan = CasePlan::new(&case(id), &p, Era::Legacy, "c", &[], false);
-        assert_eq!(plan.expectation.shown()["error"]["code"], -32002, "{id}");
+        let shown = plan.shown_expectation();
+        assert_eq!(shown["error"]["code"], -32002, "{id}");
+        assert!(
+            shown["error"].get("data").is_none(),
+            "{id}: data.uri is not judged here: {shown}"
+        );
     }
     let answer = json!({"error": {"code": -32602, "message": "x", "data": {"uri": "mcperr-unknown://nothing/here"}}});
     let (_, j) = judged("resources/unknown-resource", "spec", Era::Legacy, answer);
@@ -160,4 +165,65 @@ fn an_sse_event_with_a_lone_surrogate_escape_is_read_like_a_stdio_line() {
     assert_eq!(r.messages.len(), 1);
     let line = br#"{"jsonrpc":"2.0","id":1,"result":{"t":"\ud800"}}"#;
     assert_eq!(crate::wire::decode(line).unwrap(), r.messages[0]);
+}
+
+#[test]
+fn empty_contents_for_a_missing_resource_breaks_its_own_aspect_in_2026() {
+    let empty = json!({"result": {"contents": []}});
+    let (_, j) = judged("resources/not-found", "spec", Era::Modern, empty);
+    assert_eq!(j.verdict, Verdict::Fail, "{}", j.message);
+    assert!(
+        j.message.contains("[R1.no-empty-contents]"),
+        "{}",
+        j.message
+    );
+    assert!(
+        j.message
+            .contains("**MUST NOT** return an empty `contents`"),
+        "{}",
+        j.message
+    );
+}
+
+#[test]
+fn a_request_left_unanswered_while_the_server_answers_others_is_a_j4_failure_not_an_error() {
+    let p = Profile::load("spec").unwrap();
+    let plan = CasePlan::new(
+        &case("tools/unknown-tool"),
+        &p,
+        Era::Legacy,
+        "c",
+        &[],
+        false,
+    );
+    let ex = Exchange {
+        request: json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call"}),
+        ending: Ending::Timeout,
+        strays: vec![],
+        duration: Duration::from_millis(1000),
+        http: None,
+    };
+    let lost = judge(&plan, &ex, &Evidence::default());
+    assert_eq!(
+        (lost.rule.as_str(), lost.verdict),
+        ("J4", Verdict::Error),
+        "{}",
+        lost.message
+    );
+    let alive = Evidence {
+        answered_after: true,
+        ..Evidence::default()
+    };
+    let j = judge(&plan, &ex, &alive);
+    assert_eq!(
+        (j.rule.as_str(), j.verdict),
+        ("J4", Verdict::Fail),
+        "{}",
+        j.message
+    );
+    assert!(
+        j.message.contains("went on answering others"),
+        "{}",
+        j.message
+    );
 }

@@ -111,13 +111,17 @@ pub struct FuzzReport {
 }
 
 impl FuzzReport {
-    /// 1 when a finding that is not baselined fails (or any with --strict via
-    /// the profile), else 0. Warnings do not fail a campaign.
+    /// 1 when a finding that is not baselined fails or is an error (an input
+    /// after which the server died or hung), else 0. Warnings do not fail a
+    /// campaign (unless --strict made them failures).
     pub fn exit_code(&self) -> i32 {
-        let failing = self
-            .findings
-            .iter()
-            .any(|f| !f.baselined && f.verdict == mcperr_core::Verdict::Fail);
+        let failing = self.findings.iter().any(|f| {
+            !f.baselined
+                && matches!(
+                    f.verdict,
+                    mcperr_core::Verdict::Fail | mcperr_core::Verdict::Error
+                )
+        });
         i32::from(failing)
     }
 

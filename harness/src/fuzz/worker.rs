@@ -113,12 +113,9 @@ impl Worker<'_> {
         let output = matches!(input.class, Class::ValidCall)
             .then(|| self.gen.output_validator(&input.target))
             .flatten();
-        let mut findings = self
+        let findings = self
             .judge
-            .judge_with(input, ex, ran, output, small_id_answered);
-        if alive {
-            Judge::unanswered_while_alive(&mut findings);
-        }
+            .judge_with(input, ex, ran, output, small_id_answered, alive);
         self.store
             .record(&self.settings.stats, findings, input, self.counted);
     }

@@ -444,3 +444,69 @@ fn bad_fuzz_flags_are_usage_errors() {
         out.stderr
     );
 }
+
+/// A proxy in front of the reference server that never forwards requests
+/// whose id a double cannot hold, nor requests whose params are an array:
+/// silence for a reason of each kind.
+const DROPPING_PROXY: &str = r#"
+import json, subprocess, sys
+child = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE)
+for line in sys.stdin.buffer:
+    try:
+        m = json.loads(line)
+    except ValueError:
+        m = None
+    if isinstance(m, dict):
+        i = m.get("id")
+        if isinstance(i, int) and not isinstance(i, bool) and abs(i) > 2**53 - 1:
+            continue
+        if isinstance(m.get("params"), list):
+            continue
+    child.stdin.write(line)
+    child.stdin.flush()
+"#;
+
+#[test]
+fn silence_for_a_big_id_is_excused_only_when_a_small_id_is_answered() {
+    let dir = scratch("big-ids");
+    let proxy = dir.join("drop.py");
+    std::fs::write(&proxy, DROPPING_PROXY).unwrap();
+    let json = dir.join("f.json");
+    let server = format!("python3 -u {} {MCPERR} reference", proxy.display());
+    let (code, r, out) = fuzz(
+        &[
+            "--stdio",
+            &server,
+            "--era",
+            "2025-11-25",
+            "--requests",
+            "1500",
+            "--seed",
+            "5",
+            "--timeout-ms",
+            "1000",
+        ],
+        &json,
+    );
+    assert_eq!(
+        code,
+        Some(1),
+        "array params go unanswered: a J4 failure\n{out}"
+    );
+    let all = r["findings"].as_array().unwrap();
+    let big: Vec<&Value> = all.iter().filter(|f| f["aspect"] == "J1.big-id").collect();
+    assert!(!big.is_empty(), "no big-id finding:\n{out}");
+    for f in &big {
+        assert_eq!(f["verdict"], "warn", "{f}");
+        assert!(
+            !f["request"]["params"].is_array(),
+            "silence caused by array params excused as a big-id: {f}"
+        );
+        assert!(f["message"].as_str().unwrap().contains("small id"), "{f}");
+    }
+    let j4: Vec<&Value> = all.iter().filter(|f| f["rule"] == "J4").collect();
+    assert!(
+        j4.iter().any(|f| f["verdict"] == "fail"),
+        "array params that go unanswered are a J4 failure:\n{out}"
+    );
+}
