@@ -50,6 +50,9 @@ pub enum Check {
     /// A result that is not `isError` carries `structuredContent` that fits
     /// the tool's `outputSchema` (T8; generated valid calls).
     StructuredOutput,
+    /// A `resources/read` result does not carry an empty `contents` (R1, R2
+    /// `no-empty-contents`).
+    NoEmptyContents,
 }
 
 impl FromStr for Check {
@@ -61,9 +64,10 @@ impl FromStr for Check {
             "log-no-traceback" => Check::LogNoTraceback,
             "log-crash-traceback" => Check::LogCrashTraceback,
             "structured-output" => Check::StructuredOutput,
+            "no-empty-contents" => Check::NoEmptyContents,
             other => {
                 return Err(FieldError(format!(
-                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output)"
+                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents)"
                 )))
             }
         })

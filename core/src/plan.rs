@@ -292,6 +292,21 @@ impl CasePlan {
         }
     }
 
+    /// The shape the run holds a response to, for reports: the case's own
+    /// expectation with the shapes of those aspects that get a verdict in
+    /// this run (a `none` aspect under `spec` is left out: it is not judged).
+    pub fn shown_expectation(&self) -> serde_json::Value {
+        let grader = self.grader();
+        let mut out = self.expectation.pattern.clone();
+        for (aspect, shape) in &self.expectation.aspects {
+            let probe = crate::grading::Violation::new(*aspect, String::new());
+            if grader.grade(&probe, false).is_some() {
+                pattern::merge(&mut out, shape);
+            }
+        }
+        out
+    }
+
     /// Whether the case needs `limited_calls` counted around the request.
     pub fn wants_counts(&self) -> bool {
         self.expectation.checks.contains(&Check::BodyNeverRan)

@@ -114,18 +114,6 @@ pub struct Expectation {
     pub checks: Vec<Check>,
 }
 
-impl Expectation {
-    /// The whole shape a response is held to in this run (the case's own,
-    /// with its aspects' shapes merged in), for reports.
-    pub fn shown(&self) -> Value {
-        let mut out = self.pattern.clone();
-        for (_, shape) in &self.aspects {
-            pattern::merge(&mut out, shape);
-        }
-        out
-    }
-}
-
 /// Whether a string at `path` (the keys from the response root) is a
 /// message text: `error.message`, or the `text` of a content block.
 fn is_text(path: &[String]) -> bool {

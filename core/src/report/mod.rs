@@ -124,7 +124,7 @@ impl CaseResult {
         ms: u64,
     ) -> CaseResult {
         let mut r = CaseResult::judged(&plan.case, spec, j, request, response, ms);
-        r.expected = Some(plan.expectation.shown());
+        r.expected = Some(plan.shown_expectation());
         r
     }
 
