@@ -62,7 +62,8 @@ enum Command {
     /// file that `mcperr run --cases-dir DIR` replays.
     ///
     /// Exit codes: 0 no failing finding (warnings and baselined ones allowed),
-    /// 1 a failing finding, 2 a usage or setup error. Ctrl-C stops early and
+    /// 1 a failing finding or an error one (an input after which the server
+    /// died or hung), 2 a usage or setup error. Ctrl-C stops early and
     /// still prints the summary and writes the reports.
     Fuzz(fuzz::FuzzArgs),
     /// Run the suite against several servers and compare them side by side.
