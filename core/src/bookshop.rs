@@ -11,6 +11,11 @@ pub const COUNTED_TOOL: &str = "limited";
 /// The tool that reports how often [`COUNTED_TOOL`]'s body ran.
 pub const COUNT_TOOL: &str = "limited_calls";
 
+/// The tool that fails its call with exactly the protocol error it is asked
+/// for (T2): a valid call answered with any code, −32601 included, is it
+/// doing its job, not a refusal to parse.
+pub const RAISES_REQUESTED_ERROR: &str = "raise_protocol_error";
+
 /// Whether a server offering `has(name)` tools can count body runs.
 pub fn can_count(has: impl Fn(&str) -> bool) -> bool {
     has(COUNTED_TOOL) && has(COUNT_TOOL)

@@ -58,6 +58,42 @@ pub struct LeftOut {
     pub reason: String,
 }
 
+/// The block that says which tools get valid calls and which only invalid
+/// ones, and why, printed at the start of `run`, `fuzz` and `list`.
+pub fn tool_calls_block(calls: &[ToolCalls], left_out: &[LeftOut]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    if calls.is_empty() && left_out.is_empty() {
+        return out;
+    }
+    let _ = writeln!(out, "Tools:");
+    for c in calls {
+        let how = if c.valid {
+            "valid and invalid calls"
+        } else {
+            "invalid calls only"
+        };
+        let _ = writeln!(out, "  {}: {how} ({})", c.name, c.reason);
+    }
+    for l in left_out {
+        let _ = writeln!(out, "  {}: not called ({})", l.name, l.reason);
+    }
+    out
+}
+
+/// How a tool that is called at all is called: with valid arguments too
+/// (its body runs), or only with invalid ones (rejected before the body, if
+/// the server validates), and why.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ToolCalls {
+    /// The tool's name.
+    pub name: String,
+    /// Whether valid arguments are sent to it.
+    pub valid: bool,
+    /// Why (its annotation, or the flag), and the flag that changes it.
+    pub reason: String,
+}
+
 /// The cases of a run, the tools left out, and the values of the run's
 /// placeholders that discovery decides (`{{tool}}`).
 #[derive(Debug, Clone)]
@@ -66,6 +102,8 @@ pub struct RunPlan {
     pub cases: Vec<Planned>,
     /// Every tool that is not called, with the reason.
     pub left_out: Vec<LeftOut>,
+    /// Every tool that is called, and whether with valid arguments.
+    pub tool_calls: Vec<ToolCalls>,
     /// Placeholder values (`tool`: a tool that may be called).
     pub vars: Vec<(String, String)>,
 }
@@ -116,6 +154,49 @@ impl Selection {
         None
     }
 
+    /// How `tool` (not left out) is called: valid arguments go to tools
+    /// annotated `readOnlyHint: true` or `destructiveHint: false`, to tools
+    /// selected with `--tools`, and with `--allow-destructive` to every tool.
+    /// The spec presumes an un-annotated tool destructive, so it gets only
+    /// invalid arguments unless a flag says otherwise.
+    fn calls(&self, filter: &Option<GlobSet>, tool: &Value) -> ToolCalls {
+        let name = tool
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_string();
+        let valid = |reason: &str| ToolCalls {
+            name: name.clone(),
+            valid: true,
+            reason: reason.into(),
+        };
+        if generate::is_read_only(tool) {
+            valid("annotated readOnlyHint: true")
+        } else if tool.pointer("/annotations/destructiveHint") == Some(&Value::Bool(false)) {
+            valid("annotated destructiveHint: false")
+        } else if filter.is_some() {
+            valid("selected by --tools")
+        } else if self.allow_destructive {
+            valid("--allow-destructive")
+        } else {
+            ToolCalls {
+                name: name.clone(),
+                valid: false,
+                reason: "not annotated readOnlyHint: true or destructiveHint: false, so the spec presumes it destructive; --tools NAME or --allow-destructive runs its body".into(),
+            }
+        }
+    }
+
+    /// How every tool not left out is called.
+    fn all_calls(&self, discovery: &Discovery, filter: &Option<GlobSet>) -> Vec<ToolCalls> {
+        discovery
+            .tools
+            .iter()
+            .filter(|t| self.left_out(filter, t).is_none())
+            .map(|t| self.calls(filter, t))
+            .collect()
+    }
+
     /// Every case id this server could have in a run: the built-in ones and
     /// those generated from what it lists (for baselines: an entry naming
     /// none is stale).
@@ -131,12 +212,14 @@ impl Selection {
             .collect())
     }
 
-    /// The tools a fuzz run may call (valid calls only go to read-only
-    /// ones), and those left out with why, by the same rules as a run.
+    /// The tools a fuzz run may call, how each is called (valid arguments
+    /// by consent, [`ToolCalls`]), and those left out with why, by the same
+    /// rules as a run.
+    #[allow(clippy::type_complexity)]
     pub fn fuzzable_tools(
         &self,
         discovery: &Discovery,
-    ) -> Result<(Vec<Value>, Vec<LeftOut>), SelectError> {
+    ) -> Result<(Vec<Value>, Vec<ToolCalls>, Vec<LeftOut>), SelectError> {
         let filter = globs(&self.tools, "--tools")?;
         let mut tools = Vec::new();
         let mut left_out = Vec::new();
@@ -153,7 +236,8 @@ impl Selection {
                 }),
             }
         }
-        Ok((tools, left_out))
+        let calls = self.all_calls(discovery, &filter);
+        Ok((tools, calls, left_out))
     }
 
     /// The cases generated from what the server lists.
@@ -164,10 +248,8 @@ impl Selection {
                 continue;
             }
             out.extend(generate::t4_cases(tool));
-            // A sample call runs the tool for real: only read-only tools, or
-            // those the user named with --tools.
-            let named = tool_filter.is_some();
-            if generate::is_read_only(tool) || named {
+            // A sample call runs the tool for real: only by consent.
+            if self.calls(tool_filter, tool).valid {
                 out.extend(generate::valid_call(tool));
             }
         }
@@ -225,6 +307,7 @@ impl Selection {
                     .map(|reason| LeftOut { name, reason })
             })
             .collect();
+        let tool_calls = self.all_calls(discovery, &tool_filter);
         // `{{tool}}`: a tool the run may call, read-only ones first.
         let callable: Vec<&Value> = discovery
             .tools
@@ -272,6 +355,7 @@ impl Selection {
         Ok(RunPlan {
             cases: out,
             left_out,
+            tool_calls,
             vars,
         })
     }

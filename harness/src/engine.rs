@@ -287,6 +287,7 @@ pub async fn run(
         .collect();
     let mut report = RunReport::new(target, era.to_string(), transport, &profile.name, cases);
     report.left_out = opened.plan.left_out;
+    report.valid_calls = opened.plan.tool_calls;
     Ok(RunOutcome { report, known_ids })
 }
 

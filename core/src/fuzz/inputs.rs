@@ -137,7 +137,8 @@ struct ToolTarget {
     name: String,
     schema: Value,
     validator: jsonschema::Validator,
-    read_only: bool,
+    /// Valid arguments may be sent (the tool's body runs): by consent.
+    valid_calls: bool,
     output: Option<jsonschema::Validator>,
 }
 
@@ -168,6 +169,16 @@ const UNKNOWN_METHODS: &[&str] = &[
 ];
 
 impl Generator {
+    /// Sends valid arguments to exactly the tools `calls` marks valid (the
+    /// run's consent, [`crate::select::ToolCalls`]); by default only to tools
+    /// annotated read-only.
+    pub fn with_valid_calls(mut self, calls: &[crate::select::ToolCalls]) -> Generator {
+        for t in &mut self.tools {
+            t.valid_calls = calls.iter().any(|c| c.valid && c.name == t.name);
+        }
+        self
+    }
+
     /// A generator over `tools` (already filtered by the caller) and the
     /// resources and prompts of `discovery`.
     pub fn new(discovery: &Discovery, tools: &[Value], era: Era) -> Generator {
@@ -183,7 +194,7 @@ impl Generator {
                     name,
                     validator: validator(&schema)?,
                     schema,
-                    read_only: is_read_only(t),
+                    valid_calls: is_read_only(t),
                     output: t.get("outputSchema").and_then(validator),
                 })
             })
@@ -291,7 +302,7 @@ impl Generator {
                 return None;
             }
         }
-        let want_valid = tool.read_only && src.chance(1, 3);
+        let want_valid = tool.valid_calls && src.chance(1, 3);
         let (arguments, class) = if want_valid {
             (base, Class::ValidCall)
         } else {

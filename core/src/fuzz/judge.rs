@@ -245,7 +245,8 @@ impl Judge {
                 out.extend(expect::tool_rejection(r, what));
             }
             Class::ValidCall => {
-                if let Some(c @ (-32700 | -32600 | -32601)) = code {
+                let asked = input.target == crate::bookshop::RAISES_REQUESTED_ERROR;
+                if let (Some(c @ (-32700 | -32600 | -32601)), false) = (code, asked) {
                     out.push(Violation::new(
                         AspectId::J1FollowsJsonrpc,
                         format!("a schema-valid tools/call was answered {c} (JSON-RPC 2.0 section 5.1: -32700 is for invalid JSON, -32600 for a message that is not a Request object, -32601 for a method that does not exist)"),
@@ -299,7 +300,9 @@ impl Judge {
             )),
             _ => {}
         }
-        if let Some(c) = code.filter(|c| reserved_undefined(*c, self.era)) {
+        // A tool that raises the error it is asked for (T2) chose its code.
+        let asked = input.target == crate::bookshop::RAISES_REQUESTED_ERROR;
+        if let Some(c) = code.filter(|c| !asked && reserved_undefined(*c, self.era)) {
             out.push(Violation::new(
                 AspectId::J1ReservedCode,
                 format!("error code {c} is in JSON-RPC's reserved range (-32768 to -32000) but is neither a predefined code nor a server error (-32000 to -32099) nor an MCP code"),

@@ -216,6 +216,10 @@ pub struct RunReport {
     /// Tools the run did not call, each with the reason.
     #[serde(default)]
     pub left_out: Vec<crate::select::LeftOut>,
+    /// The tools the run called, each with whether valid arguments were
+    /// sent (its body ran) and why.
+    #[serde(default)]
+    pub valid_calls: Vec<crate::select::ToolCalls>,
 }
 
 impl RunReport {
@@ -236,6 +240,7 @@ impl RunReport {
             cases,
             stale_baseline: vec![],
             left_out: vec![],
+            valid_calls: vec![],
         }
     }
 

@@ -49,6 +49,10 @@ pub fn render(report: &RunReport, colour: bool, quiet: bool) -> String {
         "mcperr run: {target}\nera {} · {} · profile {}\n",
         report.era, report.transport, report.profile
     );
+    let tools = crate::select::tool_calls_block(&report.valid_calls, &report.left_out);
+    if !tools.is_empty() {
+        let _ = writeln!(out, "{tools}");
+    }
     for c in report
         .cases
         .iter()
@@ -115,12 +119,6 @@ pub fn render(report: &RunReport, colour: bool, quiet: bool) -> String {
             crate::explain::page_path(&c.rule),
             c.rule
         );
-    }
-    if !report.left_out.is_empty() {
-        let _ = writeln!(out, "\nTools left out (not called):");
-        for l in &report.left_out {
-            let _ = writeln!(out, "  {}: {}", visible(&l.name), l.reason);
-        }
     }
     let s = report.summary();
     let baselined = report.cases.iter().filter(|c| c.baselined).count();

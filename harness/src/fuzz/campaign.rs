@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use mcperr_core::exchange::Ending;
 use mcperr_core::fuzz::{Class, Generator, Judge, Seeded};
-use mcperr_core::select::LeftOut;
+use mcperr_core::select::{LeftOut, ToolCalls};
 use mcperr_protocol::Era;
 use serde_json::Value;
 
@@ -102,12 +102,12 @@ pub(crate) async fn era(
     era: Era,
     store: &Store,
     shrink_requests: &AtomicU64,
-) -> Result<(Vec<LeftOut>, Duration), EngineError> {
+) -> Result<(Vec<LeftOut>, Vec<ToolCalls>, Duration), EngineError> {
     let (mut first, info) = connect(&settings.run, EraChoice::Pinned(era)).await?;
     // The handshake's notification is behind us: an id-null error now is an answer.
     first.begin_case();
     let discovery = discover(&mut first, info).await;
-    let (tools, left_out) = settings.selection.fuzzable_tools(&discovery)?;
+    let (tools, calls, left_out) = settings.selection.fuzzable_tools(&discovery)?;
     let names = |n: &str| {
         tools
             .iter()
@@ -126,7 +126,7 @@ pub(crate) async fn era(
     let worker = |i: usize| Worker {
         settings,
         store,
-        gen: Generator::new(&discovery, &tools, era),
+        gen: Generator::new(&discovery, &tools, era).with_valid_calls(&calls),
         judge: judge.clone(),
         src: Seeded::new(settings.seed.wrapping_add(i as u64)),
         era,
@@ -195,7 +195,7 @@ pub(crate) async fn era(
     if let Some(c) = client {
         c.conn.close().await;
     }
-    Ok((left_out, elapsed))
+    Ok((left_out, calls, elapsed))
 }
 
 /// Where the jobs of a multi-job campaign meet once connected: none starts

@@ -103,6 +103,10 @@ pub struct FuzzReport {
     pub findings: Vec<Finding>,
     /// Tools not called, and why.
     pub left_out: Vec<LeftOut>,
+    /// The tools called, each with whether valid arguments were sent (its
+    /// body ran) and why.
+    #[serde(default)]
+    pub valid_calls: Vec<mcperr_core::select::ToolCalls>,
     /// Totals.
     pub stats: FuzzStats,
     /// Stopped early by Ctrl-C.
@@ -228,15 +232,17 @@ pub async fn fuzz(
     let mut fuzzed = Vec::new();
     let mut not_fuzzed = Vec::new();
     let mut left_out = Vec::new();
+    let mut valid_calls = Vec::new();
     let shrink_requests = AtomicU64::new(0);
     for era in eras {
         if settings.stats.stop.load(Ordering::Relaxed) {
             break;
         }
         match campaign::era(settings, era, &store, &shrink_requests).await {
-            Ok((l, took)) => {
+            Ok((l, calls, took)) => {
                 fuzzed.push(era.to_string());
                 left_out = l;
+                valid_calls = calls;
                 campaign_time += took;
             }
             Err(EngineError::Setup(e)) if choice == EraChoice::Auto && !e.spawn => {
@@ -276,6 +282,7 @@ pub async fn fuzz(
         seed: settings.seed,
         findings: found.iter().map(|f| f.finding.clone()).collect(),
         left_out,
+        valid_calls,
         stats: FuzzStats {
             requests,
             elapsed_s: elapsed,

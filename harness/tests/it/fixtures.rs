@@ -104,6 +104,19 @@ fn faithful_recipes_servers_get_no_failure_under_spec_or_model_in_both_eras() {
                             .map(|l| l["name"].as_str().unwrap())
                             .collect();
                         assert!(left.contains(&"delete_recipe"), "{name} {era}: {left:?}");
+                        // Valid calls go to the read-only tools, saying why.
+                        let find = r["valid_calls"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .find(|c| c["name"] == "find_recipe")
+                            .cloned();
+                        assert_eq!(
+                            find.as_ref()
+                                .map(|c| (c["valid"].clone(), c["reason"].clone())),
+                            Some((true.into(), "annotated readOnlyHint: true".into())),
+                            "{name} {era}: {find:?}"
+                        );
                         // bake declares taskSupport "required" where the era has it.
                         if era == "2025-11-25" {
                             assert!(left.contains(&"bake"), "{name} {era}: {left:?}");

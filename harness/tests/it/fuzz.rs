@@ -510,3 +510,65 @@ fn silence_for_a_big_id_is_excused_only_when_a_small_id_is_answered() {
         "array params that go unanswered are a J4 failure:\n{out}"
     );
 }
+
+#[test]
+fn tool_bodies_get_valid_calls_only_by_consent_and_the_report_says_which() {
+    let dir = scratch("consent");
+    let server = format!("{MCPERR} reference --fault crash-leaks-text");
+    let run = |extra: &[&str], name: &str| {
+        let json = dir.join(name);
+        let mut args = vec![
+            "--stdio",
+            &server,
+            "--era",
+            "2026-07-28",
+            "--requests",
+            "400",
+            "--seed",
+            "1",
+        ];
+        args.extend_from_slice(extra);
+        let (_, r, out) = fuzz(&args, &json);
+        let crash = r["valid_calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "crash")
+            .cloned();
+        (r, out, crash)
+    };
+    // `crash` is not annotated: the spec presumes it destructive, so its body
+    // gets no valid call and the leak in it stays out of reach; said so.
+    let (r, out, crash) = run(&[], "default.json");
+    let crash = crash.expect("crash is called");
+    assert_eq!(crash["valid"], false, "{crash}");
+    assert!(
+        crash["reason"]
+            .as_str()
+            .unwrap()
+            .contains("--allow-destructive"),
+        "{crash}"
+    );
+    assert!(out.contains("crash: invalid calls only"), "{out}");
+    assert!(r["findings"].as_array().unwrap().is_empty(), "{out}");
+    // Named with --tools, or with --allow-destructive, its body runs and the leak is found.
+    for (flags, why) in [
+        (&["--tools", "crash"][..], "selected by --tools"),
+        (&["--allow-destructive"][..], "--allow-destructive"),
+    ] {
+        let (r, out, crash) = run(flags, "consent.json");
+        let crash = crash.expect("crash is called");
+        assert_eq!(
+            (crash["valid"].clone(), crash["reason"].clone()),
+            (true.into(), why.into())
+        );
+        assert!(
+            r["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f["rule"] == "J7"),
+            "{flags:?}: the leak in the body was not found\n{out}"
+        );
+    }
+}
