@@ -40,6 +40,7 @@ pub mod oracle;
 pub mod pattern;
 pub mod plan;
 pub mod profile;
+pub mod redact;
 pub mod report;
 pub mod rules;
 pub mod select;

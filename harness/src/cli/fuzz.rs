@@ -110,7 +110,7 @@ fn progress(stats: Arc<Stats>, quiet: bool) -> Option<indicatif::ProgressBar> {
 fn render(outcome: &FuzzOutcome, saved: &[(String, PathBuf)]) -> String {
     use std::fmt::Write as _;
     let r = &outcome.report;
-    let mut text = String::new();
+    let mut text = mcperr_core::select::tool_calls_block(&r.valid_calls, &r.left_out);
     for f in &r.findings {
         let tag = if f.baselined { " (baselined)" } else { "" };
         let _ = writeln!(
@@ -135,9 +135,6 @@ fn render(outcome: &FuzzOutcome, saved: &[(String, PathBuf)]) -> String {
         if let Some((_, path)) = saved.iter().find(|(id, _)| *id == f.id) {
             let _ = writeln!(text, "  saved:    {}", path.display());
         }
-    }
-    for l in &r.left_out {
-        let _ = writeln!(text, "left out: tool {} ({})", l.name, l.reason);
     }
     for n in &r.not_fuzzed {
         let _ = writeln!(text, "not fuzzed: {n}");
@@ -261,14 +258,13 @@ pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, CliError> {
             let era: Era = f.finding.era.parse().unwrap_or(Era::Legacy);
             let (name, text) = case_file(&f.finding, &f.input, era, seed, f.counted);
             let path = dir.join(name);
-            std::fs::write(&path, text).map_err(|e| CliError::file("--save", path.display(), e))?;
+            super::write_report("--save", &path, &text)?;
             saved.push((f.finding.id.clone(), path));
         }
     }
     out(&render(&outcome, &saved));
     if let Some(path) = &args.json {
-        std::fs::write(path, outcome.report.to_json())
-            .map_err(|e| CliError::file("--json", path.display(), e))?;
+        super::write_report("--json", path, &outcome.report.to_json())?;
     }
     Ok(outcome.report.exit_code())
 }

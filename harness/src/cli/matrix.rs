@@ -192,12 +192,10 @@ pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, CliError> {
             .map_err(|e| Usage(e.to_string()))
     })?;
     if let Some(path) = &args.html {
-        std::fs::write(path, html::render_matrix(&matrix))
-            .map_err(|e| CliError::file("--html", path.display(), e))?;
+        super::write_report("--html", path, &html::render_matrix(&matrix))?;
     }
     if let Some(path) = &args.json {
-        std::fs::write(path, matrix.to_json())
-            .map_err(|e| CliError::file("--json", path.display(), e))?;
+        super::write_report("--json", path, &matrix.to_json())?;
     }
     out(&render_terminal(&matrix, args.quiet));
     // A server that could not be judged in any era makes its columns errors

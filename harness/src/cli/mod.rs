@@ -279,16 +279,41 @@ pub fn main() -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("mcperr: error: {}", e.message());
+            eprintln!("mcperr: error: {}", redact(&e.message()));
             e.exit_code()
         }
     }
 }
 
-/// Writes to stdout; a closed stdout (`mcperr list | head`) is not an error.
-/// (SIGPIPE stays ignored: a dying server's stdin must not kill mcperr.)
+/// The run's secrets: secret-looking environment variables (mcperr's own,
+/// and the `--env` given to a stdio server) and `--header` values. Every
+/// report written and every line printed passes through it.
+fn redactor() -> &'static std::sync::Mutex<mcperr_core::redact::Redactor> {
+    static R: std::sync::OnceLock<std::sync::Mutex<mcperr_core::redact::Redactor>> =
+        std::sync::OnceLock::new();
+    R.get_or_init(|| {
+        std::sync::Mutex::new(mcperr_core::redact::Redactor::from_env(std::env::vars()))
+    })
+}
+
+/// `text` with the run's secrets redacted.
+pub(crate) fn redact(text: &str) -> String {
+    redactor()
+        .lock()
+        .map_or_else(|_| text.to_string(), |r| r.redact(text))
+}
+
+/// Writes a report file, its secrets redacted (`flag` names the option in errors).
+pub(crate) fn write_report(flag: &str, path: &std::path::Path, text: &str) -> Result<(), CliError> {
+    std::fs::write(path, redact(text)).map_err(|e| CliError::file(flag, path.display(), e))
+}
+
+/// Writes to stdout, secrets redacted; a closed stdout (`mcperr list | head`)
+/// is not an error. (SIGPIPE stays ignored: a dying server's stdin must not
+/// kill mcperr.)
 pub(crate) fn out(text: &str) {
     use std::io::Write;
+    let text = redact(text);
     let mut stdout = io::stdout().lock();
     let _ = stdout
         .write_all(text.as_bytes())
@@ -329,6 +354,7 @@ pub(crate) fn era_choice(s: &str) -> Result<EraChoice, CliError> {
 
 pub(crate) fn resolve_target(t: &TargetArgs) -> Result<(Target, bool), CliError> {
     let headers = target::parse_headers(&t.header)?;
+
     let target = match (&t.stdio, &t.http, &t.config, &t.server) {
         (Some(cmd), _, _, _) => {
             Target::Stdio(target::from_command_line(cmd, t.cwd.clone(), &t.env)?)
@@ -337,6 +363,27 @@ pub(crate) fn resolve_target(t: &TargetArgs) -> Result<(Target, bool), CliError>
         (None, None, Some(config), Some(name)) => target::from_config(config, name, headers)?,
         _ => Target::Stdio(target::embedded()?),
     };
+    // Whatever the server is given (--env, --header, or a config file's env
+    // and headers) stays out of every report.
+    if let Ok(mut r) = redactor().lock() {
+        match &target {
+            Target::Stdio(s) => {
+                for (k, v) in s
+                    .env
+                    .iter()
+                    .filter(|(k, _)| mcperr_core::redact::looks_secret(k))
+                {
+                    r.add_env(k, v);
+                }
+            }
+            Target::Http(h) => {
+                for (name, value) in &h.headers {
+                    r.add_header(name, value);
+                }
+            }
+            Target::InProcess(_) => {}
+        }
+    }
     let target = match target {
         Target::Stdio(mut s) => {
             s.max_line = t.max_line;
@@ -471,9 +518,11 @@ fn render_listing(
     );
     let _ = writeln!(text, "prompts:    {}", names(&discovery.prompts, "name"));
     let planned = &plan.cases;
-    for l in &plan.left_out {
-        let _ = writeln!(text, "left out:   tool {} ({})", l.name, l.reason);
-    }
+    let _ = write!(
+        text,
+        "\n{}",
+        mcperr_core::select::tool_calls_block(&plan.tool_calls, &plan.left_out)
+    );
     let runs = planned.iter().filter(|(_, v)| v.is_ok()).count();
     let _ = writeln!(
         text,

@@ -28,7 +28,7 @@ fn write_reports(args: &RunArgs, set: &RunSet) -> Result<(), CliError> {
     ];
     for (flag, path, text) in files {
         if let Some(path) = path {
-            std::fs::write(path, text).map_err(|e| CliError::file(flag, path.display(), &e))?;
+            super::write_report(flag, path, &text)?;
         }
     }
     Ok(())

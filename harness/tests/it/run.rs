@@ -397,3 +397,60 @@ fn the_python_sdk_log_checks_can_fail() {
         out.stdout
     );
 }
+
+#[test]
+fn secret_values_never_reach_a_report_or_the_terminal() {
+    let dir = scratch("redact");
+    let (json, xml, html) = (dir.join("r.json"), dir.join("r.xml"), dir.join("r.html"));
+    // mcperr's own secret-looking variable, and one given to the server with
+    // --env, both end up in what the run shows (the command line).
+    let own = "tok-Own-123456789";
+    let given = "Given-secret-987654321";
+    let server = format!("env MY_API_KEY={given} SEEN={own} {MCPERR} reference");
+    let out = std::process::Command::new(MCPERR)
+        .env("MCPERR_TEST_TOKEN", own)
+        .args([
+            "run",
+            "--stdio",
+            &server,
+            "--env",
+            &format!("MY_API_KEY={given}"),
+            "--era",
+            "2026-07-28",
+            "--cases",
+            "jsonrpc/string-id",
+            "--json",
+            json.to_str().unwrap(),
+            "--junit",
+            xml.to_str().unwrap(),
+            "--html",
+            html.to_str().unwrap(),
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("mcperr runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    for (what, text) in [
+        ("stdout", stdout.clone()),
+        ("json", std::fs::read_to_string(&json).unwrap()),
+        ("junit", std::fs::read_to_string(&xml).unwrap()),
+        ("html", std::fs::read_to_string(&html).unwrap()),
+    ] {
+        assert!(
+            !text.contains(own) && !text.contains(given),
+            "{what} holds a secret:\n{text}"
+        );
+    }
+    assert!(
+        stdout.contains("[redacted: $MCPERR_TEST_TOKEN]"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("[redacted: $MY_API_KEY]"), "{stdout}");
+    assert!(crate::support::report(&json)["summary"]["pass"] == 1);
+}
