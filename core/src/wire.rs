@@ -100,12 +100,25 @@ pub fn big_id(exchange: &Exchange, small_id_answered: Option<bool>) -> Option<Vi
     ))
 }
 
-/// Whether the violations of `found` are the ones [`big_id`] replaces.
-pub fn replaced_by_big_id(v: &Violation) -> bool {
+/// Whether `v` is one of the faults [`big_id`] replaces: the response's own
+/// id, or the silence.
+fn replaced_by_big_id(v: &Violation) -> bool {
     matches!(
         v.aspect,
         AspectId::J1IdType | AspectId::J1ErrorId | AspectId::J4Main
     )
+}
+
+/// Puts the big-id violation `v` in place of the faults it explains in
+/// `found`, whose first `strays` entries are stray output of the exchange
+/// (other answers: those stay judged).
+pub fn apply_big_id(found: &mut Vec<Violation>, strays: usize, v: Violation) {
+    let mut i = 0;
+    found.retain(|f| {
+        i += 1;
+        i <= strays || !replaced_by_big_id(f)
+    });
+    found.push(v);
 }
 
 /// Whether an answer is a server's refusal of a line it could not decode

@@ -56,6 +56,8 @@ pub struct Client {
     /// Ids (as JSON text) of requests sent around the client whose answers
     /// may still come: skipped, not taken for another request's answer.
     ignored: std::collections::HashSet<String>,
+    /// Ignored ids (timed-out requests among them) whose answer did come late.
+    late_seen: std::collections::HashSet<String>,
     next_id: i64,
 }
 
@@ -76,6 +78,7 @@ impl Client {
             next_id: 0,
             unanswerable_sent: false,
             ignored: Default::default(),
+            late_seen: Default::default(),
             pending: vec![],
             answered: Default::default(),
             no_log: StderrLog::default(),
@@ -89,6 +92,12 @@ impl Client {
             self.ignored.clear();
         }
         self.ignored.extend(ids);
+    }
+
+    /// Whether the answer to `id`, a request that timed out (or was sent
+    /// around the client), has arrived since.
+    pub fn arrived_late(&self, id: &Value) -> bool {
+        self.late_seen.contains(&id.to_string())
     }
 
     /// Sets the per-request timeout (the handshake has its own).
@@ -228,6 +237,7 @@ impl Client {
         let deadline = start + self.timeout;
         let want = id.to_value();
         let answered = &self.answered;
+        let mut seen_late = Vec::new();
         let ending = loop {
             // Checked first: a server that floods stdout must not outrun the timeout.
             let now = Instant::now();
@@ -259,7 +269,10 @@ impl Client {
                         Some(got) if *got == want => break Ending::Answered(value),
                         Some(got)
                             if !self.ignored.is_empty()
-                                && self.ignored.contains(&got.to_string()) => {}
+                                && self.ignored.contains(&got.to_string()) =>
+                        {
+                            seen_late.push(got.to_string());
+                        }
                         // One request in flight: an id-null error can only be its
                         // answer (J1 fails it at once, no need to wait out the timeout).
                         Some(Value::Null) | None
@@ -278,9 +291,16 @@ impl Client {
                 }
             }
         };
-        self.answered.push_back(want);
-        if self.answered.len() > 256 {
-            self.answered.pop_front();
+        self.late_seen.extend(seen_late);
+        if ending == Ending::Timeout {
+            // Its answer may still come: a late answer, not a duplicate or an
+            // unsolicited one (the caller may ask whether it came).
+            self.ignore([want.to_string()]);
+        } else {
+            self.answered.push_back(want);
+            if self.answered.len() > 256 {
+                self.answered.pop_front();
+            }
         }
         let ending = match ending {
             Ending::Died(_) => Ending::Died(self.death().await),
@@ -363,6 +383,54 @@ impl Client {
         }
     }
 
+    /// Waits up to `grace` for the late answer to `id` (a request that timed
+    /// out), keeping whatever else arrives for the next judged case. True if
+    /// it came: the server is slow, not leaving the request unanswered.
+    pub async fn await_late(&mut self, id: &Value, grace: Duration) -> bool {
+        let key = id.to_string();
+        let deadline = Instant::now() + grace;
+        loop {
+            if self.late_seen.contains(&key) {
+                return true;
+            }
+            let now = Instant::now();
+            let Conn::Lines(conn) = &mut self.conn else {
+                return false;
+            };
+            if now >= deadline {
+                return false;
+            }
+            let event = match conn.next_event(deadline - now).await {
+                None | Some(StdoutEvent::Eof) => return false,
+                Some(e) => e,
+            };
+            let stray = match event {
+                StdoutEvent::TooLong(n) => Some(Stray::TooLong(n)),
+                StdoutEvent::Line(l) if l.iter().all(u8::is_ascii_whitespace) => None,
+                StdoutEvent::Line(l) => match mcperr_core::wire::decode(&l) {
+                    Ok(v @ Value::Object(_)) if v.get("method").is_some() => None,
+                    Ok(Value::Object(o))
+                        if o.get("id")
+                            .is_some_and(|i| self.ignored.contains(&i.to_string())) =>
+                    {
+                        self.late_seen.insert(o["id"].to_string());
+                        None
+                    }
+                    Ok(v @ Value::Object(_)) => Some(match v.get("id") {
+                        None | Some(Value::Null) => Stray::NullIdResponse(v),
+                        Some(i) if self.answered.contains(i) => Stray::Duplicate(v),
+                        Some(_) => Stray::Unsolicited(v),
+                    }),
+                    _ => Some(Stray::NotJson(String::from_utf8_lossy(&l).into_owned())),
+                },
+                StdoutEvent::Eof => None,
+            };
+            if let Some(s) = stray {
+                push_stray(&mut self.pending, s);
+            }
+        }
+    }
+
     /// What arrived unasked (between exchanges).
     pub fn drain(&mut self) -> Vec<Stray> {
         let mut out = std::mem::take(&mut self.pending);
@@ -370,6 +438,8 @@ impl Client {
             return out;
         };
         let answered = &self.answered;
+        let ignored = &self.ignored;
+        let late_seen = &mut self.late_seen;
         let fresh: Vec<Stray> = conn
             .pending()
             .into_iter()
@@ -377,6 +447,13 @@ impl Client {
                 StdoutEvent::Line(l) if l.iter().all(u8::is_ascii_whitespace) => None,
                 StdoutEvent::Line(l) => match mcperr_core::wire::decode(&l) {
                     Ok(v @ Value::Object(_)) if v.get("method").is_some() => None,
+                    Ok(Value::Object(o))
+                        if o.get("id")
+                            .is_some_and(|i| ignored.contains(&i.to_string())) =>
+                    {
+                        late_seen.insert(o["id"].to_string());
+                        None
+                    }
                     Ok(v @ Value::Object(_)) => Some(match v.get("id") {
                         None | Some(Value::Null) => Stray::NullIdResponse(v),
                         Some(id) if answered.contains(id) => Stray::Duplicate(v),

@@ -162,6 +162,25 @@ pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool)
         plain_exchange(client, &plan.request).await
     };
     ex.strays.splice(0..0, early);
+    // An id beyond a double that got silence or an id-null error: the same
+    // request with a small id shows whether the id alone was the problem
+    // (the RFC 8259 section 6 policy, as in fuzzing).
+    if plan.http.is_none()
+        && matches!(
+            mcperr_core::wire::big_id_answer(&ex),
+            Some(
+                mcperr_core::wire::BigIdAnswer::Silent
+                    | mcperr_core::wire::BigIdAnswer::NullIdError
+            )
+        )
+    {
+        let small = Outgoing {
+            id: IdChoice::Fresh,
+            ..plan.request.clone()
+        };
+        let again = plain_exchange(client, &small).await;
+        evidence.small_id_answered = Some(matches!(again.ending, Ending::Answered(_)));
+    }
     if plan.wants_counts() {
         evidence.counts = Some((before, limited_calls(client).await));
     }
@@ -175,11 +194,19 @@ pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool)
     let mut alive = ex.response().is_some() || ex.http.is_some();
     if ex.ending == Ending::Timeout && plan.http.is_none() {
         // No answer: does the server still answer others? Then this request
-        // was left unanswered (J4), not the server lost.
+        // was left unanswered (J4), not the server lost; unless its own
+        // answer came during the probe (slow, not unanswered: an error).
         let probe = client.probe().await;
         if probe.response().is_some() {
-            evidence.answered_after = true;
             alive = true;
+            let judged = ex.request.get("id").cloned().unwrap_or(Value::Null);
+            // A short grace (at most 2 s) for the judged answer itself: one
+            // that comes is slow (an error), not unanswered (J4).
+            let grace = client.timeout.min(std::time::Duration::from_secs(2));
+            let came = client.await_late(&judged, grace).await;
+            let strays = client.drain();
+            ex.strays.extend(strays);
+            evidence.answered_after = !came;
         }
     } else if alive {
         let probe = client.probe().await;

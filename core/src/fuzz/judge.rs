@@ -147,8 +147,8 @@ impl Judge {
         }
         let big = wire::big_id(exchange, small_id_answered);
         if let Some(v) = big.clone() {
-            found.retain(|f| !wire::replaced_by_big_id(f));
-            found.push(v);
+            let strays = crate::oracle::invariants::strays(framed, &ctx).len();
+            wire::apply_big_id(&mut found, strays, v);
         }
         let refused_big_id =
             big.is_some() && wire::big_id_answer(exchange) == Some(wire::BigIdAnswer::NullIdError);
@@ -266,7 +266,7 @@ impl Judge {
                     }
                 }
             }
-            Class::ResourceMissing => out.extend(expect::made_up_read(self.era, r)),
+            Class::ResourceMissing => out.extend(expect::made_up_read(r)),
             Class::UnknownPrompt => out.extend(expect::prompt_error(
                 AspectId::P1Main,
                 r,

@@ -21,6 +21,10 @@ pub struct Evidence {
     /// The judged request got no answer, but the probe after it did: the
     /// server went on answering (J4, a deviation).
     pub answered_after: bool,
+    /// The judged request's id is beyond a double and it got silence or an
+    /// id-null error: whether the same request with a small id was answered
+    /// (the proof the RFC 8259 section 6 policy needs, [`crate::wire::big_id`]).
+    pub small_id_answered: Option<bool>,
 }
 
 /// Text markers of a traceback or failure chain in a server log.
@@ -59,6 +63,9 @@ pub fn aspect(check: Check, case: &crate::case::Case) -> AspectId {
         }
         Check::NoEmptyContents => {
             AspectId::find(case.rule_id(), "no-empty-contents").unwrap_or_else(|| case.aspect_id())
+        }
+        Check::NoRetiredCode => {
+            AspectId::find(case.rule_id(), "retired-32002").unwrap_or_else(|| case.aspect_id())
         }
         _ => case.aspect_id(),
     }
@@ -110,6 +117,9 @@ pub fn run(
 ) -> Option<String> {
     match check {
         Check::StructuredOutput => structured_output(response, output_schema),
+        Check::NoRetiredCode => (response.pointer("/error/code").and_then(Value::as_i64)
+            == Some(-32002))
+        .then(|| "a missing resource answered the retired -32002".into()),
         Check::NoEmptyContents => response
             .pointer("/result/contents")
             .and_then(Value::as_array)

@@ -112,9 +112,9 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
         .partition(|v| v.late);
     // An id beyond a double that came back rounded: the RFC 8259 section 6
     // policy ([`crate::wire`]), the same as in fuzzing.
-    if let Some(v) = crate::wire::big_id(exchange, None) {
-        found.retain(|f| !crate::wire::replaced_by_big_id(f));
-        found.push(v);
+    if let Some(v) = crate::wire::big_id(exchange, evidence.small_id_answered) {
+        let strays = invariants::strays(exchange, &ctx).len();
+        crate::wire::apply_big_id(&mut found, strays, v);
     }
     let stopped = evidence.stopped.as_ref().map(|how| {
         Violation::new(

@@ -395,6 +395,14 @@ fn answer(w: &mut Worker<'_>, pipe: &mut Pipe, bytes: &[u8]) -> bool {
             key = k.clone();
         } else if pipe.surrogates.pop_front().is_some() {
             return false;
+        } else if let Some(k) = pipe.order.iter().find(|k| {
+            pipe.pending
+                .get(*k)
+                .is_some_and(|p| mcperr_core::wire::beyond_double(&p.msg["id"]))
+        }) {
+            // A parser that cannot hold the id refused it: the RFC 8259
+            // section 6 policy judges it (wire::big_id), not a stray.
+            key = k.clone();
         }
     }
     let Some(p) = pipe.take(&key) else {

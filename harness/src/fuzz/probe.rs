@@ -84,6 +84,9 @@ pub(crate) async fn culprit(w: &mut Worker<'_>, suspects: Vec<FuzzInput>) {
         return;
     };
     client.begin_case();
+    // A suspect left unanswered while the server answers others explains the
+    // stall: no separate loss is recorded then.
+    let mut explained = false;
     for input in &suspects {
         if w.settings.stats.stop.load(Ordering::Relaxed) {
             break;
@@ -100,6 +103,7 @@ pub(crate) async fn culprit(w: &mut Worker<'_>, suspects: Vec<FuzzInput>) {
         let alive = ex.ending == Ending::Timeout && client.probe().await.response().is_some();
         w.judge_and_record_alive(input, &ex, ran, alive);
         if alive {
+            explained = true;
             continue;
         }
         if lost(&ex) {
@@ -108,7 +112,7 @@ pub(crate) async fn culprit(w: &mut Worker<'_>, suspects: Vec<FuzzInput>) {
         }
     }
     client.conn.close().await;
-    if let Some(first) = suspects.first() {
+    if let (Some(first), false) = (suspects.first(), explained) {
         // Not reproduced alone: still a server that stopped answering (J4).
         let ex = Exchange {
             request: first.message(w.era, 0),
@@ -195,20 +199,33 @@ pub(crate) async fn shrink(
 /// warning); not answered either, it is judged as any other request.
 pub(crate) async fn resend_big_ids(w: &mut Worker<'_>, client: &mut Client) {
     let held = std::mem::take(&mut *w.big_ids.lock().expect("not poisoned"));
-    for (input, ex, alive) in held {
-        let mut small = input.clone();
-        small.id_style = mcperr_core::fuzz::IdStyle::Counter;
-        let (again, _) = probe(w, client, &small).await;
-        w.shrink_requests.fetch_add(1, Ordering::Relaxed);
-        let answered = matches!(again.ending, Ending::Answered(_));
-        w.record_judged(&input, &ex, None, alive, Some(answered));
+    let mut gone = false;
+    let mut silent = 0;
+    for group in held.groups {
+        // Once stopped (Ctrl-C), once the server died on a re-send, or after
+        // three re-sends that were not answered either (each waits out the
+        // timeout), the rest are recorded without the proof: bounded, nothing lost.
+        let proof = if w.settings.stats.stop.load(Ordering::Relaxed) || gone {
+            None
+        } else {
+            let (input, _, _) = &group.kept[0];
+            let mut small = input.clone();
+            small.id_style = mcperr_core::fuzz::IdStyle::Counter;
+            let (again, _) = probe(w, client, &small).await;
+            w.shrink_requests.fetch_add(1, Ordering::Relaxed);
+            silent += usize::from(again.ending == Ending::Timeout);
+            gone = matches!(again.ending, Ending::Died(_)) || silent >= 3;
+            Some(matches!(again.ending, Ending::Answered(_)))
+        };
+        for (input, ex, alive) in group.all() {
+            w.record_judged(input, ex, None, *alive, proof);
+        }
     }
 }
 
 /// Sends the calls of the windows whose count rose alone, each counted
 /// around, to find which ran its body.
 pub(crate) async fn confirm(w: &mut Worker<'_>, client: &mut Client) {
-    resend_big_ids(w, client).await;
     for input in std::mem::take(&mut w.suspects) {
         if w.settings.stats.stop.load(Ordering::Relaxed) {
             break;
@@ -217,6 +234,8 @@ pub(crate) async fn confirm(w: &mut Worker<'_>, client: &mut Client) {
         w.shrink_requests.fetch_add(3, Ordering::Relaxed);
         w.judge_and_record(&input, &ex, ran);
     }
+    // Last: the suspects above may hold big-id requests too.
+    resend_big_ids(w, client).await;
 }
 
 /// After a window of invalid `limited` calls: did `limited_calls` rise

@@ -41,7 +41,7 @@ pub(crate) struct Worker<'a> {
     /// id-null error (and whether others were answered meanwhile): judged
     /// after a re-send with a small id shows whether the id alone was the
     /// problem ([`mcperr_core::wire::big_id`]).
-    pub(crate) big_ids: std::sync::Mutex<Vec<(FuzzInput, Exchange, bool)>>,
+    pub(crate) big_ids: std::sync::Mutex<BigIds>,
     /// Requests issued by this worker (for `--requests`).
     pub(crate) issued: u64,
     pub(crate) quota: Option<u64>,
@@ -86,13 +86,18 @@ impl Worker<'_> {
         ran: Option<bool>,
         alive: bool,
     ) {
-        if input.id_style == mcperr_core::fuzz::IdStyle::Above53
-            && mcperr_core::wire::big_id_answer(ex)
-                .is_some_and(|a| a != mcperr_core::wire::BigIdAnswer::Rounded)
-        {
-            if let Ok(mut held) = self.big_ids.lock() {
-                if held.len() < MAX_SUSPECTS {
-                    held.push((input.clone(), ex.clone(), alive));
+        use mcperr_core::wire::BigIdAnswer;
+        // Silence is held only from a server that went on answering others
+        // (a server that hangs is not excused); an id-null error always is.
+        let held = input.id_style == mcperr_core::fuzz::IdStyle::Above53
+            && match mcperr_core::wire::big_id_answer(ex) {
+                Some(BigIdAnswer::Silent) => alive,
+                Some(BigIdAnswer::NullIdError) => true,
+                _ => false,
+            };
+        if held {
+            if let Ok(mut big) = self.big_ids.lock() {
+                if big.hold(input, ex, alive) {
                     return;
                 }
             }
@@ -142,8 +147,10 @@ impl Worker<'_> {
     /// (the server is gone): nothing is excused, nothing is lost.
     pub(crate) fn flush_big_ids(&self) {
         let held = std::mem::take(&mut *self.big_ids.lock().expect("not poisoned"));
-        for (input, ex, alive) in held {
-            self.record_judged(&input, &ex, None, alive, None);
+        for group in held.groups {
+            for (input, ex, alive) in group.all() {
+                self.record_judged(input, ex, None, *alive, None);
+            }
         }
     }
 
@@ -154,6 +161,63 @@ impl Worker<'_> {
             self.suspects.append(window);
         }
         window.clear();
+    }
+}
+
+/// Big-id requests held for a re-send with a small id, grouped by what the
+/// re-send would show (method, target, kind of answer, server alive): one
+/// re-send decides a whole group, so no cap turns later ones into unproven
+/// failures. A group keeps a few exchanges and counts the rest.
+#[derive(Default)]
+pub(crate) struct BigIds {
+    pub(crate) groups: Vec<BigIdGroup>,
+}
+
+/// One group of held big-id requests.
+pub(crate) struct BigIdGroup {
+    key: String,
+    /// The exchanges kept (the first is re-sent).
+    pub(crate) kept: Vec<(FuzzInput, Exchange, bool)>,
+    /// Further hits of the group beyond those kept: recorded as the last kept one.
+    pub(crate) more: u64,
+}
+
+impl BigIdGroup {
+    /// Every hit of the group, the ones beyond those kept as the last kept.
+    pub(crate) fn all(&self) -> impl Iterator<Item = &(FuzzInput, Exchange, bool)> {
+        let last = self.kept.last();
+        self.kept
+            .iter()
+            .chain(std::iter::repeat_n(last, self.more as usize).flatten())
+    }
+}
+
+/// Groups kept at most; exchanges kept per group.
+const MAX_GROUPS: usize = 1024;
+const KEPT_PER_GROUP: usize = 16;
+
+impl BigIds {
+    /// Holds `ex`; false when there is no room (then it is judged at once).
+    pub(crate) fn hold(&mut self, input: &FuzzInput, ex: &Exchange, alive: bool) -> bool {
+        let answer = mcperr_core::wire::big_id_answer(ex);
+        let key = format!("{} {} {answer:?} {alive}", input.method, input.target);
+        if let Some(g) = self.groups.iter_mut().find(|g| g.key == key) {
+            if g.kept.len() < KEPT_PER_GROUP {
+                g.kept.push((input.clone(), ex.clone(), alive));
+            } else {
+                g.more += 1;
+            }
+            return true;
+        }
+        if self.groups.len() >= MAX_GROUPS {
+            return false;
+        }
+        self.groups.push(BigIdGroup {
+            key,
+            kept: vec![(input.clone(), ex.clone(), alive)],
+            more: 0,
+        });
+        true
     }
 }
 

@@ -445,12 +445,33 @@ fn bad_fuzz_flags_are_usage_errors() {
     );
 }
 
-/// A proxy in front of the reference server that never forwards requests
-/// whose id a double cannot hold, nor requests whose params are an array:
-/// silence for a reason of each kind.
-const DROPPING_PROXY: &str = r#"
-import json, subprocess, sys
-child = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE)
+/// A proxy in front of a server (the rest of its command line). `drop`:
+/// requests whose id a double cannot hold, and requests whose params are an
+/// array, are never forwarded (silence for a reason of each kind). `null`:
+/// big-id requests are answered with an id-null parse error instead, as a
+/// JavaScript parser that refuses them would. `slow`: answers to
+/// `prompts/get` of `crash_prompt` come 1.3 s late.
+pub const PROXY: &str = r#"
+import json, subprocess, sys, threading, time
+mode, cmd = sys.argv[1], sys.argv[2:]
+child = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+lock = threading.Lock()
+slow_ids = set()
+def emit(line):
+    with lock:
+        sys.stdout.buffer.write(line)
+        sys.stdout.buffer.flush()
+def pump():
+    for line in child.stdout:
+        try:
+            m = json.loads(line)
+        except ValueError:
+            m = None
+        if isinstance(m, dict) and json.dumps(m.get("id")) in slow_ids:
+            threading.Timer(1.3, emit, [line]).start()
+        else:
+            emit(line)
+threading.Thread(target=pump, daemon=True).start()
 for line in sys.stdin.buffer:
     try:
         m = json.loads(line)
@@ -458,21 +479,31 @@ for line in sys.stdin.buffer:
         m = None
     if isinstance(m, dict):
         i = m.get("id")
-        if isinstance(i, int) and not isinstance(i, bool) and abs(i) > 2**53 - 1:
+        big = isinstance(i, int) and not isinstance(i, bool) and abs(i) > 2**53 - 1
+        if mode == "drop" and (big or isinstance(m.get("params"), list)):
             continue
-        if isinstance(m.get("params"), list):
+        if mode == "null" and big:
+            emit(b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}\n')
             continue
+        p = m.get("params")
+        if mode == "slow" and m.get("method") == "prompts/get" and isinstance(p, dict) and p.get("name") == "crash_prompt":
+            slow_ids.add(json.dumps(i))
     child.stdin.write(line)
     child.stdin.flush()
 "#;
 
+/// The reference server behind [`PROXY`] in `mode`, as a `--stdio` command.
+pub fn proxied(dir: &std::path::Path, mode: &str) -> String {
+    let proxy = dir.join("proxy.py");
+    std::fs::write(&proxy, PROXY).unwrap();
+    format!("python3 -u {} {mode} {MCPERR} reference", proxy.display())
+}
+
 #[test]
 fn silence_for_a_big_id_is_excused_only_when_a_small_id_is_answered() {
     let dir = scratch("big-ids");
-    let proxy = dir.join("drop.py");
-    std::fs::write(&proxy, DROPPING_PROXY).unwrap();
-    let json = dir.join("f.json");
-    let server = format!("python3 -u {} {MCPERR} reference", proxy.display());
+    let server = proxied(&dir, "drop");
+    let saved = dir.join("saved");
     let (code, r, out) = fuzz(
         &[
             "--stdio",
@@ -480,13 +511,15 @@ fn silence_for_a_big_id_is_excused_only_when_a_small_id_is_answered() {
             "--era",
             "2025-11-25",
             "--requests",
-            "1500",
+            "4000",
             "--seed",
             "5",
             "--timeout-ms",
             "1000",
+            "--save",
+            saved.to_str().unwrap(),
         ],
-        &json,
+        &dir.join("f.json"),
     );
     assert_eq!(
         code,
@@ -504,11 +537,65 @@ fn silence_for_a_big_id_is_excused_only_when_a_small_id_is_answered() {
         );
         assert!(f["message"].as_str().unwrap().contains("small id"), "{f}");
     }
-    let j4: Vec<&Value> = all.iter().filter(|f| f["rule"] == "J4").collect();
-    assert!(
-        j4.iter().any(|f| f["verdict"] == "fail"),
-        "array params that go unanswered are a J4 failure:\n{out}"
+    // Every other finding is the array params' J4: nothing else was failed
+    // for lack of the re-send's proof (however many big ids came).
+    for f in all.iter().filter(|f| f["aspect"] != "J1.big-id") {
+        assert_eq!(
+            (&f["rule"], &f["verdict"]),
+            (&"J4".into(), &"fail".into()),
+            "{f}"
+        );
+        assert!(f["request"]["params"].is_array(), "{f}");
+    }
+    // A saved big-id finding replays with its campaign verdict: a warning.
+    let one = big[0]["id"].as_str().unwrap().trim_start_matches("fuzz/");
+    let only = dir.join("only");
+    std::fs::create_dir_all(&only).unwrap();
+    std::fs::copy(saved.join(format!("{one}.toml")), only.join("case.toml")).unwrap();
+    let replay = mcperr(&[
+        "run",
+        "--stdio",
+        &server,
+        "--era",
+        "2025-11-25",
+        "--cases-dir",
+        only.to_str().unwrap(),
+        "--timeout-ms",
+        "1000",
+    ]);
+    assert_eq!(replay.code, Some(0), "{}", replay.stdout);
+    assert!(replay.stdout.contains("WARN  J1"), "{}", replay.stdout);
+}
+
+#[test]
+fn an_id_null_parse_error_to_a_big_id_is_the_same_warning_not_a_j1_failure() {
+    let dir = scratch("big-ids-null");
+    let server = proxied(&dir, "null");
+    let (code, r, out) = fuzz(
+        &[
+            "--stdio",
+            &server,
+            "--era",
+            "2025-11-25",
+            "--requests",
+            "1500",
+            "--seed",
+            "5",
+            "--timeout-ms",
+            "1000",
+        ],
+        &dir.join("f.json"),
     );
+    assert_eq!(code, Some(0), "{out}");
+    let all = r["findings"].as_array().unwrap();
+    assert!(!all.is_empty(), "{out}");
+    for f in all {
+        assert_eq!(
+            (&f["aspect"], &f["verdict"]),
+            (&"J1.big-id".into(), &"warn".into()),
+            "{f}"
+        );
+    }
 }
 
 #[test]

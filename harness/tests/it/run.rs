@@ -454,3 +454,31 @@ fn secret_values_never_reach_a_report_or_the_terminal() {
     assert!(stdout.contains("[redacted: $MY_API_KEY]"), "{stdout}");
     assert!(crate::support::report(&json)["summary"]["pass"] == 1);
 }
+
+#[test]
+fn a_slow_answer_is_an_error_not_a_duplicate_nor_a_j4_failure() {
+    let dir = scratch("slow");
+    let json = dir.join("r.json");
+    let server = crate::fuzz::proxied(&dir, "slow");
+    let out = mcperr(&[
+        "run",
+        "--stdio",
+        &server,
+        "--era",
+        "2025-11-25",
+        "--cases",
+        "prompts/prompt-crash",
+        "--timeout-ms",
+        "1000",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let case = &report(&json)["cases"][0];
+    assert_eq!(
+        (&case["rule"], &case["verdict"]),
+        (&"J4".into(), &"error".into()),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("more than once"), "{}", out.stdout);
+}
