@@ -53,6 +53,9 @@ pub enum Check {
     /// A `resources/read` result does not carry an empty `contents` (R1, R2
     /// `no-empty-contents`).
     NoEmptyContents,
+    /// The answer is not the retired −32002 (R1 `retired-32002`: a MUST NOT
+    /// in 2026-07-28, nothing in 2025-11-25, from the table).
+    NoRetiredCode,
 }
 
 impl FromStr for Check {
@@ -65,9 +68,10 @@ impl FromStr for Check {
             "log-crash-traceback" => Check::LogCrashTraceback,
             "structured-output" => Check::StructuredOutput,
             "no-empty-contents" => Check::NoEmptyContents,
+            "no-retired-code" => Check::NoRetiredCode,
             other => {
                 return Err(FieldError(format!(
-                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents)"
+                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code)"
                 )))
             }
         })

@@ -9,10 +9,9 @@
 //!   table); any other answer breaks T4's central sentence;
 //! - a **prompt error** (P1, P2): a JSON-RPC −32602;
 //! - a **made-up resource read** (R1): a JSON-RPC error, never an `isError`
-//!   result; empty `contents` breaks R1 `no-empty-contents`; in 2026-07-28
-//!   −32002 breaks R1 `retired-32002`.
+//!   result; empty `contents` breaks R1 `no-empty-contents`; −32002 breaks
+//!   R1 `retired-32002`.
 
-use mcperr_protocol::Era;
 use serde_json::{json, Value};
 
 use crate::grading::Violation;
@@ -97,10 +96,11 @@ pub fn made_up_read_shape() -> Shape {
 
 /// R1: what is wrong with the answer to a read of a value mcperr made up.
 /// The value might exist (a template that serves any value), so only what no
-/// answer may be is judged: an `isError` result, empty `contents` (R1
-/// `no-empty-contents`, as the scripted case judges it) and, in 2026-07-28,
-/// the retired −32002.
-pub fn made_up_read(era: Era, r: &Value) -> Vec<Violation> {
+/// answer may be is judged: an `isError` result (resources have none), empty
+/// `contents` (R1 `no-empty-contents`, as the scripted case judges it) and
+/// the retired −32002 (R1 `retired-32002`); the table gives each its level
+/// per era.
+pub fn made_up_read(r: &Value) -> Vec<Violation> {
     let result = r.get("result");
     let mut out = Vec::new();
     if result.and_then(|x| x.get("isError")) == Some(&Value::Bool(true)) {
@@ -119,7 +119,7 @@ pub fn made_up_read(era: Era, r: &Value) -> Vec<Violation> {
             "a read of a value mcperr made up (it should not exist) came back with empty contents",
         ));
     }
-    if era == Era::Modern && r.pointer("/error/code").and_then(Value::as_i64) == Some(-32002) {
+    if r.pointer("/error/code").and_then(Value::as_i64) == Some(-32002) {
         out.push(Violation::new(
             AspectId::R1Retired32002,
             "a missing resource answered -32002",

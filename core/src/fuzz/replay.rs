@@ -92,9 +92,12 @@ pub fn case_file(
             warn: vec![],
         }),
         (Class::ResourceMissing, RuleId::R1) => {
-            let name = finding.aspect.name();
-            if name != "main" {
-                aspect = Some(name.to_string());
+            match finding.aspect.name() {
+                // Judged by a named check under its own aspect: the shape
+                // (any JSON-RPC error) would let the retired code pass.
+                "retired-32002" => checks.push("no-retired-code".into()),
+                "main" => {}
+                name => aspect = Some(name.to_string()),
             }
             Some(expect::made_up_read_shape())
         }
@@ -334,6 +337,20 @@ mod same_verdict {
                 json!({"jsonrpc": "2.0", "id": 9007199254740992u64, "result": {"isError": true, "content": []}}),
             );
         }
+        // The retired -32002 for a made-up read (a MUST NOT in 2026-07-28).
+        let read = input(
+            "resources/read",
+            Class::ResourceMissing,
+            IdStyle::Counter,
+            json!({"uri": "books://zz"}),
+        );
+        both_ways(
+            Era::Modern,
+            "spec",
+            read,
+            json!(5),
+            json!({"jsonrpc": "2.0", "id": 5, "error": {"code": -32002, "message": "not found"}}),
+        );
         let unknown = input(
             "mcperr/nope",
             Class::UnknownMethod,

@@ -142,7 +142,13 @@ pub fn strays(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
             // JSON-RPC allows answering unparseable input with an id-null error.
             Stray::NullIdResponse(v) if ctx.sent_raw && v.get("error").is_some() => continue,
             Stray::NullIdResponse(v) => (
-                AspectId::J1ErrorId,
+                // An error may lack the id only when it could not be read; a
+                // result never may.
+                if v.get("error").is_some() {
+                    AspectId::J1ErrorId
+                } else {
+                    AspectId::J1Main
+                },
                 format!("a response without the request's id: {v}"),
             ),
             Stray::Duplicate(v) => (

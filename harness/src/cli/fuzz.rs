@@ -139,20 +139,20 @@ fn render(outcome: &FuzzOutcome, saved: &[(String, PathBuf)]) -> String {
     for n in &r.not_fuzzed {
         let _ = writeln!(text, "not fuzzed: {n}");
     }
-    let fails = r
-        .findings
-        .iter()
-        .filter(|f| f.verdict == mcperr_core::Verdict::Fail)
-        .count();
+    let count = |v| r.findings.iter().filter(|f| f.verdict == v).count();
+    let (fails, warns, errors) = (
+        count(mcperr_core::Verdict::Fail),
+        count(mcperr_core::Verdict::Warn),
+        count(mcperr_core::Verdict::Error),
+    );
     let _ = writeln!(
         text,
-        "\nfuzz: {} requests in {:.1} s ({:.0}/s) over {}; {} findings ({fails} fail, {} warn); {} shrink requests; seed {}{}",
+        "\nfuzz: {} requests in {:.1} s ({:.0}/s) over {}; {} findings ({fails} fail, {warns} warn, {errors} error); {} shrink requests; seed {}{}",
         r.stats.requests,
         r.stats.elapsed_s,
         r.stats.requests_per_s,
         r.eras.join(" and "),
         r.findings.len(),
-        r.findings.len() - fails,
         r.stats.shrink_requests,
         r.seed,
         if r.interrupted { " (interrupted: findings not shrunk)" } else { "" }
