@@ -118,6 +118,16 @@ impl FuzzInput {
     }
 }
 
+/// JSON text with the lone-surrogate placeholder written as the escape that
+/// was sent (`\ud800`): what a finding prints, byte for byte as sent.
+pub fn as_sent(json_text: &str) -> String {
+    if json_text.contains(LONE_SURROGATE) {
+        json_text.replace(LONE_SURROGATE, "\\ud800")
+    } else {
+        json_text.to_string()
+    }
+}
+
 /// The bytes of one request line, lone surrogates spliced in.
 pub fn line(msg: &Value) -> Vec<u8> {
     // `to_string` writes straight into bytes (Display goes through fmt, a
@@ -580,6 +590,10 @@ mod tests {
     fn a_lone_surrogate_reaches_the_wire_as_an_escape() {
         let msg = json!({"x": format!("a{LONE_SURROGATE}")});
         assert_eq!(line(&msg), br#"{"x":"a\ud800"}"#.to_vec());
+        // A finding prints (and reports) the escape that was sent.
+        let shown = as_sent(&msg.to_string());
+        assert_eq!(shown, r#"{"x":"a\ud800"}"#);
+        assert!(parse_line(shown.as_bytes()).is_ok());
     }
 
     #[test]

@@ -17,14 +17,15 @@ use super::{
     check_report_paths, era_choice, load_baseline, out, resolve_target, settings, CliError,
     TargetArgs, Usage,
 };
-use crate::engine::{EngineError, EraChoice};
+use crate::engine::EngineError;
 use crate::fuzz::{fuzz, Budget, FuzzOutcome, FuzzSettings, Stats};
 
 #[derive(Debug, Args)]
 pub(crate) struct FuzzArgs {
     #[command(flatten)]
     pub(crate) target: TargetArgs,
-    /// How long to fuzz, in seconds (split between the eras with --era auto).
+    /// How long to fuzz, in seconds (with --era auto, split over the eras the
+    /// server speaks, found first).
     #[arg(long, value_name = "N", conflicts_with = "requests")]
     pub(crate) seconds: Option<f64>,
     /// How many requests to send (split between the eras with --era auto).
@@ -126,7 +127,8 @@ fn render(outcome: &FuzzOutcome, saved: &[(String, PathBuf)]) -> String {
         for line in f.message.lines() {
             let _ = writeln!(text, "  {line}");
         }
-        let _ = writeln!(text, "  request:  {}", f.request);
+        let sent = mcperr_core::fuzz::inputs::as_sent(&f.request.to_string());
+        let _ = writeln!(text, "  request:  {sent}");
         let status = f
             .http_status
             .map(|s| format!("HTTP {s} "))
@@ -183,18 +185,13 @@ pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, CliError> {
     if args.seconds.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
         return Err(Usage("--seconds must be a positive number".into()));
     }
-    let eras = if matches!(choice, EraChoice::Auto) {
-        2
-    } else {
-        1
-    };
     let budget = match (args.seconds, args.requests) {
         (_, Some(r)) => Budget {
             time: None,
-            requests: Some(r.div_ceil(eras).max(1)),
+            requests: Some(r),
         },
         (s, None) => Budget {
-            time: Some(Duration::from_secs_f64(s.unwrap_or(10.0) / eras as f64)),
+            time: Some(Duration::from_secs_f64(s.unwrap_or(10.0))),
             requests: None,
         },
     };
@@ -209,8 +206,8 @@ pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, CliError> {
         profile.name,
         if args.strict { " (strict)" } else { "" },
         match (budget.time, budget.requests) {
-            (Some(t), _) => format!("{:.1} s per era", t.as_secs_f64()),
-            (_, Some(r)) => format!("{r} requests per era"),
+            (Some(t), _) => format!("{:.1} s over the eras it speaks", t.as_secs_f64()),
+            (_, Some(r)) => format!("{r} requests over the eras it speaks"),
             _ => String::new(),
         }
     );

@@ -99,6 +99,7 @@ async fn concurrent(w: &mut Worker<'_>, client: &mut Client) -> Stop {
 /// (shrinking excluded).
 pub(crate) async fn era(
     settings: &FuzzSettings,
+    budget: &super::Budget,
     era: Era,
     store: &Store,
     shrink_requests: &AtomicU64,
@@ -115,9 +116,9 @@ pub(crate) async fn era(
     };
     let counted = mcperr_core::bookshop::can_count(names);
     let jobs = settings.run.jobs.max(1);
-    let quota = settings.budget.requests.map(|r| r.div_ceil(jobs as u64));
+    let quota = budget.requests.map(|r| r.div_ceil(jobs as u64));
     let start = Instant::now();
-    let deadline = settings.budget.time.map(|t| start + t);
+    let deadline = budget.time.map(|t| start + t);
     let judge = Judge {
         era,
         profile: settings.profile.clone(),

@@ -33,9 +33,10 @@ use crate::engine::{EngineError, EraChoice, RunSettings};
 /// When a campaign ends: after so long, after so many requests, or both.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Budget {
-    /// Wall time of the campaign (per era).
+    /// Wall time of the whole campaign, split evenly over the eras the
+    /// server speaks (found before any fuzzing).
     pub time: Option<Duration>,
-    /// Requests (per era).
+    /// Requests of the whole campaign, split the same way.
     pub requests: Option<u64>,
 }
 
@@ -131,7 +132,8 @@ impl FuzzReport {
 
     /// The JSON text.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_default()
+        // A lone surrogate sent shows as the escape sent, not the placeholder.
+        mcperr_core::fuzz::inputs::as_sent(&serde_json::to_string_pretty(self).unwrap_or_default())
     }
 }
 
@@ -216,21 +218,48 @@ pub struct FuzzOutcome {
     pub found: Vec<Found>,
 }
 
-/// Fuzzes every era `choice` names (the budget applies to each), on
-/// `settings.run.jobs` server processes per era.
+/// Fuzzes every era `choice` names that the server speaks (found first, so
+/// the budget is split over those alone), on `settings.run.jobs` server
+/// processes per era.
 pub async fn fuzz(
     settings: &FuzzSettings,
     choice: EraChoice,
     target: TargetInfo,
 ) -> Result<FuzzOutcome, EngineError> {
+    let mut not_fuzzed = Vec::new();
     let eras = match choice {
         EraChoice::Pinned(e) => vec![e],
-        EraChoice::Auto => vec![Era::Modern, Era::Legacy],
+        EraChoice::Auto => {
+            // Which eras does it speak? A handshake each, before any budget is spent.
+            let mut spoken = Vec::new();
+            for era in [Era::Modern, Era::Legacy] {
+                match crate::engine::connect(&settings.run, EraChoice::Pinned(era)).await {
+                    Ok((c, _)) => {
+                        c.conn.close().await;
+                        spoken.push(era);
+                    }
+                    Err(e) if !e.spawn => not_fuzzed.push(format!("{era}: {e}")),
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            if spoken.is_empty() {
+                return Err(EngineError::Setup(crate::engine::SetupError {
+                    rule: mcperr_core::rules::RuleId::J4,
+                    spawn: false,
+                    message: not_fuzzed.join("; "),
+                }));
+            }
+            spoken
+        }
+    };
+    let n = eras.len() as u64;
+    let budget = Budget {
+        time: settings.budget.time.map(|t| t / n as u32),
+        requests: settings.budget.requests.map(|r| r.div_ceil(n).max(1)),
     };
     let mut campaign_time = Duration::ZERO;
     let store = Arc::new(Store::default());
     let mut fuzzed = Vec::new();
-    let mut not_fuzzed = Vec::new();
     let mut left_out = Vec::new();
     let mut valid_calls = Vec::new();
     let shrink_requests = AtomicU64::new(0);
@@ -238,7 +267,7 @@ pub async fn fuzz(
         if settings.stats.stop.load(Ordering::Relaxed) {
             break;
         }
-        match campaign::era(settings, era, &store, &shrink_requests).await {
+        match campaign::era(settings, &budget, era, &store, &shrink_requests).await {
             Ok((l, calls, took)) => {
                 fuzzed.push(era.to_string());
                 left_out = l;
