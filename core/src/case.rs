@@ -325,13 +325,10 @@ impl Case {
             .parse()
             .map_err(|e: crate::rules::UnknownId| err(e.0))?;
         let aspect_of = |name: &str| {
-            crate::rules::AspectId::find(rule, name)
+            format!("{rule}.{name}")
+                .parse::<crate::rules::AspectId>()
                 .map(|_| ())
-                .ok_or_else(|| {
-                    err(format!("{rule}.{name}")
-                        .parse::<crate::rules::AspectId>()
-                        .map_or_else(|e| e.to_string(), |a| a.to_string()))
-                })
+                .map_err(|e| err(e.0))
         };
         if let Some(a) = &case.aspect {
             aspect_of(a)?;

@@ -61,6 +61,38 @@ pub struct Client {
     next_id: i64,
 }
 
+/// What stdout output that arrived outside a judged exchange is: nothing (a
+/// blank line, a server-to-client message, or the late answer to an ignored
+/// id, noted in `late_seen`) or a stray to judge.
+fn stray_of(
+    event: StdoutEvent,
+    answered: &std::collections::VecDeque<Value>,
+    ignored: &std::collections::HashSet<String>,
+    late_seen: &mut std::collections::HashSet<String>,
+) -> Option<Stray> {
+    match event {
+        StdoutEvent::Line(l) if l.iter().all(u8::is_ascii_whitespace) => None,
+        StdoutEvent::Line(l) => match mcperr_core::wire::decode(&l) {
+            Ok(v @ Value::Object(_)) if v.get("method").is_some() => None,
+            Ok(Value::Object(o))
+                if o.get("id")
+                    .is_some_and(|i| ignored.contains(&i.to_string())) =>
+            {
+                late_seen.insert(o["id"].to_string());
+                None
+            }
+            Ok(v @ Value::Object(_)) => Some(match v.get("id") {
+                None | Some(Value::Null) => Stray::NullIdResponse(v),
+                Some(id) if answered.contains(id) => Stray::Duplicate(v),
+                Some(_) => Stray::Unsolicited(v),
+            }),
+            _ => Some(Stray::NotJson(String::from_utf8_lossy(&l).into_owned())),
+        },
+        StdoutEvent::TooLong(n) => Some(Stray::TooLong(n)),
+        StdoutEvent::Eof => None,
+    }
+}
+
 fn ending_value(e: &Ending) -> Option<&Value> {
     match e {
         Ending::Answered(v) | Ending::WrongId(v) => Some(v),
@@ -404,27 +436,7 @@ impl Client {
                 None | Some(StdoutEvent::Eof) => return false,
                 Some(e) => e,
             };
-            let stray = match event {
-                StdoutEvent::TooLong(n) => Some(Stray::TooLong(n)),
-                StdoutEvent::Line(l) if l.iter().all(u8::is_ascii_whitespace) => None,
-                StdoutEvent::Line(l) => match mcperr_core::wire::decode(&l) {
-                    Ok(v @ Value::Object(_)) if v.get("method").is_some() => None,
-                    Ok(Value::Object(o))
-                        if o.get("id")
-                            .is_some_and(|i| self.ignored.contains(&i.to_string())) =>
-                    {
-                        self.late_seen.insert(o["id"].to_string());
-                        None
-                    }
-                    Ok(v @ Value::Object(_)) => Some(match v.get("id") {
-                        None | Some(Value::Null) => Stray::NullIdResponse(v),
-                        Some(i) if self.answered.contains(i) => Stray::Duplicate(v),
-                        Some(_) => Stray::Unsolicited(v),
-                    }),
-                    _ => Some(Stray::NotJson(String::from_utf8_lossy(&l).into_owned())),
-                },
-                StdoutEvent::Eof => None,
-            };
+            let stray = stray_of(event, &self.answered, &self.ignored, &mut self.late_seen);
             if let Some(s) = stray {
                 push_stray(&mut self.pending, s);
             }
@@ -437,33 +449,11 @@ impl Client {
         let Conn::Lines(conn) = &mut self.conn else {
             return out;
         };
-        let answered = &self.answered;
-        let ignored = &self.ignored;
-        let late_seen = &mut self.late_seen;
+        let (answered, ignored, late_seen) = (&self.answered, &self.ignored, &mut self.late_seen);
         let fresh: Vec<Stray> = conn
             .pending()
             .into_iter()
-            .filter_map(|e| match e {
-                StdoutEvent::Line(l) if l.iter().all(u8::is_ascii_whitespace) => None,
-                StdoutEvent::Line(l) => match mcperr_core::wire::decode(&l) {
-                    Ok(v @ Value::Object(_)) if v.get("method").is_some() => None,
-                    Ok(Value::Object(o))
-                        if o.get("id")
-                            .is_some_and(|i| ignored.contains(&i.to_string())) =>
-                    {
-                        late_seen.insert(o["id"].to_string());
-                        None
-                    }
-                    Ok(v @ Value::Object(_)) => Some(match v.get("id") {
-                        None | Some(Value::Null) => Stray::NullIdResponse(v),
-                        Some(id) if answered.contains(id) => Stray::Duplicate(v),
-                        Some(_) => Stray::Unsolicited(v),
-                    }),
-                    _ => Some(Stray::NotJson(String::from_utf8_lossy(&l).into_owned())),
-                },
-                StdoutEvent::TooLong(n) => Some(Stray::TooLong(n)),
-                StdoutEvent::Eof => None,
-            })
+            .filter_map(|e| stray_of(e, answered, ignored, late_seen))
             .collect();
         for stray in fresh {
             push_stray(&mut out, stray);
