@@ -270,6 +270,12 @@ pub struct Case {
     /// The tool's `outputSchema`, for generated valid calls (`structured-output`).
     #[serde(skip)]
     pub output_schema: Option<Value>,
+    /// Generated valid calls only: the call must be accepted to pass, and
+    /// these further valid `arguments` are sent, in order, while the tool
+    /// refuses the ones before (an error or an `isError` result); a call no
+    /// set of which is accepted is a skip.
+    #[serde(skip)]
+    pub arguments_to_try: Option<Vec<Value>>,
     /// Where it came from (set by the loader).
     #[serde(skip)]
     pub source: String,

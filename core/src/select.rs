@@ -253,12 +253,24 @@ impl Selection {
                 out.extend(generate::valid_call(tool));
             }
         }
-        out.extend(
-            discovery
-                .templates
-                .iter()
-                .filter_map(generate::template_not_found),
-        );
+        // A template a scripted case needs is judged by that case, with the
+        // fixture's own expectation (a crash, a failing backend).
+        let builtin = case::builtin_cases().unwrap_or_default();
+        let scripted = |t: &Value| {
+            let need = format!(
+                "template:{}",
+                t.get("uriTemplate").and_then(Value::as_str).unwrap_or("")
+            );
+            builtin.iter().any(|c| c.needs.contains(&need))
+        };
+        if let Some(model) = builtin.iter().find(|c| c.id == generate::NOT_FOUND_MODEL) {
+            for t in discovery.templates.iter().filter(|t| !scripted(t)) {
+                out.extend(generate::template_not_found(t, model));
+            }
+        }
+        for t in &discovery.templates {
+            out.extend(generate::template_empty_value(t, &discovery.resources));
+        }
         out.extend(discovery.resources.iter().filter_map(generate::static_read));
         out.extend(discovery.prompts.iter().flat_map(generate::prompt_cases));
         out

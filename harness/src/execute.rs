@@ -139,7 +139,75 @@ async fn plain_exchange(client: &mut Client, request: &Outgoing) -> Exchange {
 
 /// Runs one planned case on a live client. The second value is false when
 /// the server stopped answering (the caller restarts it).
+///
+/// A generated valid call with further argument sets to try is sent again
+/// with the next set while the tool refuses (an error or an `isError`
+/// result that is otherwise well-formed): only an accepted call can pass,
+/// and a call none of whose sets is accepted is a skip that says so. Any
+/// refusal that breaks a rule (a leak in its text, a wrong shape) is the
+/// verdict at once.
 pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool) {
+    let Some(tries) = &plan.case.arguments_to_try else {
+        return execute_once(client, plan).await;
+    };
+    let mut attempt = plan.clone();
+    let mut refusals = Vec::new();
+    for next in tries.iter().map(Some).chain([None]) {
+        let (result, alive) = execute_once(client, &attempt).await;
+        let refused = result.response.as_ref().is_some_and(refusal);
+        if !alive || result.verdict != Verdict::Pass || !refused {
+            return (result, alive);
+        }
+        refusals.push(short_answer(result.response.as_ref()));
+        let Some(args) = next else {
+            let mut result = result;
+            result.verdict = Verdict::Skip;
+            let sets = match refusals.len() {
+                1 => "the one schema-derived argument set".to_string(),
+                n => format!("all {n} schema-derived argument sets (the last is shown)"),
+            };
+            result.message = format!(
+                "no valid call to judge: the tool refused {sets}; answers: {}",
+                refusals.join("; ")
+            );
+            return (result, alive);
+        };
+        if let Some(p) = attempt
+            .request
+            .params
+            .as_mut()
+            .and_then(Value::as_object_mut)
+        {
+            p.insert("arguments".into(), args.clone());
+        }
+    }
+    unreachable!("the loop returns on its last set")
+}
+
+/// A tool's refusal of a call: a JSON-RPC error or an `isError` result.
+fn refusal(response: &Value) -> bool {
+    response.get("error").is_some()
+        || response.pointer("/result/isError") == Some(&Value::Bool(true))
+}
+
+/// An answer in a few words, for the message of a skipped valid call.
+fn short_answer(response: Option<&Value>) -> String {
+    let Some(r) = response else {
+        return "no answer".into();
+    };
+    let text = r
+        .pointer("/error/message")
+        .or_else(|| r.pointer("/result/content/0/text"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let text: String = text.chars().take(80).collect();
+    match r.pointer("/error/code") {
+        Some(c) => format!("error {c} {text:?}"),
+        None => format!("isError {text:?}"),
+    }
+}
+
+async fn execute_once(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool) {
     let early = client.begin_case();
     let mark = client.stderr().mark();
     let before = if plan.wants_counts() {

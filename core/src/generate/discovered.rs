@@ -34,37 +34,84 @@ pub(crate) fn expand(template: &str, value: &str) -> String {
     out
 }
 
+/// The id of the scripted case a generated not-found read is judged as.
+pub const NOT_FOUND_MODEL: &str = "resources/not-found";
+
 /// A read of `template` (a `resources/templates/list` entry) with a value
-/// that cannot exist.
-pub fn template_not_found(template: &Value) -> Option<Case> {
+/// that cannot exist, judged exactly as the scripted not-found case
+/// (`model`, [`NOT_FOUND_MODEL`]): the same code per era and profile, the
+/// same `data.uri` aspect and the `no-empty-contents` check, from the rule
+/// table. Only the message is not compared (the scripted case knows the
+/// fixture's words; a server's own are its own). A real result passes too:
+/// a template may serve any value.
+pub fn template_not_found(template: &Value, model: &Case) -> Option<Case> {
     let t = template.get("uriTemplate").and_then(Value::as_str)?;
     let uri = expand(t, NO_SUCH);
-    Some(
-        Draft {
-            id: format!("generated/resources/{t}/not-found"),
-            rule: crate::rules::RuleId::R1.as_str(),
-            spec: "",
-            title: format!("{t} read with a value that names nothing: a JSON-RPC error or real contents, never an isError result or empty contents"),
-            needs: vec![format!("template:{t}")],
-            method: "resources/read",
-            params: json!({"uri": uri}),
-            // Which code is the server's to say: it may not know the item is
-            // missing (a backend that fails, as the Bookshop's fail:// does).
-            // The built-in resources/not-found case judges the code; this one
-            // hunts the half-results resources must never give.
-            expect: json!({"result": "$absent", "error": "$object"}),
-            also_pass: vec![alternative(
-                json!({"result": {"contents": "$nonempty", "isError": "$absent"}, "error": "$absent"}),
-                "the template accepts any value: a real result (its shape is checked)",
-                &[],
-            )],
-            warn: vec![],
-            checks: vec![],
-            profile: Default::default(),
-            output_schema: None,
+    let mut case = model.clone();
+    case.id = format!("generated/resources/{t}/not-found");
+    case.title = format!(
+        "{t} read with a value that names nothing: judged as {NOT_FOUND_MODEL} (or real contents)"
+    );
+    case.needs = vec![format!("template:{t}")];
+    case.request.params = Some(json!({"uri": uri}));
+    if let Some(error) = case.expect.get_mut("error").and_then(Value::as_object_mut) {
+        error.remove("message");
+    }
+    for shape in case.aspects.values_mut() {
+        if let Some(u) = shape.pointer_mut("/error/data/uri") {
+            *u = json!(uri);
         }
-        .build("generated from resources/templates/list"),
+    }
+    case.also_pass.push(accepts_any_value());
+    case.source = format!("generated from resources/templates/list, judged as {NOT_FOUND_MODEL}");
+    Some(case)
+}
+
+fn accepts_any_value() -> crate::case::Alternative {
+    alternative(
+        json!({"result": {"contents": "$nonempty", "isError": "$absent"}, "error": "$absent"}),
+        "the template serves any value: a real result (its shape is checked)",
+        &[],
     )
+}
+
+/// A read of `template` with every variable empty (`books://`), unless a
+/// listed resource has that URI: an error, or real contents; never empty
+/// `contents` (R1 `no-empty-contents`, by its level per era) nor an
+/// `isError` result (R1). Which error is the server's to say: an empty
+/// value may be malformed rather than missing.
+pub fn template_empty_value(template: &Value, listed: &[Value]) -> Option<Case> {
+    let t = template.get("uriTemplate").and_then(Value::as_str)?;
+    let uri = expand(t, "");
+    let is_listed = listed
+        .iter()
+        .any(|r| r.get("uri").and_then(Value::as_str) == Some(uri.as_str()));
+    if is_listed || uri == t {
+        return None;
+    }
+    let mut case = Draft {
+        id: format!("generated/resources/{t}/empty-value"),
+        rule: crate::rules::RuleId::R1.as_str(),
+        spec: "",
+        title: format!("{t} read with an empty value ({uri}): an error or real contents, never empty contents or isError"),
+        needs: vec![format!("template:{t}")],
+        method: "resources/read",
+        params: json!({"uri": uri}),
+        expect: json!({"result": "$absent", "error": "$object"}),
+        also_pass: vec![accepts_any_value()],
+        warn: vec![crate::case::Alternative {
+            pattern: json!({"result": {"isError": true}}),
+            reason: "an isError result: resources have none; a failed read is a JSON-RPC error".into(),
+            eras: vec![],
+            aspect: Some("main".into()),
+        }],
+        checks: vec!["no-empty-contents"],
+        profile: Default::default(),
+        output_schema: None,
+    }
+    .build("generated from resources/templates/list (an empty value)");
+    case.aspect = Some("no-empty-contents".into());
+    Some(case)
 }
 
 /// A read of a static resource (a `resources/list` entry): a result whose

@@ -6,6 +6,7 @@
 //! required arguments or plainly. Samples are checked with the `jsonschema`
 //! crate, so "valid" really is valid and "invalid" really is invalid.
 
+mod candidates;
 pub(crate) mod discovered;
 mod tools;
 
@@ -13,7 +14,10 @@ use serde_json::{json, Map, Value};
 
 use crate::case::{Alternative, Case, RequestSpec};
 
-pub use discovered::{prompt_cases, static_read, template_not_found};
+pub use candidates::argument_sets;
+pub use discovered::{
+    prompt_cases, static_read, template_empty_value, template_not_found, NOT_FOUND_MODEL,
+};
 pub use tools::{t4_cases, valid_call};
 
 /// Longest string a generated case sends.
@@ -55,7 +59,7 @@ pub(crate) fn format_sample(format: &str) -> Option<&'static str> {
     })
 }
 
-fn first_type(schema: &Value) -> &str {
+pub(crate) fn first_type(schema: &Value) -> &str {
     match schema.get("type") {
         Some(Value::String(t)) => t.as_str(),
         Some(Value::Array(ts)) => ts
@@ -227,6 +231,7 @@ impl Draft<'_> {
             aspects: Default::default(),
             at_most: None,
             output_schema: self.output_schema,
+            arguments_to_try: None,
             source: source.into(),
         }
     }

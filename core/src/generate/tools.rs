@@ -234,40 +234,51 @@ fn short(v: &Value) -> String {
     }
 }
 
-/// A valid sample call of a tool that is safe to call (T8): a result (with a
-/// `structuredContent` that fits the `outputSchema` unless `isError`), or a
-/// well-formed JSON-RPC error; the invariants judge shape and leaks, the
-/// probe after it liveness. `None` when no valid sample can be built.
+/// How many valid argument sets a generated valid call tries at most.
+const MOST_ARGUMENT_SETS: usize = 8;
+
+/// A valid sample call of a tool that is safe to call (T8). It passes only
+/// when the tool accepts it: a result without `isError` (whose
+/// `structuredContent` fits the `outputSchema`); the executor tries the
+/// next schema-derived argument set ([`super::argument_sets`]) while the
+/// tool refuses, and a call refused every time is a skip. A refusal is
+/// still judged (its shape, leaks in its text); the probe after it judges
+/// liveness. `None` when no valid arguments can be built.
 pub fn valid_call(tool: &Value) -> Option<Case> {
     let name = tool.get("name").and_then(Value::as_str)?;
-    let (_, args) = valid_arguments(tool)?;
+    let mut sets = super::argument_sets(tool, MOST_ARGUMENT_SETS).into_iter();
+    let args = sets.next()?;
     let output_schema = tool.get("outputSchema").cloned();
     let mut checks = vec![];
     if output_schema.is_some() {
         checks.push("structured-output");
     }
-    Some(
-        Draft {
-            id: format!("generated/tools/{name}/valid-call"),
-            rule: crate::rules::RuleId::T8.as_str(),
-            spec: "",
-            title: format!("{name} with valid sample arguments answers a result of the right shape, or a JSON-RPC error"),
-            needs: vec![format!("tool:{name}")],
-            method: "tools/call",
-            params: json!({"name": name, "arguments": args}),
-            expect: json!({"result": "$object"}),
-            also_pass: vec![alternative(
-                json!({"error": "$object"}),
-                "a JSON-RPC error for a valid call: the server's choice, and well-formed",
-                &[],
-            )],
-            warn: vec![],
-            checks,
-            profile: Default::default(),
-            output_schema,
-        }
-        .build("generated from the tool's inputSchema (a valid call)"),
-    )
+    let mut case = Draft {
+        id: format!("generated/tools/{name}/valid-call"),
+        rule: crate::rules::RuleId::T8.as_str(),
+        spec: "",
+        title: format!(
+            "{name} accepts valid arguments: a result without isError, of the right shape"
+        ),
+        needs: vec![format!("tool:{name}")],
+        method: "tools/call",
+        params: json!({"name": name, "arguments": args}),
+        expect: json!({"result": "$object"}),
+        // A refusal is well-formed or not (judged), but never the pass: the
+        // executor sends the next set, and skips when every one is refused.
+        also_pass: vec![alternative(
+            json!({"error": "$object"}),
+            "a JSON-RPC error for a valid call: well-formed; the next argument set is tried",
+            &[],
+        )],
+        warn: vec![],
+        checks,
+        profile: Default::default(),
+        output_schema,
+    }
+    .build("generated from the tool's inputSchema (a valid call)");
+    case.arguments_to_try = Some(sets.collect());
+    Some(case)
 }
 
 #[cfg(test)]

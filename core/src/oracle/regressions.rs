@@ -25,9 +25,14 @@ fn case(id: &str) -> Case {
 /// `id` judged under `profile` in `era` (stdio), answered with `result` or
 /// `error` (the response's id is the request's).
 fn judged(id: &str, profile: &str, era: Era, answer: Value) -> (CasePlan, Judgement) {
+    judged_case(&case(id), profile, era, answer)
+}
+
+/// `case` judged as [`judged`] judges a built-in one.
+fn judged_case(case: &Case, profile: &str, era: Era, answer: Value) -> (CasePlan, Judgement) {
     let p = Profile::load(profile).unwrap();
     let plan = CasePlan::new(
-        &case(id),
+        case,
         &p,
         era,
         "CANARY42",
@@ -226,4 +231,76 @@ fn a_request_left_unanswered_while_the_server_answers_others_is_a_j4_failure_not
         "{}",
         j.message
     );
+}
+
+#[test]
+fn a_generated_not_found_read_is_judged_as_the_scripted_one_era_by_era() {
+    let model = case(crate::generate::NOT_FOUND_MODEL);
+    let t = json!({"uriTemplate": "items://{id}"});
+    let c = crate::generate::template_not_found(&t, &model).unwrap();
+    let uri = c.request.params.as_ref().unwrap()["uri"]
+        .as_str()
+        .unwrap()
+        .replace("{{canary}}", "CANARY42");
+    let err = |code: i64| json!({"error": {"code": code, "message": "no such item", "data": {"uri": uri}}});
+    // 2026-07-28: "servers MUST return a JSON-RPC error with code -32602".
+    // A -32603 passed before, as any error did.
+    let verdict = |era, answer| judged_case(&c, "spec", era, answer).1.verdict;
+    assert_eq!(verdict(Era::Modern, err(-32603)), Verdict::Fail);
+    assert_eq!(verdict(Era::Modern, err(-32602)), Verdict::Pass);
+    assert_eq!(
+        verdict(Era::Modern, json!({"result": {"contents": []}})),
+        Verdict::Fail
+    );
+    let real = json!({"result": {"contents": [{"uri": uri, "text": "x"}], "ttlMs": 0, "cacheScope": "private"}});
+    let j = judged_case(&c, "spec", Era::Modern, real.clone()).1;
+    assert_eq!(j.verdict, Verdict::Pass, "{}", j.message);
+    // A real result is not held to the error's data.uri, under any profile.
+    assert!(!j.message.contains("data-uri"), "{}", j.message);
+    let j = judged_case(&c, "model", Era::Modern, real.clone()).1;
+    assert_eq!(j.verdict, Verdict::Pass, "{}", j.message);
+    // 2025-11-25: SHOULD -32002, so -32602 warns there, as in resources/not-found.
+    assert_eq!(verdict(Era::Legacy, err(-32002)), Verdict::Pass);
+    assert_eq!(verdict(Era::Legacy, err(-32602)), Verdict::Warn);
+    let real_2025 = json!({"result": {"contents": [{"uri": uri, "text": "x"}]}});
+    assert_eq!(verdict(Era::Legacy, real_2025), Verdict::Pass);
+    for era in [Era::Modern, Era::Legacy] {
+        let scripted = judged(crate::generate::NOT_FOUND_MODEL, "spec", era, json!({"error": {"code": -32603, "message": "No book titled 'Nothing' in the catalog.", "data": {"uri": "books://Nothing"}}})).1.verdict;
+        assert_eq!(verdict(era, err(-32603)), scripted, "{era}");
+    }
+}
+
+#[test]
+fn an_empty_template_value_is_judged_for_empty_contents_and_is_error() {
+    let t = json!({"uriTemplate": "items://{id}"});
+    let c = crate::generate::template_empty_value(&t, &[]).unwrap();
+    assert_eq!(c.request.params.as_ref().unwrap()["uri"], "items://");
+    let verdict = |era, answer| judged_case(&c, "spec", era, answer).1;
+    let empty = json!({"result": {"contents": []}});
+    let j = verdict(Era::Modern, empty.clone());
+    assert_eq!(
+        (j.verdict, j.rule.as_str()),
+        (Verdict::Fail, "R1"),
+        "{}",
+        j.message
+    );
+    // 2025-11-25 forbids no empty contents: no verdict.
+    assert_eq!(verdict(Era::Legacy, empty).verdict, Verdict::Skip);
+    let is_error =
+        json!({"result": {"isError": true, "contents": [{"uri": "items://", "text": "bad"}]}});
+    assert_eq!(
+        verdict(Era::Modern, is_error.clone()).verdict,
+        Verdict::Fail
+    );
+    assert_eq!(verdict(Era::Legacy, is_error).verdict, Verdict::Warn);
+    assert_eq!(
+        verdict(
+            Era::Modern,
+            json!({"error": {"code": -32603, "message": "x"}})
+        )
+        .verdict,
+        Verdict::Pass
+    );
+    // A listed resource with that URI is a real read, not this case.
+    assert!(crate::generate::template_empty_value(&t, &[json!({"uri": "items://"})]).is_none());
 }

@@ -84,18 +84,28 @@ fn faithful_recipes_servers_get_no_failure_under_spec_or_model_in_both_eras() {
                         assert_eq!(code, Some(0), "{name} {era} {profile}: {}", r["summary"]);
                         assert_eq!(r["summary"]["error"], 0, "{name} {era} {profile}");
                         // Generic cases ran: a valid call, a template read, a static read, a prompt.
-                        for id in [
-                            "generated/tools/find_recipe/valid-call",
-                            "generated/resources/recipes://{name}/not-found",
-                            "generated/resources/recipes://index/read",
-                            "generated/prompts/daily_tip/render",
+                        // The not-found read is judged as the scripted
+                        // resources/not-found: both SDKs answer -32602, which
+                        // deviates from 2025-11-25's SHOULD -32002 (a warn).
+                        let not_found = if era == "2025-11-25" && profile == "spec" {
+                            "warn"
+                        } else {
+                            "pass"
+                        };
+                        for (id, verdict) in [
+                            ("generated/tools/find_recipe/valid-call", "pass"),
+                            ("generated/resources/recipes://{name}/not-found", not_found),
+                            ("generated/resources/recipes://{name}/empty-value", "pass"),
+                            ("generated/resources/recipes://index/read", "pass"),
+                            ("generated/prompts/daily_tip/render", "pass"),
                         ] {
                             let c = cases(&r).iter().find(|c| c["id"] == id);
                             assert!(
-                                c.is_some_and(|c| c["verdict"] == "pass"),
+                                c.is_some_and(|c| c["verdict"] == verdict),
                                 "{name} {era} {profile}: {id} {c:?}"
                             );
                         }
+                        assert_valid_calls_were_accepted(&r, &format!("{name} {era} {profile}"));
                         // The destructive tool is left out, with its reason.
                         let left: Vec<&str> = r["left_out"]
                             .as_array()
@@ -126,6 +136,33 @@ fn faithful_recipes_servers_get_no_failure_under_spec_or_model_in_both_eras() {
             });
         }
     });
+}
+
+/// Every generated valid call that passed was accepted by the tool (a
+/// result without `isError`); at least one passed when any tool gets valid
+/// calls (a Bookshop that annotates nothing gets none).
+pub fn assert_valid_calls_were_accepted(r: &Value, what: &str) {
+    let any_valid = r["valid_calls"]
+        .as_array()
+        .is_some_and(|v| v.iter().any(|c| c["valid"] == true));
+    let passes: Vec<&Value> = cases(r)
+        .iter()
+        .filter(|c| c["id"].as_str().is_some_and(|i| i.ends_with("/valid-call")))
+        .filter(|c| c["verdict"] == "pass")
+        .collect();
+    assert!(
+        !any_valid || !passes.is_empty(),
+        "{what}: no valid call passed"
+    );
+    for c in &passes {
+        let result = &c["response"]["result"];
+        assert!(
+            result.is_object() && result["isError"] != true,
+            "{what}: {} passed with {}",
+            c["id"],
+            c["response"]
+        );
+    }
 }
 
 #[test]

@@ -34,8 +34,12 @@ pub fn judge_against_baselines(
         for &profile in profiles {
             let baseline =
                 format!("{root}/fixtures/baselines/{sdk}.{transport}.{era}.{profile}.toml");
+            let json = crate::support::scratch(&format!("peer-{sdk}-{transport}-{era}-{profile}"))
+                .join("r.json");
             let out = mcperr(&[
                 "run",
+                "--json",
+                json.to_str().unwrap(),
                 target[0],
                 target[1],
                 "--era",
@@ -55,6 +59,11 @@ pub fn judge_against_baselines(
                 out.stderr
             );
             assert!(out.stdout.contains(" 0 errors"), "{}", out.stdout);
+            let what = format!("{sdk} {transport} {era} {profile}");
+            crate::fixtures::assert_valid_calls_were_accepted(
+                &crate::support::report(&json),
+                &what,
+            );
         }
     }
 }
