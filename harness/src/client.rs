@@ -49,6 +49,8 @@ pub struct Client {
     pub era: Era,
     /// Per-request timeout.
     pub timeout: Duration,
+    /// How fast each method answers, learnt so far (slow and hung methods).
+    pub pace: crate::pace::Pace,
     /// Malformed input or a notification was sent in this case: an id-null
     /// error may answer it, so one is a stray, not the answer of the request
     /// in flight. Cleared by [`Client::begin_case`].
@@ -56,8 +58,9 @@ pub struct Client {
     /// Ids (as JSON text) of requests sent around the client whose answers
     /// may still come: skipped, not taken for another request's answer.
     ignored: std::collections::HashSet<String>,
-    /// Ignored ids (timed-out requests among them) whose answer did come late.
-    late_seen: std::collections::HashSet<String>,
+    /// Ignored ids (timed-out requests among them) whose answer did come
+    /// late, with that answer.
+    late_seen: std::collections::HashMap<String, Value>,
     next_id: i64,
 }
 
@@ -68,7 +71,7 @@ fn stray_of(
     event: StdoutEvent,
     answered: &std::collections::VecDeque<Value>,
     ignored: &std::collections::HashSet<String>,
-    late_seen: &mut std::collections::HashSet<String>,
+    late_seen: &mut std::collections::HashMap<String, Value>,
 ) -> Option<Stray> {
     match event {
         StdoutEvent::Line(l) if l.iter().all(u8::is_ascii_whitespace) => None,
@@ -78,7 +81,7 @@ fn stray_of(
                 if o.get("id")
                     .is_some_and(|i| ignored.contains(&i.to_string())) =>
             {
-                late_seen.insert(o["id"].to_string());
+                late_seen.insert(o["id"].to_string(), Value::Object(o));
                 None
             }
             Ok(v @ Value::Object(_)) => Some(match v.get("id") {
@@ -107,6 +110,7 @@ impl Client {
             conn,
             era,
             timeout,
+            pace: crate::pace::Pace::default(),
             next_id: 0,
             unanswerable_sent: false,
             ignored: Default::default(),
@@ -122,6 +126,7 @@ impl Client {
     pub fn ignore(&mut self, ids: impl IntoIterator<Item = String>) {
         if self.ignored.len() > 4096 {
             self.ignored.clear();
+            self.late_seen.clear();
         }
         self.ignored.extend(ids);
     }
@@ -129,7 +134,7 @@ impl Client {
     /// Whether the answer to `id`, a request that timed out (or was sent
     /// around the client), has arrived since.
     pub fn arrived_late(&self, id: &Value) -> bool {
-        self.late_seen.contains(&id.to_string())
+        self.late_seen.contains_key(&id.to_string())
     }
 
     /// Sets the per-request timeout (the handshake has its own).
@@ -303,7 +308,7 @@ impl Client {
                             if !self.ignored.is_empty()
                                 && self.ignored.contains(&got.to_string()) =>
                         {
-                            seen_late.push(got.to_string());
+                            seen_late.push((got.to_string(), value.clone()));
                         }
                         // One request in flight: an id-null error can only be its
                         // answer (J1 fails it at once, no need to wait out the timeout).
@@ -416,24 +421,24 @@ impl Client {
     }
 
     /// Waits up to `grace` for the late answer to `id` (a request that timed
-    /// out), keeping whatever else arrives for the next judged case. True if
-    /// it came: the server is slow, not leaving the request unanswered.
-    pub async fn await_late(&mut self, id: &Value, grace: Duration) -> bool {
+    /// out), keeping whatever else arrives for the next judged case: the
+    /// answer, if it came (the server is slow, not leaving it unanswered).
+    pub async fn await_late(&mut self, id: &Value, grace: Duration) -> Option<Value> {
         let key = id.to_string();
         let deadline = Instant::now() + grace;
         loop {
-            if self.late_seen.contains(&key) {
-                return true;
+            if let Some(v) = self.late_seen.get(&key) {
+                return Some(v.clone());
             }
             let now = Instant::now();
             let Conn::Lines(conn) = &mut self.conn else {
-                return false;
+                return None;
             };
             if now >= deadline {
-                return false;
+                return None;
             }
             let event = match conn.next_event(deadline - now).await {
-                None | Some(StdoutEvent::Eof) => return false,
+                None | Some(StdoutEvent::Eof) => return None,
                 Some(e) => e,
             };
             let stray = stray_of(event, &self.answered, &self.ignored, &mut self.late_seen);

@@ -76,6 +76,8 @@ pub async fn connect(
             Ending::Answered(r) | Ending::WrongId(r) if r.get("result").is_some() => {
                 let info = r["result"].clone();
                 client.set_timeout(settings.timeout);
+                client.pace =
+                    crate::pace::Pace::new(settings.slow_timeout).shared(settings.hung.clone());
                 return Ok((client, info));
             }
             _ => {
@@ -90,6 +92,8 @@ pub async fn connect(
         match legacy_handshake(&mut client).await {
             Ok(info) => {
                 client.set_timeout(settings.timeout);
+                client.pace =
+                    crate::pace::Pace::new(settings.slow_timeout).shared(settings.hung.clone());
                 return Ok((client, info));
             }
             Err(ex) => {

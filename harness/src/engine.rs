@@ -73,6 +73,11 @@ pub struct RunSettings {
     pub jobs: usize,
     /// The run's canary.
     pub canary: String,
+    /// How long the first timed-out request of a method is waited for
+    /// while the server answers others (`--slow-ms`, [`crate::pace`]).
+    pub slow_timeout: Duration,
+    /// Methods found hung on any process of this server, shared by all.
+    pub hung: crate::pace::HungMethods,
     /// The reference server shared by in-process connections of this run.
     memory: Option<Memory>,
 }
@@ -113,8 +118,16 @@ impl RunSettings {
             startup_timeout,
             jobs,
             canary,
+            slow_timeout: crate::pace::DEFAULT_SLOW,
+            hung: Default::default(),
             memory,
         }
+    }
+
+    /// The same settings with `--slow-ms` set.
+    pub fn with_slow_timeout(mut self, slow: Duration) -> Self {
+        self.slow_timeout = slow;
+        self
     }
 
     /// The report's description of the target.
@@ -369,10 +382,17 @@ async fn run_group(
 ) -> Vec<(usize, CaseResult)> {
     let mut client = client;
     let mut out = Vec::new();
+    // What a dead process taught of the server's pace, for the next one.
+    let mut pace = None;
     for (i, plan) in group {
         if client.is_none() {
             match connect(settings, EraChoice::Pinned(era)).await {
-                Ok((c, _)) => client = Some(c),
+                Ok((mut c, _)) => {
+                    if let Some(p) = pace.take() {
+                        c.pace = p;
+                    }
+                    client = Some(c)
+                }
                 Err(e) => {
                     let j = Judgement::new(
                         Verdict::Error,
@@ -392,6 +412,7 @@ async fn run_group(
         out.push((i, result));
         if !alive {
             if let Some(dead) = client.take() {
+                pace = Some(dead.pace.clone());
                 dead.conn.close().await;
             }
         }

@@ -6,6 +6,7 @@ use mcperr_core::exchange::{Ending, Exchange};
 use mcperr_core::oracle::{self, Evidence};
 use mcperr_core::plan::{CasePlan, IdChoice, Outgoing, SessionMode, Step, BOGUS_SESSION};
 use mcperr_core::report::CaseResult;
+use mcperr_core::rules::AspectId;
 use mcperr_core::Verdict;
 use mcperr_protocol::Id;
 use serde_json::Value;
@@ -207,7 +208,46 @@ fn short_answer(response: Option<&Value>) -> String {
     }
 }
 
+/// The error result of a case not sent because its method is hung.
+fn hung_result(
+    plan: &CasePlan,
+    method: &str,
+    first: &str,
+    slow: std::time::Duration,
+) -> CaseResult {
+    // An error of J4 (the first request's unanswered deviation), not of the
+    // case's own rule, which this case could not test.
+    let j = mcperr_core::oracle::Judgement::new(
+        Verdict::Error,
+        mcperr_core::rules::RuleId::J4.as_str(),
+        format!(
+            "not sent: {method} is hung on this server: its request in case {first} got no answer within --slow-ms {} while the server answered others",
+            slow.as_millis()
+        ),
+    );
+    CaseResult::planned(plan, &plan.citation, j, None, None, 0)
+}
+
 async fn execute_once(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool) {
+    let method = plan.request.method.clone();
+    let step_methods = plan.steps.iter().filter_map(|s| match s {
+        Step::Send(o) if o.id != IdChoice::Notification => Some(o.method.as_str()),
+        _ => None,
+    });
+    for m in std::iter::once(method.as_str()).chain(step_methods) {
+        if let Some(first) = client.pace.hung(m) {
+            let first = first.to_string();
+            return (hung_result(plan, m, &first, client.pace.slow_timeout), true);
+        }
+    }
+    let normal = client.timeout;
+    client.timeout = client.pace.timeout_for(&method, normal);
+    let out = execute_paced(client, plan).await;
+    client.timeout = normal;
+    out
+}
+
+async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool) {
     let early = client.begin_case();
     let mark = client.stderr().mark();
     let before = if plan.wants_counts() {
@@ -218,8 +258,31 @@ async fn execute_once(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool
     let mut evidence = Evidence::default();
     for s in &plan.steps {
         if let Err(ex) = step(client, s).await {
-            let j = oracle::judge(plan, &ex, &evidence);
             let ms = ex.duration.as_millis() as u64;
+            // A step left unanswered while the server answers a probe: the
+            // step's method is hung (its later cases are errors at once),
+            // the server is not lost.
+            if ex.ending == Ending::Timeout && client.probe().await.response().is_some() {
+                let method = ex.request["method"].as_str().unwrap_or("?").to_string();
+                if slow_step(client, &method, &ex).await {
+                    // The case again, the step's method now with --slow-ms.
+                    return Box::pin(execute_once(client, plan)).await;
+                }
+                client.pace.mark_hung(&method, &plan.case.id);
+                let v = mcperr_core::grading::Violation::new(
+                    AspectId::J4Main,
+                    format!(
+                        "the case's {method} step was never answered (within {} ms) while the server went on answering others; {method} is hung, its later requests are not sent",
+                        client.timeout.as_millis()
+                    ),
+                );
+                let graded = plan.grader().graded(&v, false).into_iter().collect();
+                let j = mcperr_core::oracle::Judgement::of(graded, &plan.case.rule, String::new());
+                let citation = j.citation.clone().unwrap_or_else(|| plan.citation.clone());
+                let result = CaseResult::planned(plan, &citation, j, Some(ex.request), None, ms);
+                return (result, true);
+            }
+            let j = oracle::judge(plan, &ex, &evidence);
             let result = CaseResult::planned(plan, &plan.citation, j, Some(ex.request), None, ms);
             return (result, false);
         }
@@ -262,19 +325,26 @@ async fn execute_once(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool
     let mut alive = ex.response().is_some() || ex.http.is_some();
     if ex.ending == Ending::Timeout && plan.http.is_none() {
         // No answer: does the server still answer others? Then this request
-        // was left unanswered (J4), not the server lost; unless its own
-        // answer came during the probe (slow, not unanswered: an error).
+        // is slow (answered within --slow-ms) or left unanswered (J4, and
+        // its method hung), not the server lost.
         let probe = client.probe().await;
         if probe.response().is_some() {
             alive = true;
-            let judged = ex.request.get("id").cloned().unwrap_or(Value::Null);
-            // A short grace (at most 2 s) for the judged answer itself: one
-            // that comes is slow (an error), not unanswered (J4).
-            let grace = client.timeout.min(std::time::Duration::from_secs(2));
-            let came = client.await_late(&judged, grace).await;
+            match slow_answer(client, plan, &ex).await {
+                Some((answer, elapsed)) => {
+                    client.pace.mark_slow(&plan.request.method, elapsed);
+                    evidence.slow = Some((elapsed, client.timeout));
+                    ex.ending = answer.ending;
+                    ex.request = answer.request;
+                    ex.duration = elapsed;
+                }
+                None => {
+                    client.pace.mark_hung(&plan.request.method, &plan.case.id);
+                    evidence.answered_after = true;
+                }
+            }
             let strays = client.drain();
             ex.strays.extend(strays);
-            evidence.answered_after = !came;
         }
     } else if alive {
         let probe = client.probe().await;
@@ -318,6 +388,70 @@ async fn execute_once(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool
             .map(|a| clip_body(&a.body));
     }
     (result, alive)
+}
+
+/// The answer to a request that timed out while the server answered a
+/// probe, if it comes within `--slow-ms` (counted from when it was sent),
+/// with the time it took. Over a line transport the answer is awaited;
+/// over HTTP, where the timed-out POST is gone, the same request is sent
+/// once more with `--slow-ms` as its timeout. A method already known slow
+/// had its `--slow-ms`: nothing more is waited for.
+async fn slow_answer(
+    client: &mut Client,
+    plan: &CasePlan,
+    ex: &Exchange,
+) -> Option<(Exchange, std::time::Duration)> {
+    let slow = client.pace.slow_timeout;
+    if !client
+        .pace
+        .worth_waiting(&plan.request.method, client.timeout)
+    {
+        return None;
+    }
+    if matches!(client.conn, Conn::Http(_)) {
+        let normal = client.timeout;
+        client.timeout = slow;
+        let again = plain_exchange(client, &plan.request).await;
+        client.timeout = normal;
+        let elapsed = again.duration;
+        return again.response().is_some().then_some((again, elapsed));
+    }
+    let id = ex.request.get("id").cloned().unwrap_or(Value::Null);
+    let started = std::time::Instant::now();
+    let answer = client
+        .await_late(&id, slow.saturating_sub(ex.duration))
+        .await?;
+    let elapsed = ex.duration + started.elapsed();
+    let mut answered = ex.clone();
+    answered.ending = Ending::Answered(answer);
+    Some((answered, elapsed))
+}
+
+/// Whether a step request that timed out (while the server answered a
+/// probe) is slow rather than hung, marking its method slow if so: its
+/// answer comes within `--slow-ms` over a line transport; over HTTP, where
+/// the POST is gone, the case is tried once more with `--slow-ms` (a method
+/// already slow is hung when that times out too).
+async fn slow_step(client: &mut Client, method: &str, ex: &Exchange) -> bool {
+    let slow = client.pace.slow_timeout;
+    if !client.pace.worth_waiting(method, client.timeout) {
+        return false;
+    }
+    if matches!(client.conn, Conn::Http(_)) {
+        client.pace.mark_slow(method, client.timeout);
+        return true;
+    }
+    let id = ex.request.get("id").cloned().unwrap_or(Value::Null);
+    let started = std::time::Instant::now();
+    let came = client
+        .await_late(&id, slow.saturating_sub(ex.duration))
+        .await;
+    if came.is_some() {
+        client
+            .pace
+            .mark_slow(method, ex.duration + started.elapsed());
+    }
+    came.is_some()
 }
 
 /// An HTTP body kept in a report: its first 4,000 characters.

@@ -24,6 +24,7 @@ pub mod engine;
 pub mod execute;
 pub mod fuzz;
 pub mod matrix;
+pub mod pace;
 pub mod target;
 pub mod transport;
 

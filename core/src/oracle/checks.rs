@@ -21,6 +21,9 @@ pub struct Evidence {
     /// The judged request got no answer, but the probe after it did: the
     /// server went on answering (J4, a deviation).
     pub answered_after: bool,
+    /// The judged request was answered only after its timeout (the time it
+    /// took, the timeout it outlived), while the server answered others.
+    pub slow: Option<(std::time::Duration, std::time::Duration)>,
     /// The judged request's id is beyond a double and it got silence or an
     /// id-null error: whether the same request with a small id was answered
     /// (the proof the RFC 8259 section 6 policy needs, [`crate::wire::big_id`]).

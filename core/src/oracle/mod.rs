@@ -122,6 +122,18 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
             format!("the server stopped answering after this request: {how}"),
         )
     });
+    let slow = evidence.slow.map(|(took, timeout)| {
+        Violation::new(
+            AspectId::J4Slow,
+            format!(
+                "answered only after {:.1} s, beyond --timeout-ms {} while the server answered others: {} is slow, not hung (its later requests get --slow-ms)",
+                took.as_secs_f64(),
+                timeout.as_millis(),
+                plan.request.method
+            ),
+        )
+    });
+    let stopped: Vec<Violation> = stopped.into_iter().chain(slow).collect();
     // An `[http]` case judges its status (and body) first.
     if let (Some(want), Some(answer)) = (&case.http, &exchange.http) {
         let strays_only = invariants::strays(exchange, &ctx);

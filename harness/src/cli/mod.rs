@@ -157,6 +157,13 @@ pub(crate) struct TargetArgs {
     /// Timeout of the start-up handshake in milliseconds (a server may be slow to start).
     #[arg(long, value_name = "N", default_value_t = 10000)]
     pub(crate) startup_timeout_ms: u64,
+    /// How long the first request of a method that outlives --timeout-ms is
+    /// waited for while the server answers others, in milliseconds: answered
+    /// by then, the method is slow (a warning at most; its later requests get
+    /// this long); not, it is hung (J4), and its remaining cases are errors at
+    /// once instead of one timeout each.
+    #[arg(long, value_name = "N", default_value_t = 30000)]
+    pub(crate) slow_ms: u64,
     /// Longest stdout line (stdio) or response body (HTTP) accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = target::DEFAULT_MAX_LINE)]
     pub(crate) max_line: usize,
@@ -456,6 +463,7 @@ pub(crate) fn settings(t: &TargetArgs, target: Target, jobs: u64, canary: String
         jobs as usize,
         canary,
     )
+    .with_slow_timeout(Duration::from_millis(t.slow_ms.max(1)))
 }
 
 pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CliError> {

@@ -32,7 +32,10 @@ pub fn run_in_process(target: InProcess, era: Era, profile: &str) -> RunReport {
         Duration::from_millis(1500),
         1,
         engine::canary(),
-    );
+    )
+    // The silent-tool fault: its first get_author request is waited for this
+    // long before tools/call is called hung.
+    .with_slow_timeout(Duration::from_millis(3000));
     let profile = Profile::load(profile).unwrap();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -247,3 +247,57 @@ fn every_generic_check_catches_its_fault_on_both_sdks() {
     });
     assert!(misses.is_empty(), "{}", misses.join("\n"));
 }
+
+#[test]
+fn a_slow_read_only_tool_is_slow_not_an_error_and_the_other_tools_run_normally() {
+    // fetch_page sleeps 3 s (RECIPES_SLOW_SECONDS) under slow-fetch, while
+    // the server answers everything else at once: at --timeout-ms 1000 its
+    // calls are slow (answered within --slow-ms), judged on their answers.
+    let dir = scratch("recipes-slow");
+    let json = dir.join("r.json");
+    let server = format!(
+        "env RECIPES_SLOW_SECONDS=3 {} {ROOT}/fixtures/servers/python/recipes.py --fault slow-fetch",
+        python()
+    );
+    let out = mcperr(&[
+        "run",
+        "--stdio",
+        &server,
+        "--era",
+        "2026-07-28",
+        "--cases",
+        "generated/tools/*",
+        "--timeout-ms",
+        "1000",
+        "--profile",
+        "model",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let r = report(&json);
+    assert_eq!(r["summary"]["error"], 0, "{}", out.stdout);
+    let valid = cases(&r)
+        .iter()
+        .find(|c| c["id"] == "generated/tools/fetch_page/valid-call")
+        .unwrap_or_else(|| panic!("{}", out.stdout));
+    // Under model the slowness is a warning (J4 slow: at most a warning).
+    assert_eq!(
+        (&valid["rule"], &valid["verdict"]),
+        (&"J4".into(), &"warn".into()),
+        "{valid}"
+    );
+    assert!(
+        valid["message"]
+            .as_str()
+            .unwrap()
+            .contains("answered only after 3."),
+        "{valid}"
+    );
+    // The other tools' cases are untouched by it: each answered in well under the timeout.
+    for c in cases(&r)
+        .iter()
+        .filter(|c| !c["id"].as_str().unwrap().contains("fetch_page"))
+    {
+        assert!(c["duration_ms"].as_u64().unwrap() < 1000, "{c}");
+    }
+}
