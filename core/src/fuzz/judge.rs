@@ -157,6 +157,40 @@ impl Judge {
                 found.extend(self.class_rules(input, r, body_ran, output));
             }
         }
+        self.findings(found, input, exchange)
+    }
+
+    /// The J4 `slow` finding of a request answered only after `took`,
+    /// beyond `timeout`, while the server answered others (none where the
+    /// profile gives it no verdict: the spec bounds no server's latency).
+    pub fn slow(
+        &self,
+        input: &FuzzInput,
+        exchange: &Exchange,
+        took: std::time::Duration,
+        timeout: std::time::Duration,
+    ) -> Vec<Finding> {
+        let v = Violation::new(
+            AspectId::J4Slow,
+            format!(
+                "answered only after {:.1} s, beyond --timeout-ms {} while the server answered others: {} {} is slow, not hung",
+                took.as_secs_f64(),
+                timeout.as_millis(),
+                input.method,
+                input.target
+            ),
+        );
+        self.findings(vec![v], input, exchange)
+    }
+
+    /// The graded findings of `found` on one exchange.
+    fn findings(
+        &self,
+        found: Vec<Violation>,
+        input: &FuzzInput,
+        exchange: &Exchange,
+    ) -> Vec<Finding> {
+        let response = exchange.response();
         let status = exchange.http.as_ref().map(|a| a.status);
         let grader = self.grader();
         found

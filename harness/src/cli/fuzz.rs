@@ -141,6 +141,15 @@ fn render(outcome: &FuzzOutcome, saved: &[(String, PathBuf)]) -> String {
     for n in &r.not_fuzzed {
         let _ = writeln!(text, "not fuzzed: {n}");
     }
+    for s in &r.slow {
+        let _ = writeln!(
+            text,
+            "slow, not hung [{}]: {} answered after {:.1} s (beyond --timeout-ms; within --slow-ms; J4 slow)",
+            s.era,
+            s.lane,
+            s.took_ms as f64 / 1000.0
+        );
+    }
     let count = |v| r.findings.iter().filter(|f| f.verdict == v).count();
     let (fails, warns, errors) = (
         count(mcperr_core::Verdict::Fail),

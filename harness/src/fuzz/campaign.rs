@@ -20,78 +20,135 @@ use mcperr_core::select::{LeftOut, ToolCalls};
 use mcperr_protocol::Era;
 use serde_json::Value;
 
+use super::pipeline::{lane_of, Latency, LANE_LIMIT};
 use super::probe::{confirm, count, culprit, shrink};
 use super::worker::{Stop, Worker, COUNT_WINDOW};
 use super::{FuzzSettings, Store};
 use crate::client::{Client, Conn};
 use crate::engine::{connect, discover, EngineError, EraChoice};
 
-/// Batches of concurrent requests over HTTP, each a lockstep exchange on
-/// its own client of the same session.
+/// Concurrent requests over HTTP, each a lockstep exchange on its own
+/// client of the same session, up to `in_flight` at once; a finished one
+/// makes room for the next. A request may take up to `--slow-ms`: one
+/// answered after `--timeout-ms` makes its lane (method and target) slow;
+/// one never answered while others were is J4 and makes its lane hung
+/// (later ones get `--timeout-ms` only). A lane holds at most
+/// [`LANE_LIMIT`] requests past `--timeout-ms`, so a slow tool cannot take
+/// every slot.
 async fn concurrent(w: &mut Worker<'_>, client: &mut Client) -> Stop {
+    use futures_util::stream::{FuturesUnordered, StreamExt};
     let Conn::Http(http) = &client.conn else {
         unreachable!("an HTTP campaign on a line client")
     };
     let width = w.settings.in_flight.max(1);
-    let mut subs: Vec<Client> = (0..width)
+    let (timeout, slow) = (w.settings.run.timeout, w.settings.run.slow_timeout);
+    let mut idle: Vec<Client> = (0..width)
         .map(|_| {
             let mut c = http.fresh();
             c.session = http.session.clone();
-            let mut client = Client::new(Conn::Http(c), w.era, w.settings.run.timeout);
-            client.set_timeout(w.settings.run.timeout);
-            client
+            Client::new(Conn::Http(c), w.era, timeout)
         })
         .collect();
+    let mut running = FuturesUnordered::new();
+    // In flight: request number -> (lane, when sent).
+    let mut inflight: std::collections::HashMap<u64, (String, Instant)> = Default::default();
+    let mut slow_lanes = std::collections::HashSet::new();
+    let mut hung_lanes = std::collections::HashSet::new();
+    let mut last_answer: Option<Instant> = None;
+    let mut latency = Latency::default();
+    let mut spent = false;
     loop {
-        let mut batch = Vec::new();
-        while batch.len() < width && w.take() {
-            let input = w.gen.next(&mut w.src);
-            let n = w.next_n();
-            batch.push((input, n));
-        }
-        if batch.is_empty() {
+        let mut redraws = 0;
+        // A full window of invalid `limited` calls: let the requests in
+        // flight finish, then count `limited_calls` alone.
+        let counting = w.window.len() >= COUNT_WINDOW;
+        if counting && running.is_empty() {
             super::probe::check_count(w, client).await;
-            return Stop::Done;
+            continue;
         }
-        let era = w.era;
-        let exchanges = futures_util::future::join_all(subs.iter_mut().zip(&batch).map(
-            |(c, (input, n))| async move {
-                let msg = input.message(era, *n);
-                let id = mcperr_protocol::Id::from_value(&msg["id"])
-                    .expect("ids are numbers or strings");
-                c.exchange(id, msg).await
-            },
-        ))
-        .await;
-        let mut lost = Vec::new();
-        for ((input, _), ex) in batch.into_iter().zip(exchanges) {
-            w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
-            if matches!(ex.ending, Ending::Died(_) | Ending::Timeout) {
-                lost.push(input);
+        while !spent && !counting && !idle.is_empty() {
+            if !w.take() {
+                spent = true;
+                break;
+            }
+            let input = w.gen.next(&mut w.src);
+            let lane = lane_of(&input);
+            // Once a lane is slow (or has a request out past the grace the
+            // server's latency gives), all its requests in flight count
+            // against its limit.
+            let grace = latency.grace(timeout);
+            let limited = slow_lanes.contains(&lane)
+                || inflight
+                    .values()
+                    .any(|(l, sent)| *l == lane && sent.elapsed() > grace);
+            let of_lane = inflight.values().filter(|(l, _)| *l == lane).count();
+            if limited && of_lane >= LANE_LIMIT {
+                w.issued -= 1;
+                redraws += 1;
+                if redraws > 16 {
+                    break;
+                }
                 continue;
             }
-            if w.is_counted_call(&input) {
-                match input.class {
-                    Class::InvalidCall(_) => w.window.push(input.clone()),
-                    Class::ValidCall
-                        if ex
-                            .response()
-                            .and_then(|r| r.get("result"))
-                            .is_some_and(|r| r.get("isError") != Some(&Value::Bool(true))) =>
-                    {
-                        w.valid_ok += 1
-                    }
-                    _ => {}
-                }
-            }
-            w.judge_and_record(&input, &ex, None);
+            let mut c = idle.pop().expect("checked above");
+            c.set_timeout(if hung_lanes.contains(&lane) || slow <= timeout {
+                timeout
+            } else {
+                slow
+            });
+            let n = w.next_n();
+            let msg = input.message(w.era, n);
+            inflight.insert(n, (lane, Instant::now()));
+            running.push(async move {
+                let id = mcperr_protocol::Id::from_value(&msg["id"])
+                    .expect("ids are numbers or strings");
+                let ex = c.exchange(id, msg).await;
+                (c, n, input, ex)
+            });
         }
-        if !lost.is_empty() {
-            return Stop::Lost(lost);
-        }
-        if w.window.len() >= COUNT_WINDOW {
+        let next = if running.is_empty() {
+            None
+        } else {
+            running.next().await
+        };
+        let Some((c, n, input, ex)) = next else {
             super::probe::check_count(w, client).await;
+            return Stop::Done;
+        };
+        idle.push(c);
+        let (lane, sent) = inflight.remove(&n).expect("sent above");
+        w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
+        match ex.ending {
+            Ending::Died(_) => return Stop::Lost(vec![input]),
+            Ending::Timeout if last_answer.is_some_and(|a| a > sent) => {
+                // Unanswered while others were: never answered (J4), hung.
+                hung_lanes.insert(lane);
+                w.judge_and_record_alive(&input, &ex, None, true);
+                continue;
+            }
+            Ending::Timeout => return Stop::Lost(vec![input]),
+            _ => {}
         }
+        last_answer = Some(Instant::now());
+        latency.observe(ex.duration);
+        if ex.duration > timeout && slow_lanes.insert(lane) {
+            w.record_slow(&input, &ex, ex.duration, timeout);
+        }
+        if w.is_counted_call(&input) {
+            match input.class {
+                Class::InvalidCall(_) => w.window.push(input.clone()),
+                Class::ValidCall
+                    if ex
+                        .response()
+                        .and_then(|r| r.get("result"))
+                        .is_some_and(|r| r.get("isError") != Some(&Value::Bool(true))) =>
+                {
+                    w.valid_ok += 1
+                }
+                _ => {}
+            }
+        }
+        w.judge_and_record(&input, &ex, None);
     }
 }
 

@@ -108,6 +108,9 @@ pub struct FuzzReport {
     /// body ran) and why.
     #[serde(default)]
     pub valid_calls: Vec<mcperr_core::select::ToolCalls>,
+    /// Methods and targets that were slow, not hung.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slow: Vec<SlowLane>,
     /// Totals.
     pub stats: FuzzStats,
     /// Stopped early by Ctrl-C.
@@ -154,6 +157,21 @@ pub struct Found {
 #[derive(Default)]
 pub(crate) struct Store {
     found: Mutex<BTreeMap<String, Found>>,
+    /// Slow lanes by era and lane, with the first slow answer's time.
+    slow: Mutex<BTreeMap<(String, String), u64>>,
+}
+
+/// A method and target whose answers came only after `--timeout-ms` (within
+/// `--slow-ms`): slow, not hung. J4 `slow` judges it (no verdict under
+/// `spec`, a warning at most), so it is listed here under every profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SlowLane {
+    /// The era it was seen in.
+    pub era: String,
+    /// The method and target (`tools/call fetch_page`).
+    pub lane: String,
+    /// How long its first slow answer took, in milliseconds.
+    pub took_ms: u64,
 }
 
 impl Store {
@@ -202,6 +220,24 @@ impl Store {
         }
         shrunk.shrunk = true;
         found.insert(signature.to_string(), shrunk);
+    }
+
+    /// Notes a slow lane (the first time it is seen per era).
+    pub(crate) fn note_slow(&self, era: Era, lane: String, took: Duration) {
+        let mut slow = self.slow.lock().unwrap_or_else(|e| e.into_inner());
+        slow.entry((era.to_string(), lane))
+            .or_insert(took.as_millis() as u64);
+    }
+
+    fn slow_lanes(&self) -> Vec<SlowLane> {
+        let slow = self.slow.lock().unwrap_or_else(|e| e.into_inner());
+        slow.iter()
+            .map(|((era, lane), ms)| SlowLane {
+                era: era.clone(),
+                lane: lane.clone(),
+                took_ms: *ms,
+            })
+            .collect()
     }
 
     fn all(&self) -> Vec<Found> {
@@ -312,6 +348,7 @@ pub async fn fuzz(
         findings: found.iter().map(|f| f.finding.clone()).collect(),
         left_out,
         valid_calls,
+        slow: store.slow_lanes(),
         stats: FuzzStats {
             requests,
             elapsed_s: elapsed,

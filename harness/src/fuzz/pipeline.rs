@@ -5,10 +5,20 @@
 //!
 //! What an overdue request means is decided carefully, so that a slow but
 //! correct server gets no finding:
-//! - a request whose deadline passed is *skipped* (never answered, J4) only
-//!   when a request sent after it has been answered, or a liveness probe sent
-//!   after it is; a server that answers in order clears its queue first;
-//! - if neither happens within another timeout, the server hangs (`Lost`);
+//! - a request still unanswered while requests sent after it have been
+//!   answered is *dropped* from the window after a short grace derived from
+//!   the server's observed latency (not the whole `--timeout-ms`), which
+//!   frees its slot; so is one overdue when a liveness probe sent after it
+//!   is answered. A dropped request waits, out of the window, up to
+//!   `--slow-ms` for a late answer: answered, its lane (method and target)
+//!   is *slow* (judged on the answer, J4 `slow` once, and from then on at
+//!   most [`LANE_LIMIT`] of its requests wait at a time, so it cannot crowd
+//!   the rest); not, it was never answered (J4), and so is every other
+//!   dropped request of its lane: the lane is *hung*, and its later drops
+//!   are judged at once. When the budget is spent, dropped requests wait one
+//!   timeout more at most: then a slow lane's get no verdict, the others
+//!   were dropped (J4);
+//! - if nothing comes back within another timeout, the server hangs (`Lost`);
 //! - a request with a lone surrogate may go unanswered (a parser may refuse
 //!   the line, RFC 8259 §8.2) or be answered by an id-null error.
 //!
@@ -35,6 +45,55 @@ use crate::transport::{LineConn, StdoutEvent};
 const SILENCE_OK: Duration = Duration::from_secs(1);
 /// Late ids remembered, at most.
 const LATE_KEPT: usize = 256;
+/// Dropped requests waiting for a late answer per lane (method and target),
+/// at most: further inputs of a full lane are drawn again.
+pub(crate) const LANE_LIMIT: usize = 4;
+/// The drop grace is this many times the server's recent 90th-percentile
+/// latency, and at least [`MIN_GRACE`].
+const GRACE_FACTOR: u32 = 8;
+const MIN_GRACE: Duration = Duration::from_millis(100);
+/// Dropped requests waiting for a late answer, at most (beyond, a drop is
+/// judged at once).
+const MAX_STRAGGLERS: usize = 4096;
+/// Latencies kept for the drop grace.
+const LATENCIES_KEPT: usize = 128;
+
+/// The server's recent answer times, and the grace after which a request
+/// still unanswered is dropped (or, over HTTP, counts against its lane)
+/// while later ones are answered.
+#[derive(Default)]
+pub(crate) struct Latency {
+    recent: VecDeque<Duration>,
+    grace: Option<Duration>,
+}
+
+impl Latency {
+    /// Notes the time an answered request took, renewing the grace.
+    pub(crate) fn observe(&mut self, took: Duration) {
+        self.recent.push_back(took);
+        if self.recent.len() > LATENCIES_KEPT {
+            self.recent.pop_front();
+        }
+        if self.recent.len().is_multiple_of(16) {
+            let mut sorted: Vec<Duration> = self.recent.iter().copied().collect();
+            sorted.sort();
+            let p90 = sorted[sorted.len() * 9 / 10];
+            self.grace = Some((p90 * GRACE_FACTOR).max(MIN_GRACE));
+        }
+    }
+
+    /// The grace: eight times the recent 90th percentile, at least 100 ms,
+    /// at most `timeout` (and `timeout` until 16 answers are seen).
+    pub(crate) fn grace(&self, timeout: Duration) -> Duration {
+        self.grace.unwrap_or(timeout).min(timeout)
+    }
+}
+
+/// The lane of a request: method and target, so one slow tool does not
+/// hold up the others.
+pub(crate) fn lane_of(input: &FuzzInput) -> String {
+    format!("{} {}", input.method, input.target)
+}
 
 struct Pending {
     input: FuzzInput,
@@ -62,6 +121,18 @@ struct Pipe {
     counting: Option<(String, Instant, u64)>,
     /// The invalid `limited` calls the count in flight checks.
     checking: Vec<FuzzInput>,
+    /// Dropped requests, out of the window, waiting up to `--slow-ms` for
+    /// a late answer.
+    stragglers: HashMap<String, Pending>,
+    /// Dropped requests per lane.
+    lanes: HashMap<String, usize>,
+    /// Lanes whose dropped request was answered late, and those never answered.
+    slow_lanes: std::collections::HashSet<String>,
+    hung_lanes: std::collections::HashSet<String>,
+    /// Recent latencies of answered requests, and the grace they give.
+    latency: Latency,
+    /// When the budget was spent: stragglers then wait one timeout more at most.
+    spent_at: Option<Instant>,
 }
 
 fn remember(list: &mut VecDeque<String>, key: String) {
@@ -89,15 +160,20 @@ impl Pipe {
         self.pending.len() - silent < width && silent < width
     }
 
-    /// The request whose deadline comes first, and that deadline.
-    fn first_deadline(&self, timeout: Duration) -> Option<(String, Instant)> {
+    /// The request whose deadline comes first, and that deadline: a
+    /// timeout after it was sent, or the drop grace once a request sent
+    /// after it was answered; a straggler's is `--slow-ms` (or a timeout
+    /// after the budget was spent, if sooner).
+    fn first_deadline(&self, timeout: Duration, slow: Duration) -> Option<(String, Instant)> {
         let mut first: Option<(&String, Instant)> = None;
+        let grace = self.latency.grace(timeout);
         for k in &self.order {
             if let Some(p) = self.pending.get(k) {
-                let wait = if p.silent_ok {
-                    timeout.min(SILENCE_OK)
-                } else {
-                    timeout
+                let passed = self.answered_sent.is_some_and(|s| s > p.sent);
+                let wait = match (p.silent_ok, passed) {
+                    (true, _) => timeout.min(SILENCE_OK),
+                    (false, true) => grace,
+                    (false, false) => timeout,
                 };
                 let d = p.sent + wait;
                 if first.is_none_or(|(_, f)| d < f) {
@@ -105,12 +181,37 @@ impl Pipe {
                 }
             }
         }
+        for (k, p) in &self.stragglers {
+            let mut d = p.sent + slow.max(timeout);
+            if let Some(at) = self.spent_at {
+                d = d.min(at + timeout);
+            }
+            if first.is_none_or(|(_, f)| d < f) {
+                first = Some((k, d));
+            }
+        }
         first.map(|(k, d)| (k.clone(), d))
+    }
+
+    /// Whether a slow lane holds as many dropped requests as it may.
+    fn lane_full(&self, lane: &str) -> bool {
+        self.slow_lanes.contains(lane) && self.lanes.get(lane).is_some_and(|n| *n >= LANE_LIMIT)
+    }
+
+    /// Takes a straggler out, keeping its lane's count.
+    fn unstraggle(&mut self, key: &str) -> Option<Pending> {
+        let p = self.stragglers.remove(key)?;
+        if let Some(n) = self.lanes.get_mut(&lane_of(&p.input)) {
+            *n = n.saturating_sub(1);
+        }
+        remember(&mut self.late, key.to_string());
+        Some(p)
     }
 
     /// Every id whose answer may still come (before a lockstep phase).
     fn stale_ids(&self) -> Vec<String> {
         let mut ids: Vec<String> = self.late.iter().chain(&self.surrogates).cloned().collect();
+        ids.extend(self.stragglers.keys().cloned());
         ids.extend(self.alive.iter().map(|(k, _)| k.clone()));
         ids.extend(self.counting.iter().map(|(k, _, _)| k.clone()));
         ids
@@ -133,12 +234,24 @@ pub(crate) async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
     let mut spent = false;
     let mut batch: Vec<u8> = Vec::new();
     loop {
+        let mut redraws = 0;
         while !draining && !spent && pipe.has_room(width) {
             if !w.take() {
                 spent = true;
+                pipe.spent_at = Some(Instant::now());
                 break;
             }
             let input = w.gen.next(&mut w.src);
+            if pipe.lane_full(&lane_of(&input)) {
+                // A slow lane has its dropped requests out: draw another
+                // input (a few times; then wait for answers).
+                w.issued -= 1;
+                redraws += 1;
+                if redraws > 16 {
+                    break;
+                }
+                continue;
+            }
             let msg = input.message(w.era, w.next_n());
             let key = msg["id"].to_string();
             if !batch.is_empty() {
@@ -187,7 +300,9 @@ pub(crate) async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
                 return lost(&mut pipe);
             }
         }
-        if pipe.waiting() == 0 && (pipe.pending.is_empty() || draining || spent) {
+        let stragglers_left = spent && !pipe.stragglers.is_empty();
+        if pipe.waiting() == 0 && !stragglers_left && (pipe.pending.is_empty() || draining || spent)
+        {
             // Requests a parser may refuse do not hold up a drain.
             for k in std::mem::take(&mut pipe.order) {
                 pipe.pending.remove(&k);
@@ -204,7 +319,8 @@ pub(crate) async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
             }
             continue;
         }
-        let Some((oldest, deadline)) = pipe.first_deadline(timeout) else {
+        let Some((oldest, deadline)) = pipe.first_deadline(timeout, w.settings.run.slow_timeout)
+        else {
             continue;
         };
         let deadline = pipe
@@ -279,6 +395,34 @@ async fn overdue(
     pipe: &mut Pipe,
     key: &str,
 ) -> Option<Stop> {
+    if let Some(p) = pipe.unstraggle(key) {
+        let lane = lane_of(&p.input);
+        let run = &w.settings.run;
+        if p.sent.elapsed() < run.slow_timeout.max(run.timeout) {
+            // The campaign ended first (a timeout after the budget was
+            // spent): a slow lane's request may still be answered, no
+            // verdict; any other was dropped while later ones were answered.
+            w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
+            if !pipe.slow_lanes.contains(&lane) {
+                never_answered(w, p);
+            }
+            return None;
+        }
+        // No late answer within --slow-ms: never answered, and neither are
+        // the lane's other dropped requests (their wait is cut short).
+        let same: Vec<String> = pipe
+            .stragglers
+            .iter()
+            .filter(|(_, s)| lane_of(&s.input) == lane)
+            .map(|(k, _)| k.clone())
+            .collect();
+        pipe.hung_lanes.insert(lane);
+        for p in std::iter::once(p).chain(same.iter().filter_map(|k| pipe.unstraggle(k))) {
+            w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
+            never_answered(w, p);
+        }
+        return None;
+    }
     let p = pipe.pending.get(key)?;
     if p.silent_ok {
         // Unanswered input a parser may refuse: silence is allowed.
@@ -310,13 +454,31 @@ async fn overdue(
     Some(lost(pipe))
 }
 
-/// A request the server never answered while it answered later ones (J4).
+/// A request unanswered while the server answered later ones: dropped from
+/// the window, its slot freed. It waits for a late answer up to `--slow-ms`
+/// unless its lane is hung (one of its requests had that wait in vain):
+/// then it is judged never answered (J4) at once.
 fn skipped(w: &mut Worker<'_>, pipe: &mut Pipe, key: &str) {
     let Some(p) = pipe.take(key) else {
         return;
     };
+    let lane = lane_of(&p.input);
+    let run = &w.settings.run;
+    let wait = run.slow_timeout > run.timeout
+        && !pipe.hung_lanes.contains(&lane)
+        && pipe.stragglers.len() < MAX_STRAGGLERS;
+    if wait {
+        *pipe.lanes.entry(lane).or_default() += 1;
+        pipe.stragglers.insert(key.to_string(), p);
+        return;
+    }
     remember(&mut pipe.late, key.to_string());
     w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
+    never_answered(w, p);
+}
+
+/// Judges a request that was never answered while others were (J4).
+fn never_answered(w: &mut Worker<'_>, p: Pending) {
     let ex = Exchange {
         request: p.msg,
         ending: Ending::Timeout,
@@ -405,6 +567,25 @@ fn answer(w: &mut Worker<'_>, pipe: &mut Pipe, bytes: &[u8]) -> bool {
             key = k.clone();
         }
     }
+    if let Some(p) = pipe.unstraggle(&key) {
+        // A dropped request answered after all: late, and slow if past the timeout.
+        let lane = lane_of(&p.input);
+        let took = p.sent.elapsed();
+        w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
+        let ex = Exchange {
+            request: p.msg,
+            ending: Ending::Answered(value),
+            strays: vec![],
+            duration: took,
+            http: None,
+        };
+        let timeout = w.settings.run.timeout;
+        if took > timeout && pipe.slow_lanes.insert(lane) {
+            w.record_slow(&p.input, &ex, took, timeout);
+        }
+        w.judge_and_record(&p.input, &ex, None);
+        return false;
+    }
     let Some(p) = pipe.take(&key) else {
         if id.is_null() {
             w.record_strays(vec![Stray::NullIdResponse(value)]);
@@ -417,6 +598,7 @@ fn answer(w: &mut Worker<'_>, pipe: &mut Pipe, bytes: &[u8]) -> bool {
         return false;
     };
     pipe.answered_sent = pipe.answered_sent.max(Some(p.sent));
+    pipe.latency.observe(p.sent.elapsed());
     w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
     let ok = value
         .get("result")

@@ -125,6 +125,22 @@ impl Worker<'_> {
             .record(&self.settings.stats, findings, input, self.counted);
     }
 
+    /// Records that `input`'s lane answered only after `took`, beyond
+    /// `timeout` (J4 `slow`, graded; listed in the report either way).
+    pub(crate) fn record_slow(
+        &self,
+        input: &FuzzInput,
+        ex: &Exchange,
+        took: std::time::Duration,
+        timeout: std::time::Duration,
+    ) {
+        self.store
+            .note_slow(self.era, format!("{} {}", input.method, input.target), took);
+        let findings = self.judge.slow(input, ex, took, timeout);
+        self.store
+            .record(&self.settings.stats, findings, input, self.counted);
+    }
+
     pub(crate) fn record_strays(&self, strays: Vec<Stray>) {
         let findings = self.judge.strays(strays);
         let input = FuzzInput {

@@ -375,6 +375,76 @@ fn the_python_sdk_bookshop_shows_its_coercion_as_a_body_that_ran_shrunk() {
 }
 
 #[test]
+fn a_slow_tool_is_slow_not_hung_and_gives_no_failure_over_stdio_and_http() {
+    // fetch_page answers after 2 s (RECIPES_SLOW_SECONDS) under slow-fetch;
+    // at --timeout-ms 500 each of its calls outlives the timeout, and each
+    // is answered within --slow-ms: slow, never J4, listed in the report.
+    let recipes = format!("{ROOT}/fixtures/servers/python/recipes.py");
+    let baseline = format!("{ROOT}/fixtures/baselines/recipes.python.fuzz.toml");
+    let stdio = format!(
+        "env RECIPES_SLOW_SECONDS=2 {} {recipes} --fault slow-fetch",
+        python()
+    );
+    let py = python();
+    let http = crate::http::HttpServer::start(
+        "env",
+        &[
+            "RECIPES_SLOW_SECONDS=2",
+            &py,
+            &recipes,
+            "--http",
+            "127.0.0.1:0",
+            "--fault",
+            "slow-fetch",
+        ],
+    );
+    let url = http.url.clone();
+    for (name, target) in [
+        ("stdio", ["--stdio", stdio.as_str()]),
+        ("http", ["--http", url.as_str()]),
+    ] {
+        let dir = scratch(&format!("fuzz-slow-{name}"));
+        let (code, r, stdout) = fuzz(
+            &[
+                target[0],
+                target[1],
+                "--era",
+                "2026-07-28",
+                "--seed",
+                "5",
+                "--seconds",
+                "6",
+                "--timeout-ms",
+                "500",
+                "--baseline",
+                &baseline,
+            ],
+            &dir.join("r.json"),
+        );
+        let lanes: Vec<&str> = r["slow"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["lane"].as_str().unwrap())
+            .collect();
+        assert_eq!(lanes, ["tools/call fetch_page"], "{name}: {stdout}");
+        let unlisted: Vec<&Value> = r["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["verdict"] == "fail" && f["baselined"] != true)
+            .filter(|f| f["rule"] == "J4" || f["request"].to_string().contains("fetch_page"))
+            .collect();
+        // (Over HTTP the SDK's id-null 400s to array params are J1 failures of their own.)
+        assert!(unlisted.is_empty(), "{name}: {unlisted:?}\n{stdout}");
+        if name == "stdio" {
+            assert_eq!(code, Some(0), "{name}: {stdout}");
+        }
+    }
+    drop(http);
+}
+
+#[test]
 fn the_recipes_servers_give_no_finding_beyond_their_fuzz_baselines() {
     let servers = [
         (
