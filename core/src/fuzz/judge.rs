@@ -8,6 +8,8 @@
 //! −32602 (P1, P2), an unknown method is −32601 (J2). Every violation is
 //! graded by the one grading path ([`crate::grading`]), exactly as a case's.
 
+use super::identity::signature;
+pub use super::identity::{cause, digest, finding_id, id_target, shape};
 use mcperr_protocol::Era;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -59,6 +61,12 @@ pub struct Finding {
     /// How many requests hit this finding.
     #[serde(default)]
     pub hits: u64,
+    /// Every era it was seen in (`era` is its example's).
+    #[serde(default)]
+    pub eras: Vec<String>,
+    /// Every method it was seen in.
+    #[serde(default)]
+    pub methods: Vec<String>,
     /// Listed in the baseline: known, does not fail the run.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub baselined: bool,
@@ -197,10 +205,12 @@ impl Judge {
             .into_iter()
             .filter_map(|v| {
                 let verdict = grader.grade(&v, false)?;
-                let signature = signature(self.era, &v, verdict, input, exchange);
+                let signature = signature(&v, verdict, input, exchange);
                 Some(Finding {
-                    id: finding_id(v.rule().as_str(), &input.target, &signature),
+                    id: finding_id(v.rule().as_str(), id_target(v.aspect, input), &signature),
                     era: self.era.to_string(),
+                    eras: vec![self.era.to_string()],
+                    methods: vec![input.method.clone()],
                     signature,
                     rule: v.rule().to_string(),
                     aspect: v.aspect,
@@ -235,10 +245,12 @@ impl Judge {
             .into_iter()
             .filter_map(|v| {
                 let verdict = grader.grade(&v, false)?;
-                let signature = format!("{} {} {} stray", self.era, v.aspect, verdict.as_str());
+                let signature = format!("{} {} stray", v.aspect, verdict.as_str());
                 Some(Finding {
                     id: finding_id(v.rule().as_str(), "stdout", &signature),
                     era: self.era.to_string(),
+                    eras: vec![self.era.to_string()],
+                    methods: vec![],
                     rule: v.rule().to_string(),
                     aspect: v.aspect,
                     verdict,
@@ -346,35 +358,6 @@ impl Judge {
     }
 }
 
-/// A short stable hex digest (FNV-1a) of `s`, for file names.
-pub fn digest(s: &str) -> String {
-    let h = s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    });
-    format!("{:08x}", h as u32)
-}
-
-/// A finding's stable id: the saved case's id and what a baseline lists.
-pub fn finding_id(rule: &str, target: &str, signature: &str) -> String {
-    let slug: String = target
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '-'
-            }
-        })
-        .take(24)
-        .collect();
-    format!(
-        "fuzz/{}-{}-{}",
-        rule.to_lowercase(),
-        slug.trim_matches('-'),
-        digest(signature)
-    )
-}
-
 /// A code in JSON-RPC's reserved range that no spec defines.
 fn reserved_undefined(code: i64, era: Era) -> bool {
     let mcp: &[i64] = match era {
@@ -385,77 +368,6 @@ fn reserved_undefined(code: i64, era: Era) -> bool {
         && !(-32099..=-32000).contains(&code)
         && !matches!(code, -32700 | -32600 | -32601 | -32602 | -32603)
         && !mcp.contains(&code)
-}
-
-/// The response with its values replaced by their types, except those that
-/// say what kind of answer it is (error code, isError, resultType, content types).
-pub fn shape(v: &Value) -> String {
-    fn walk(v: &Value, key: &str, out: &mut String) {
-        match v {
-            Value::Object(o) => {
-                let mut keys: Vec<&String> = o.keys().collect();
-                keys.sort();
-                out.push('{');
-                for k in keys {
-                    out.push_str(k);
-                    out.push(':');
-                    walk(&o[k], k, out);
-                    out.push(',');
-                }
-                out.push('}');
-            }
-            Value::Array(a) => {
-                out.push('[');
-                if let Some(x) = a.first() {
-                    walk(x, key, out);
-                }
-                out.push(']');
-            }
-            _ if matches!(key, "code" | "isError" | "resultType" | "type" | "jsonrpc") => {
-                out.push_str(&v.to_string())
-            }
-            Value::String(_) => out.push('s'),
-            Value::Number(_) => out.push('n'),
-            Value::Bool(_) => out.push('b'),
-            Value::Null => out.push_str("null"),
-        }
-    }
-    let mut out = String::new();
-    walk(v, "", &mut out);
-    out
-}
-
-/// A finding's identity: era, aspect, kind of violation and verdict, then
-/// what the input was and the shape of the answer; never message text. A
-/// wrong id is one finding per kind of id, whatever was asked.
-fn signature(
-    era: Era,
-    v: &Violation,
-    verdict: Verdict,
-    input: &FuzzInput,
-    exchange: &Exchange,
-) -> String {
-    let tag = format!("{era} {} {:?} {}", v.aspect, v.kind, verdict.as_str());
-    if matches!(
-        v.aspect,
-        AspectId::J1IdType | AspectId::J1ErrorId | AspectId::J1BigId
-    ) {
-        return format!("{tag} id {:?}", input.id_style);
-    }
-    let answer = match &exchange.ending {
-        // The id's own type is J1's business, not a different finding.
-        Ending::Answered(v) | Ending::WrongId(v) => {
-            let mut v = v.clone();
-            if let Some(o) = v.as_object_mut() {
-                o.remove("id");
-            }
-            shape(&v)
-        }
-        Ending::Timeout => "no answer".into(),
-        Ending::Died(_) => "died".into(),
-        other => format!("{other:?}").chars().take(40).collect(),
-    };
-    format!("{tag} {} {} {answer}", input.method, input.target)
 }
 
 #[cfg(test)]
@@ -471,6 +383,66 @@ mod tests {
             profile: Profile::load(profile).unwrap(),
             over_http: false,
         }
+    }
+
+    #[test]
+    fn one_root_cause_is_one_finding_whatever_the_id_method_era_or_echoed_value() {
+        let unanswered = |i: &FuzzInput, era: Era| {
+            let ex = Exchange {
+                request: i.message(era, 1),
+                ending: Ending::Timeout,
+                strays: vec![],
+                duration: Duration::from_secs(5),
+                http: None,
+            };
+            judge(era, "spec").judge_with(i, &ex, None, None, None, true)
+        };
+        let envelope = |method: &str, what: &str, id| FuzzInput {
+            method: method.into(),
+            target: method.into(),
+            ..input(Class::Envelope(what.into()), id)
+        };
+        let a = unanswered(
+            &envelope("prompts/get", "params.name = 7", IdStyle::Counter),
+            Era::Modern,
+        );
+        let b = unanswered(
+            &envelope("resources/read", "params.name = \"é\"", IdStyle::Text),
+            Era::Legacy,
+        );
+        assert_eq!((a.len(), b.len()), (1, 1));
+        assert_eq!((&a[0].signature, &a[0].id), (&b[0].signature, &b[0].id));
+        // Another part of the request broken is another root cause.
+        let c = unanswered(
+            &envelope("prompts/get", "params is an array", IdStyle::Counter),
+            Era::Modern,
+        );
+        assert_ne!(a[0].signature, c[0].signature);
+        // A tool's accepted invalid call is one finding whatever the result held.
+        let accepted = |result: Value| {
+            let i = input(
+                Class::InvalidCall("limit breaks its maximum 50".into()),
+                IdStyle::Counter,
+            );
+            let r = json!({"jsonrpc": "2.0", "id": 1, "result": result});
+            let ex = Exchange {
+                request: i.message(Era::Legacy, 1),
+                ending: Ending::Answered(r),
+                strays: vec![],
+                duration: Duration::ZERO,
+                http: None,
+            };
+            judge(Era::Legacy, "spec").judge(&i, &ex, None, None)
+        };
+        let one = accepted(json!({"content": [{"type": "text", "text": "ok 56"}]}));
+        let two = accepted(json!({"content": [], "structuredContent": {"n": 1}}));
+        let sig = |f: &[Finding]| {
+            f.iter()
+                .find(|f| f.rule == "T4")
+                .map(|f| f.signature.clone())
+        };
+        assert!(sig(&one).is_some());
+        assert_eq!(sig(&one), sig(&two));
     }
 
     fn input(class: Class, id_style: IdStyle) -> FuzzInput {

@@ -69,7 +69,11 @@ pub fn case_file(
 ) -> (String, String) {
     // The finding's own id (what the report and a baseline name), when set.
     let id = if finding.id.is_empty() {
-        finding_id(&finding.rule, &input.target, &finding.signature)
+        finding_id(
+            &finding.rule,
+            super::judge::id_target(finding.aspect, input),
+            &finding.signature,
+        )
     } else {
         finding.id.clone()
     };
@@ -190,6 +194,8 @@ mod tests {
             http_status: None,
             signature: "T4 tools/call limited {}".into(),
             hits: 3,
+            eras: vec!["2025-11-25".into()],
+            methods: vec!["tools/call".into()],
         };
         let (name, text) = case_file(&finding, &input, Era::Legacy, 42, true);
         assert!(name.starts_with("t4-limited-"), "{name}");

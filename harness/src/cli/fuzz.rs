@@ -114,12 +114,21 @@ fn render(outcome: &FuzzOutcome, saved: &[(String, PathBuf)]) -> String {
     let mut text = mcperr_core::select::tool_calls_block(&r.valid_calls, &r.left_out);
     for f in &r.findings {
         let tag = if f.baselined { " (baselined)" } else { "" };
+        let eras = if f.eras.is_empty() {
+            f.era.clone()
+        } else {
+            f.eras.join(", ")
+        };
+        let methods = if f.methods.is_empty() {
+            String::new()
+        } else {
+            format!(" in {}", f.methods.join(", "))
+        };
         let _ = writeln!(
             text,
-            "\n{} {} [{}] {}{tag} · {} hit{}",
+            "\n{} {} [{eras}] {}{tag} · {} hit{}{methods}",
             f.verdict.as_str().to_uppercase(),
             f.rule,
-            f.era,
             f.id,
             f.hits,
             if f.hits == 1 { "" } else { "s" }

@@ -189,7 +189,17 @@ impl Store {
         let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
         for f in findings {
             match found.get_mut(&f.signature) {
-                Some(known) => known.finding.hits += 1,
+                Some(known) => {
+                    let k = &mut known.finding;
+                    k.hits += 1;
+                    for (list, new) in [(&mut k.eras, &f.eras), (&mut k.methods, &f.methods)] {
+                        for x in new {
+                            if !list.contains(x) {
+                                list.push(x.clone());
+                            }
+                        }
+                    }
+                }
                 None => {
                     stats.findings.fetch_add(1, Ordering::Relaxed);
                     found.insert(
@@ -217,6 +227,8 @@ impl Store {
         let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(old) = found.get(signature) {
             shrunk.finding.hits = old.finding.hits;
+            shrunk.finding.eras = old.finding.eras.clone();
+            shrunk.finding.methods = old.finding.methods.clone();
         }
         shrunk.shrunk = true;
         found.insert(signature.to_string(), shrunk);

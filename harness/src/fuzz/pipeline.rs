@@ -36,7 +36,7 @@ use mcperr_core::fuzz::{Class, FuzzInput};
 use mcperr_protocol::Era;
 use serde_json::Value;
 
-use super::probe::{count_in, count_params, probe};
+use super::probe::{alive_probe, count_in, count_params, probe};
 use super::worker::{Stop, Worker, COUNT_WINDOW};
 use crate::client::{is_response, Client, Conn};
 use crate::transport::{LineConn, StdoutEvent};
@@ -621,21 +621,6 @@ fn answer(w: &mut Worker<'_>, pipe: &mut Pipe, bytes: &[u8]) -> bool {
 fn counted_call(era: Era, n: u64) -> Value {
     let mut msg = serde_json::json!({"jsonrpc": "2.0", "id": format!("mcperr-count-{n}"), "method": "tools/call"});
     if let Some(p) = mcperr_core::plan::params_for(era, Some(count_params()), true) {
-        msg["params"] = p;
-    }
-    msg
-}
-
-/// A request any server answers (`ping`, or `server/discover` in 2026-07-28),
-/// with a string id no fuzz request uses.
-fn alive_probe(era: Era, n: u64) -> Value {
-    let method = match era {
-        Era::Legacy => "ping",
-        Era::Modern => "server/discover",
-    };
-    let mut msg =
-        serde_json::json!({"jsonrpc": "2.0", "id": format!("mcperr-alive-{n}"), "method": method});
-    if let Some(p) = mcperr_core::plan::params_for(era, None, true) {
         msg["params"] = p;
     }
     msg

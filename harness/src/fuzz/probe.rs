@@ -72,6 +72,70 @@ pub(crate) async fn probe(
     (ex, before.zip(after).map(|(b, a)| a > b))
 }
 
+/// A request any server answers (`ping`, or `server/discover` in 2026-07-28),
+/// with a string id no fuzz request uses.
+pub(crate) fn alive_probe(era: mcperr_protocol::Era, n: u64) -> Value {
+    let method = match era {
+        mcperr_protocol::Era::Legacy => "ping",
+        mcperr_protocol::Era::Modern => "server/discover",
+    };
+    let mut msg =
+        serde_json::json!({"jsonrpc": "2.0", "id": format!("mcperr-alive-{n}"), "method": method});
+    if let Some(p) = mcperr_core::plan::params_for(era, None, true) {
+        msg["params"] = p;
+    }
+    msg
+}
+
+/// Whether `input`, sent alone and followed at once by a liveness probe,
+/// stays unanswered while the probe is answered (a J4 deviation), judged
+/// within a short grace after the probe's answer instead of a whole
+/// timeout, so that an unanswered request can be shrunk; with the request
+/// as sent. `None` when neither came back (the server is lost) or over HTTP.
+pub(crate) async fn unanswered_while_alive(
+    w: &mut Worker<'_>,
+    client: &mut Client,
+    input: &FuzzInput,
+) -> Option<(bool, Value)> {
+    /// How long the request may trail the probe's answer.
+    const TRAIL: Duration = Duration::from_millis(250);
+    let msg = input.message(w.era, w.next_n());
+    let ping = alive_probe(w.era, w.next_n());
+    let (key, ping_key) = (msg["id"].to_string(), ping["id"].to_string());
+    let crate::client::Conn::Lines(conn) = &mut client.conn else {
+        return None;
+    };
+    let mut batch = mcperr_core::fuzz::inputs::line(&msg);
+    batch.push(b'\n');
+    batch.extend_from_slice(ping.to_string().as_bytes());
+    conn.send_line(&batch).await;
+    let deadline = Instant::now() + w.settings.run.timeout;
+    let mut answered_ping: Option<Instant> = None;
+    let verdict = loop {
+        let until = answered_ping.map_or(deadline, |at| (at + TRAIL).min(deadline));
+        let now = Instant::now();
+        if now >= until {
+            break answered_ping.map(|_| true);
+        }
+        match conn.next_event(until - now).await {
+            Some(crate::transport::StdoutEvent::Line(l)) => {
+                let id = mcperr_core::fuzz::inputs::parse_line(&l)
+                    .ok()
+                    .and_then(|v| v.get("id").map(Value::to_string));
+                match id {
+                    Some(i) if i == key => break Some(false),
+                    Some(i) if i == ping_key => answered_ping = Some(Instant::now()),
+                    _ => {}
+                }
+            }
+            Some(crate::transport::StdoutEvent::Eof) => break None,
+            _ => {}
+        }
+    };
+    client.ignore([key, ping_key]);
+    verdict.map(|v| (v, msg))
+}
+
 fn lost(ex: &Exchange) -> bool {
     matches!(ex.ending, Ending::Died(_) | Ending::Timeout)
 }
@@ -139,7 +203,13 @@ pub(crate) async fn shrink(
     // Stray output has no input; a request that went unanswered costs a
     // whole timeout per try, so it is kept as found.
     let sig = &best.finding.signature;
-    if best.input.method == "(stdout)" || sig.ends_with("no answer") || sig.ends_with("(alive)") {
+    // An unanswered request is re-tried with a probe behind it, judged a
+    // short grace after the probe's answer (not a whole timeout per try).
+    let unanswered = sig.ends_with("no answer");
+    if best.input.method == "(stdout)" || sig.ends_with("(alive)") {
+        return (best, client);
+    }
+    if unanswered && w.settings.run.target.is_http() {
         return (best, client);
     }
     let signature = best.finding.signature.clone();
@@ -168,6 +238,40 @@ pub(crate) async fn shrink(
                     Err(_) => break 'outer,
                 },
             };
+            if unanswered {
+                w.shrink_requests.fetch_add(2, Ordering::Relaxed);
+                let sent = match unanswered_while_alive(w, &mut c, &cand).await {
+                    None => {
+                        c.conn.close().await;
+                        continue;
+                    }
+                    Some((still, sent)) => {
+                        client = Some(c);
+                        if !still {
+                            continue;
+                        }
+                        sent
+                    }
+                };
+                let ex = Exchange {
+                    request: sent,
+                    ending: Ending::Timeout,
+                    strays: vec![],
+                    duration: w.settings.run.timeout,
+                    http: None,
+                };
+                let same = w
+                    .judge
+                    .judge_with(&cand, &ex, None, None, None, true)
+                    .into_iter()
+                    .find(|f| f.signature == signature);
+                if let Some(f) = same {
+                    best.finding = f;
+                    best.input = cand;
+                    continue 'outer;
+                }
+                continue;
+            }
             let (ex, ran) = probe(w, &mut c, &cand).await;
             w.shrink_requests.fetch_add(1, Ordering::Relaxed);
             if lost(&ex) {
@@ -203,19 +307,34 @@ pub(crate) async fn resend_big_ids(w: &mut Worker<'_>, client: &mut Client) {
     let mut silent = 0;
     for group in held.groups {
         // Once stopped (Ctrl-C), once the server died on a re-send, or after
-        // three re-sends that were not answered either (each waits out the
-        // timeout), the rest are recorded without the proof: bounded, nothing lost.
+        // a few re-sends that were not answered either (over HTTP each waits
+        // out the timeout; over a line transport a probe sent behind it
+        // bounds the wait), the rest are recorded without the proof:
+        // bounded, nothing lost.
+        let most_silent = if w.settings.run.target.is_http() {
+            3
+        } else {
+            64
+        };
         let proof = if w.settings.stats.stop.load(Ordering::Relaxed) || gone {
             None
         } else {
             let (input, _, _) = &group.kept[0];
             let mut small = input.clone();
             small.id_style = mcperr_core::fuzz::IdStyle::Counter;
-            let (again, _) = probe(w, client, &small).await;
             w.shrink_requests.fetch_add(1, Ordering::Relaxed);
-            silent += usize::from(again.ending == Ending::Timeout);
-            gone = matches!(again.ending, Ending::Died(_)) || silent >= 3;
-            Some(matches!(again.ending, Ending::Answered(_)))
+            let answered = if w.settings.run.target.is_http() {
+                let (again, _) = probe(w, client, &small).await;
+                gone = matches!(again.ending, Ending::Died(_));
+                Some(matches!(again.ending, Ending::Answered(_)))
+            } else {
+                let again = unanswered_while_alive(w, client, &small).await;
+                gone = again.is_none();
+                again.map(|(unanswered, _)| !unanswered)
+            };
+            silent += usize::from(answered == Some(false));
+            gone |= silent >= most_silent;
+            answered
         };
         for (input, ex, alive) in group.all() {
             w.record_judged(input, ex, None, *alive, proof);

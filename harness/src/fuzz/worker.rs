@@ -181,7 +181,7 @@ impl Worker<'_> {
 }
 
 /// Big-id requests held for a re-send with a small id, grouped by what the
-/// re-send would show (method, target, kind of answer, server alive): one
+/// re-send would show (method, root cause, kind of answer, server alive): one
 /// re-send decides a whole group, so no cap turns later ones into unproven
 /// failures. A group keeps a few exchanges and counts the rest.
 #[derive(Default)]
@@ -216,7 +216,10 @@ impl BigIds {
     /// Holds `ex`; false when there is no room (then it is judged at once).
     pub(crate) fn hold(&mut self, input: &FuzzInput, ex: &Exchange, alive: bool) -> bool {
         let answer = mcperr_core::wire::big_id_answer(ex);
-        let key = format!("{} {} {answer:?} {alive}", input.method, input.target);
+        // By root cause too: an array `params` that no id gets answered is
+        // not excused (nor blamed) with an object one's re-send.
+        let cause = mcperr_core::fuzz::identity::cause(input);
+        let key = format!("{} {cause} {answer:?} {alive}", input.method);
         if let Some(g) = self.groups.iter_mut().find(|g| g.key == key) {
             if g.kept.len() < KEPT_PER_GROUP {
                 g.kept.push((input.clone(), ex.clone(), alive));

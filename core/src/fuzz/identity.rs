@@ -1,0 +1,152 @@
+//! A finding's identity: what makes two answers the same deviation. The
+//! signature is the root cause (aspect, kind, verdict, what about the input
+//! caused it, what kind of answer came), never the era, the id's style, an
+//! echoed value or message text; the id is a stable digest of it.
+
+use serde_json::Value;
+
+use super::inputs::{Class, FuzzInput};
+use crate::exchange::{Ending, Exchange};
+use crate::grading::Violation;
+use crate::rules::AspectId;
+use crate::verdict::Verdict;
+
+/// A short stable hex digest (FNV-1a) of `s`, for file names.
+pub fn digest(s: &str) -> String {
+    let h = s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{:08x}", h as u32)
+}
+
+/// A finding's stable id: the saved case's id and what a baseline lists.
+pub fn finding_id(rule: &str, target: &str, signature: &str) -> String {
+    let slug: String = target
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .take(24)
+        .collect();
+    format!(
+        "fuzz/{}-{}-{}",
+        rule.to_lowercase(),
+        slug.trim_matches('-'),
+        digest(signature)
+    )
+}
+
+/// The response with its values replaced by their types, except those that
+/// say what kind of answer it is (error code, isError, resultType, content types).
+pub fn shape(v: &Value) -> String {
+    fn walk(v: &Value, key: &str, out: &mut String) {
+        match v {
+            Value::Object(o) => {
+                let mut keys: Vec<&String> = o.keys().collect();
+                keys.sort();
+                out.push('{');
+                for k in keys {
+                    out.push_str(k);
+                    out.push(':');
+                    walk(&o[k], k, out);
+                    out.push(',');
+                }
+                out.push('}');
+            }
+            Value::Array(a) => {
+                out.push('[');
+                if let Some(x) = a.first() {
+                    walk(x, key, out);
+                }
+                out.push(']');
+            }
+            _ if matches!(key, "code" | "isError" | "resultType" | "type" | "jsonrpc") => {
+                out.push_str(&v.to_string())
+            }
+            Value::String(_) => out.push('s'),
+            Value::Number(_) => out.push('n'),
+            Value::Bool(_) => out.push('b'),
+            Value::Null => out.push_str("null"),
+        }
+    }
+    let mut out = String::new();
+    walk(v, "", &mut out);
+    out
+}
+
+/// A finding's identity, its root cause: aspect, kind of violation and
+/// verdict, what about the input caused it ([`cause`]) and the shape of the
+/// answer (without its id); never the era, the id's style, an echoed value
+/// or message text. One deviation is one finding, listing the eras and
+/// methods it was seen in.
+pub(crate) fn signature(
+    v: &Violation,
+    verdict: Verdict,
+    input: &FuzzInput,
+    exchange: &Exchange,
+) -> String {
+    let tag = format!("{} {:?} {}", v.aspect, v.kind, verdict.as_str());
+    // A wrong id is the server's way with ids, whatever was asked.
+    if matches!(v.aspect, AspectId::J1IdType | AspectId::J1BigId) {
+        return format!("{tag} ids");
+    }
+    let answer = match &exchange.ending {
+        // A shape fault (J1) is told by the answer's whole shape; any other
+        // by what kind of answer it was (a result, with isError or not, or
+        // an error code): a match with hits or without, or an era's extra
+        // result fields, is the same deviation.
+        Ending::Answered(r) | Ending::WrongId(r) if v.rule() != crate::rules::RuleId::J1 => {
+            match (r.pointer("/error/code"), r.pointer("/result/isError")) {
+                (Some(code), _) => format!("error {code}"),
+                (None, Some(Value::Bool(true))) => "isError result".into(),
+                (None, _) if r.get("result").is_some() => "result".into(),
+                _ => shape(r),
+            }
+        }
+        // The id's own type is J1's business, not a different finding.
+        Ending::Answered(v) | Ending::WrongId(v) => {
+            let mut v = v.clone();
+            if let Some(o) = v.as_object_mut() {
+                o.remove("id");
+            }
+            shape(&v)
+        }
+        Ending::Timeout => "no answer".into(),
+        Ending::Died(_) => "died".into(),
+        other => format!("{other:?}").chars().take(40).collect(),
+    };
+    format!("{tag} {} {answer}", cause(input))
+}
+
+/// What about an input a finding is blamed on: the constraint of the
+/// tool's schema broken (with the tool), the part of the request's own
+/// schema broken (whatever the method, without the value written there),
+/// or the kind of request and its target.
+pub fn cause(input: &FuzzInput) -> String {
+    match &input.class {
+        Class::Envelope(what) => {
+            let field = what.split(" = ").next().unwrap_or(what);
+            format!("request params: {field}")
+        }
+        Class::UnknownMethod => "an unknown method".into(),
+        Class::InvalidCall(what) => format!("{} {}: {what}", input.method, input.target),
+        other => format!("{} {} {other:?}", input.method, input.target),
+    }
+}
+
+/// The target part of a finding's id: stable for a root cause (a broken
+/// envelope is no one tool's, a server's way with ids no one request's).
+pub fn id_target(aspect: AspectId, input: &FuzzInput) -> &str {
+    if matches!(aspect, AspectId::J1IdType | AspectId::J1BigId) {
+        return "ids";
+    }
+    match &input.class {
+        Class::Envelope(_) => "params",
+        Class::UnknownMethod => "unknown-method",
+        _ => &input.target,
+    }
+}
