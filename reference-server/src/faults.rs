@@ -134,16 +134,25 @@ faults! {
         "fuzz only: a numeric id above 2^31 is answered truncated to a 32-bit integer";
     LimitMultipleOf7 => "limit-multiple-of-7", "T4",
         "fuzz only: `limited` runs its body for an out-of-range limit that is a multiple of 7 (56, 63, ...)";
+    BlankTitleLeaksDsn => "blank-title-leaks-dsn", "J7",
+        "fuzz only: get_author with an empty or all-blank title answers an isError result quoting the catalog's connection string, password included";
+    LongTitleSilent => "long-title-silent", "J4",
+        "fuzz only: get_author with a title of 1,000 characters or more is never answered (over HTTP: a bare 202 without the response)";
 }
 
 impl Fault {
     /// Whether only fuzzing can find the fault: the scripted cases and the
     /// cases generated from schemas pass it (each needs an input they never
-    /// send: a non-ASCII title, an id above 2^31, a limit of 56).
+    /// send: a non-ASCII title, an id above 2^31, a limit of 56, a blank
+    /// title, a title of 1,000 characters).
     pub fn fuzz_only(self) -> bool {
         matches!(
             self,
-            Fault::NonAsciiTitleLeaks | Fault::WrongIdAbove31 | Fault::LimitMultipleOf7
+            Fault::NonAsciiTitleLeaks
+                | Fault::WrongIdAbove31
+                | Fault::LimitMultipleOf7
+                | Fault::BlankTitleLeaksDsn
+                | Fault::LongTitleSilent
         )
     }
 

@@ -171,6 +171,23 @@ impl ToolSet {
                     .log(log);
             }
         }
+        // In the body, after validation: pathological but valid titles.
+        let blank = args
+            .get("title")
+            .and_then(Value::as_str)
+            .is_some_and(|t| t.trim().is_empty());
+        if fault == Some(Fault::BlankTitleLeaksDsn) && name == "get_author" && blank {
+            // As a lookup that reports its failed query with the whole config would.
+            let message = "catalog lookup failed for '' on postgres://bookshop:hunter2-s3cret@catalog-db.internal:5432/books";
+            return Answer::result(tool_error(name, message));
+        }
+        if fault == Some(Fault::LongTitleSilent)
+            && name == "get_author"
+            && title.chars().count() >= 1000
+        {
+            // As a body stuck on a pathological input would: no answer at all.
+            return Answer::silent();
+        }
         let outcome = catch_panic(|| (tool.def.body)(shop, args))
             .unwrap_or_else(|panic| Err(ToolFailure::Crash(vec![panic.0])));
         let outcome = match outcome {

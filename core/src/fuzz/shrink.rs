@@ -79,6 +79,13 @@ fn smaller(v: &Value, depth: usize) -> Vec<Value> {
             if n > 1 {
                 out.push(json!(chars[..n / 2].iter().collect::<String>()));
                 out.push(json!(chars[n / 2..].iter().collect::<String>()));
+                // Longer cuts too, so a length threshold is neared in a few
+                // steps, not one character at a time.
+                for keep in [n * 3 / 4, n * 7 / 8] {
+                    if keep > n / 2 && keep < n - 1 {
+                        out.push(json!(chars[..keep].iter().collect::<String>()));
+                    }
+                }
                 out.push(json!(chars[1..].iter().collect::<String>()));
                 out.push(json!(chars[..n - 1].iter().collect::<String>()));
             }

@@ -42,6 +42,8 @@ const HOSTILE: &[char] = &[
     '/',
     '\u{301}',
     '\u{200f}',
+    '\u{202e}',
+    '\u{200d}',
     '\u{feff}',
     '🦀',
     '\u{10ffff}',
@@ -206,12 +208,35 @@ fn valid_string(schema: &Value, src: &mut dyn Source) -> Value {
         .get("maxLength")
         .and_then(Value::as_u64)
         .map(|m| m.min(LONG as u64) as i64);
+    let free = schema.get("pattern").is_none();
+    // The edges first: empty and blank where allowed, exactly at the bounds.
+    match src.below(12) {
+        0 if min == 0 && free => return json!(""),
+        1 if min <= 3 && max.is_none_or(|m| m >= 3) && free => {
+            return json!(["   ", " ", "\t", "\n "][src.index(4)]);
+        }
+        2 if max.is_some() => {
+            let m = max.unwrap_or(0).max(min);
+            let len = if src.chance(1, 2) {
+                m
+            } else {
+                (m - 1).max(min)
+            };
+            let hostile = free && src.chance(1, 2);
+            return json!(text(src, len as usize, hostile));
+        }
+        3 => {
+            let hostile = free && src.chance(1, 2);
+            return json!(text(src, min as usize, hostile));
+        }
+        _ => {}
+    }
     let len = match (src.below(8), max) {
         (0, None) => src.int_in(256, LONG as i64),
         (_, Some(m)) => src.int_in(min, m.min(min + 16)),
         _ => src.int_in(min.max(1), min.max(1) + 12),
     };
-    let hostile = schema.get("pattern").is_none() && src.chance(1, 2);
+    let hostile = free && src.chance(1, 2);
     json!(text(src, len.max(0) as usize, hostile))
 }
 

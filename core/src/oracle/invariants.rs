@@ -115,8 +115,31 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
     }
     if let Some(why) = leak_in_error(response, &exchange.request, ctx.canary) {
         out.push(Violation::new(AspectId::J7Main, why).late());
+    } else if let Some((error_side, shape)) = secret_in(response, &exchange.request) {
+        let (aspect, side) = if error_side {
+            (AspectId::J7Main, "the error")
+        } else {
+            (AspectId::J7SecretInResult, "the result")
+        };
+        let why = format!("{side} carries secret-shaped text the request did not: {shape}");
+        out.push(Violation::new(aspect, why).late());
     }
     out
+}
+
+/// Secret-shaped text ([`super::secrets`]) in a response that the request
+/// did not carry, and whether it is on the error side (a JSON-RPC error or
+/// an `isError` result) rather than in a successful result.
+fn secret_in(response: &Value, request: &Value) -> Option<(bool, &'static str)> {
+    let (part, error_side) = match (response.get("error"), response.get("result")) {
+        (Some(e), _) => (e, true),
+        (None, Some(r)) => (r, r.get("isError") == Some(&Value::Bool(true))),
+        _ => return None,
+    };
+    let text = serde_json::to_string(part).unwrap_or_default();
+    // Echoes are taken out only when a shape shows at all (most answers carry none).
+    super::secrets::secret_shape(&text)?;
+    super::secrets::secret_shape(&without_echoes(part, request)).map(|s| (error_side, s))
 }
 
 /// The violations that stray output during the exchange makes (J5, J1, J3).

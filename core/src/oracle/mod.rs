@@ -10,6 +10,7 @@
 pub mod checks;
 pub mod invariants;
 mod regressions;
+pub mod secrets;
 
 use crate::exchange::{Ending, Exchange, NoResponse};
 use crate::pattern;

@@ -97,8 +97,11 @@ pub(crate) async fn unanswered_while_alive(
     client: &mut Client,
     input: &FuzzInput,
 ) -> Option<(bool, Value)> {
-    /// How long the request may trail the probe's answer.
-    const TRAIL: Duration = Duration::from_millis(250);
+    // How long the request may trail the probe's answer: ten round trips
+    // of the probe, between 50 and 500 ms.
+    let trail =
+        |rtt: Duration| (rtt * 10).clamp(Duration::from_millis(50), Duration::from_millis(500));
+    let sent = Instant::now();
     let msg = input.message(w.era, w.next_n());
     let ping = alive_probe(w.era, w.next_n());
     let (key, ping_key) = (msg["id"].to_string(), ping["id"].to_string());
@@ -112,7 +115,7 @@ pub(crate) async fn unanswered_while_alive(
     let deadline = Instant::now() + w.settings.run.timeout;
     let mut answered_ping: Option<Instant> = None;
     let verdict = loop {
-        let until = answered_ping.map_or(deadline, |at| (at + TRAIL).min(deadline));
+        let until = answered_ping.map_or(deadline, |at| (at + trail(at - sent)).min(deadline));
         let now = Instant::now();
         if now >= until {
             break answered_ping.map(|_| true);

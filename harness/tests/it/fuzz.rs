@@ -142,7 +142,7 @@ type Minimal = fn(&Value) -> bool;
 #[test]
 fn each_fuzz_only_fault_is_found_within_20_s_and_shrunk() {
     // (fault, rule, what the shrunk request must show)
-    let cases: [(&str, &str, Minimal); 3] = [
+    let cases: [(&str, &str, Minimal); 5] = [
         ("non-ascii-title-leaks", "J7", |req| {
             let t = req
                 .pointer("/params/arguments/title")
@@ -155,6 +155,21 @@ fn each_fuzz_only_fault_is_found_within_20_s_and_shrunk() {
         }),
         ("limit-multiple-of-7", "T4", |req| {
             req.pointer("/params/arguments/limit") == Some(&serde_json::json!(56))
+        }),
+        // An empty string: J7 by the secret-shaped scan (a connection string
+        // with its password), which no request carried.
+        ("blank-title-leaks-dsn", "J7", |req| {
+            req.pointer("/params/arguments/title")
+                .and_then(Value::as_str)
+                == Some("")
+        }),
+        // A long string: never answered (J4), shrunk towards 1,000 characters.
+        ("long-title-silent", "J4", |req| {
+            let n = req
+                .pointer("/params/arguments/title")
+                .and_then(Value::as_str)
+                .map_or(0, |t| t.chars().count());
+            (1000..2000).contains(&n)
         }),
     ];
     for (fault, rule, minimal) in cases {
@@ -173,6 +188,10 @@ fn each_fuzz_only_fault_is_found_within_20_s_and_shrunk() {
                 "20",
                 "--max-findings",
                 "1",
+                // An unanswered request is called so after --slow-ms (it
+                // might be slow): a short one here.
+                "--slow-ms",
+                "3000",
             ],
             &dir.join("r.json"),
         );
