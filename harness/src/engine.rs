@@ -78,6 +78,8 @@ pub struct RunSettings {
     pub slow_timeout: Duration,
     /// Methods found hung on any process of this server, shared by all.
     pub hung: crate::pace::HungMethods,
+    /// When `--deadline` ends the run: cases after it are not run.
+    pub deadline: Option<std::time::Instant>,
     /// The reference server shared by in-process connections of this run.
     memory: Option<Memory>,
 }
@@ -120,8 +122,15 @@ impl RunSettings {
             canary,
             slow_timeout: crate::pace::DEFAULT_SLOW,
             hung: Default::default(),
+            deadline: None,
             memory,
         }
+    }
+
+    /// The same settings with `--deadline` set.
+    pub fn with_deadline(mut self, deadline: Option<std::time::Instant>) -> Self {
+        self.deadline = deadline;
+        self
     }
 
     /// The same settings with `--slow-ms` set.
@@ -385,6 +394,14 @@ async fn run_group(
     // What a dead process taught of the server's pace, for the next one.
     let mut pace = None;
     for (i, plan) in group {
+        if settings
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            let why = "not run: the --deadline was reached before this case".to_string();
+            out.push((i, CaseResult::skipped(&plan.case, &plan.citation, why)));
+            continue;
+        }
         if client.is_none() {
             match connect(settings, EraChoice::Pinned(era)).await {
                 Ok((mut c, _)) => {

@@ -175,7 +175,11 @@ fn render(outcome: &FuzzOutcome, saved: &[(String, PathBuf)]) -> String {
         r.findings.len(),
         r.stats.shrink_requests,
         r.seed,
-        if r.interrupted { " (interrupted: findings not shrunk)" } else { "" }
+        match (r.deadline_reached, r.interrupted) {
+            (true, _) => " (stopped at --deadline: the rest of the budget not spent, findings not shrunk)",
+            (false, true) => " (interrupted: findings not shrunk)",
+            _ => "",
+        }
     );
     text
 }
@@ -217,6 +221,17 @@ pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, CliError> {
     let stats = Arc::new(Stats::default());
     super::signals::stop_campaign_on_signals(stats.clone());
     let run = settings(&args.target, target, args.jobs, String::new());
+    // --deadline stops the campaign as Ctrl-C does (findings unshrunk, the
+    // report written), and says so.
+    let deadline_hit = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    if let Some(at) = run.deadline {
+        let (stats, hit) = (stats.clone(), deadline_hit.clone());
+        std::thread::spawn(move || {
+            std::thread::sleep(at.saturating_duration_since(std::time::Instant::now()));
+            hit.store(true, Ordering::SeqCst);
+            stats.stop.store(true, Ordering::SeqCst);
+        });
+    }
     let info = run.target_info(embedded);
     eprintln!(
         "mcperr fuzz: {} · seed {seed} · profile {}{} · {}",
@@ -253,7 +268,7 @@ pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, CliError> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let outcome = match outcome {
+    let mut outcome = match outcome {
         Ok(o) => o,
         Err(EngineError::Setup(e)) => {
             return Err(Usage(format!(
@@ -263,6 +278,7 @@ pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, CliError> {
         }
         Err(e) => return Err(Usage(e.to_string())),
     };
+    outcome.report.deadline_reached = deadline_hit.load(Ordering::SeqCst);
     let mut saved = Vec::new();
     if let Some(dir) = &args.save {
         for f in outcome

@@ -164,6 +164,11 @@ pub(crate) struct TargetArgs {
     /// once instead of one timeout each.
     #[arg(long, value_name = "N", default_value_t = 30000)]
     pub(crate) slow_ms: u64,
+    /// Bound the whole command, in seconds: when it is reached, what is not
+    /// done is left out (cases not run are skips saying so; a campaign stops
+    /// and its findings go unshrunk), and the reports are still written.
+    #[arg(long, value_name = "SECONDS")]
+    pub(crate) deadline: Option<f64>,
     /// Longest stdout line (stdio) or response body (HTTP) accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = target::DEFAULT_MAX_LINE)]
     pub(crate) max_line: usize,
@@ -464,6 +469,14 @@ pub(crate) fn settings(t: &TargetArgs, target: Target, jobs: u64, canary: String
         canary,
     )
     .with_slow_timeout(Duration::from_millis(t.slow_ms.max(1)))
+    .with_deadline(deadline(t))
+}
+
+/// When `--deadline` ends the command, counted from now.
+pub(crate) fn deadline(t: &TargetArgs) -> Option<std::time::Instant> {
+    t.deadline
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map(|s| std::time::Instant::now() + Duration::from_secs_f64(s))
 }
 
 pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CliError> {

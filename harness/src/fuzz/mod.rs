@@ -113,9 +113,12 @@ pub struct FuzzReport {
     pub slow: Vec<SlowLane>,
     /// Totals.
     pub stats: FuzzStats,
-    /// Stopped early by Ctrl-C.
+    /// Stopped early by Ctrl-C (or `--deadline`).
     #[serde(default)]
     pub interrupted: bool,
+    /// Stopped early because `--deadline` was reached.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deadline_reached: bool,
 }
 
 impl FuzzReport {
@@ -372,6 +375,7 @@ pub async fn fuzz(
             shrink_requests: shrink_requests.load(Ordering::Relaxed),
         },
         interrupted: settings.stats.stop.load(Ordering::Relaxed),
+        deadline_reached: false,
     };
     Ok(FuzzOutcome { report, found })
 }

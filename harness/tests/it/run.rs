@@ -556,3 +556,57 @@ fn a_hung_method_costs_one_slow_wait_then_its_cases_are_errors_naming_the_first(
     assert!(elapsed < std::time::Duration::from_secs(15), "{elapsed:?}");
     assert_eq!(out.code, Some(1));
 }
+
+#[test]
+fn a_deadline_bounds_a_run_and_a_campaign_and_the_reports_say_what_was_left_out() {
+    let dir = scratch("deadline");
+    let json = dir.join("r.json");
+    let out = mcperr(&[
+        "run",
+        "--era",
+        "2026-07-28",
+        "--deadline",
+        "0",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let r = report(&json);
+    let cases: Vec<Value> = r["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|x| x["cases"].as_array().unwrap().clone())
+        .collect();
+    assert!(!cases.is_empty(), "{}", out.stdout);
+    for c in &cases {
+        assert_eq!(c["verdict"], "skip", "{c}");
+        assert!(c["message"].as_str().unwrap().contains("--deadline"), "{c}");
+    }
+    let fuzz_json = dir.join("f.json");
+    let started = std::time::Instant::now();
+    let out = mcperr(&[
+        "fuzz",
+        "--seconds",
+        "60",
+        "--deadline",
+        "1",
+        "--json",
+        fuzz_json.to_str().unwrap(),
+    ]);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        report(&fuzz_json)["deadline_reached"],
+        true,
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("stopped at --deadline"),
+        "{}",
+        out.stdout
+    );
+}
