@@ -44,7 +44,9 @@ impl LineDecoder {
             self.line.extend_from_slice(chunk);
         } else {
             self.overflow += self.line.len() + chunk.len();
-            self.line.clear();
+            // Freed, not cleared: a cleared Vec keeps its capacity, up to
+            // the cap, for as long as the connection lives.
+            self.line = Vec::new();
         }
         let consumed = found.unwrap_or(buf.len());
         if found.is_none() {

@@ -256,15 +256,19 @@ impl HttpConnection {
             .header("content-type")
             .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/event-stream"));
         let max = self.target.max_body;
-        let raw = Arc::new(Mutex::new(Vec::new()));
+        // The body as its chunks (no reallocation as it grows), and their total.
+        let raw: Arc<Mutex<(Vec<Vec<u8>>, usize)>> = Arc::default();
         let tee = raw.clone();
         let capped = bytes.map(move |chunk| {
             let chunk = chunk?;
             let mut all = tee.lock().expect("one reader");
-            all.extend_from_slice(&chunk);
-            if all.len() > max {
+            if all.1 + chunk.len() > max {
+                // Discarded as it streams: what was kept is freed at once.
+                *all = (Vec::new(), 0);
                 return Err(HttpFailure::TooLarge(max));
             }
+            all.1 += chunk.len();
+            all.0.push(chunk.clone());
             Ok(chunk)
         });
         if is_sse {
@@ -276,7 +280,11 @@ impl HttpConnection {
                 chunk?;
             }
         }
-        answer.body = String::from_utf8_lossy(&raw.lock().expect("reader done")).into_owned();
+        let body = std::mem::take(&mut raw.lock().expect("reader done").0).concat();
+        answer.body = match String::from_utf8(body) {
+            Ok(text) => text,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        };
         if !is_sse {
             answer.read_json_body();
         }
