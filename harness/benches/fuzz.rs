@@ -386,7 +386,7 @@ fn main() {
             }
             ratios.sort_by(f64::total_cmp);
             println!(
-                "python SDK bookshop over stdio, {era}, {n} fuzz requests ({unanswered} never answered, each waited out for 1 s): \
+                "python SDK bookshop over stdio, {era}, {n} fuzz requests ({unanswered} never answered, each dropped after a grace from the server's latency): \
                  mcperr fuzz at {:.0} % of the lockstep replay's rate (median of {} alternating pairs; target >= 90 %)",
                 ratios[ratios.len() / 2],
                 ratios.len()

@@ -16,8 +16,8 @@
 //!   the rest); not, it was never answered (J4), and so is every other
 //!   dropped request of its lane: the lane is *hung*, and its later drops
 //!   are judged at once. When the budget is spent, dropped requests wait one
-//!   timeout more at most: then a slow lane's get no verdict, the others
-//!   were dropped (J4);
+//!   grace more at most: then a slow lane's get no verdict, the others were
+//!   dropped (J4);
 //! - if nothing comes back within another timeout, the server hangs (`Lost`);
 //! - a request with a lone surrogate may go unanswered (a parser may refuse
 //!   the line, RFC 8259 §8.2) or be answered by an id-null error.
@@ -131,7 +131,7 @@ struct Pipe {
     hung_lanes: std::collections::HashSet<String>,
     /// Recent latencies of answered requests, and the grace they give.
     latency: Latency,
-    /// When the budget was spent: stragglers then wait one timeout more at most.
+    /// When the budget was spent: stragglers then wait one drop grace more at most.
     spent_at: Option<Instant>,
 }
 
@@ -184,7 +184,9 @@ impl Pipe {
         for (k, p) in &self.stragglers {
             let mut d = p.sent + slow.max(timeout);
             if let Some(at) = self.spent_at {
-                d = d.min(at + timeout);
+                // After the budget: one grace more, not a whole timeout (a
+                // campaign's rate counts its tail).
+                d = d.min(at + grace);
             }
             if first.is_none_or(|(_, f)| d < f) {
                 first = Some((k, d));
@@ -399,7 +401,7 @@ async fn overdue(
         let lane = lane_of(&p.input);
         let run = &w.settings.run;
         if p.sent.elapsed() < run.slow_timeout.max(run.timeout) {
-            // The campaign ended first (a timeout after the budget was
+            // The campaign ended first (a grace after the budget was
             // spent): a slow lane's request may still be answered, no
             // verdict; any other was dropped while later ones were answered.
             w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
