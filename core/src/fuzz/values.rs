@@ -120,6 +120,18 @@ fn valid_at(schema: &Value, src: &mut dyn Source, depth: usize) -> Value {
             return e[src.index(e.len())].clone();
         }
     }
+    // The values the schema itself offers, now and then (the caller checks
+    // them like any other: a stale example is no valid value).
+    let offered: Vec<&Value> = schema
+        .get("examples")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .chain(schema.get("default"))
+        .collect();
+    if !offered.is_empty() && src.chance(1, 4) {
+        return offered[src.index(offered.len())].clone();
+    }
     for key in ["anyOf", "oneOf"] {
         if let Some(a) = schema.get(key).and_then(Value::as_array) {
             if !a.is_empty() {
@@ -528,6 +540,32 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn valid_strings_reach_the_edges_and_the_schemas_own_examples() {
+        let schema = json!({"type": "string", "maxLength": 40, "examples": ["Paris"]});
+        let drawn: Vec<Value> = (0..400)
+            .map(|seed| valid(&schema, &mut Seeded::new(seed)))
+            .collect();
+        let has = |f: &dyn Fn(&str) -> bool| drawn.iter().filter_map(Value::as_str).any(f);
+        assert!(has(&|s| s == "Paris"), "the example");
+        assert!(has(&|s| s.is_empty()), "empty");
+        assert!(has(&|s| !s.is_empty() && s.trim().is_empty()), "blank");
+        assert!(has(&|s| s.chars().count() == 40), "at maxLength");
+        assert!(has(&|s| s.chars().count() == 39), "one below maxLength");
+        let long = json!({"type": "string"});
+        let most = (0..400)
+            .filter_map(|seed| {
+                valid(&long, &mut Seeded::new(seed))
+                    .as_str()
+                    .map(|s| s.chars().count())
+            })
+            .max();
+        assert!(
+            most.is_some_and(|n| n >= 1000),
+            "long strings where unbounded: {most:?}"
+        );
     }
 
     #[test]
