@@ -240,10 +240,21 @@ async fn execute_once(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool
             return (hung_result(plan, m, &first, client.pace.slow_timeout), true);
         }
     }
+    // Every request of the case (steps included) gets the slowest of their
+    // methods' timeouts: --slow-ms once one of them is known slow.
     let normal = client.timeout;
-    client.timeout = client.pace.timeout_for(&method, normal);
+    let step_methods = plan.steps.iter().filter_map(|s| match s {
+        Step::Send(o) if o.id != IdChoice::Notification => Some(o.method.as_str()),
+        _ => None,
+    });
+    let paced = std::iter::once(method.as_str())
+        .chain(step_methods)
+        .map(|m| client.pace.timeout_for(m, normal))
+        .max()
+        .unwrap_or(normal);
+    client.set_timeout(paced);
     let out = execute_paced(client, plan).await;
-    client.timeout = normal;
+    client.set_timeout(normal);
     out
 }
 
@@ -410,9 +421,9 @@ async fn slow_answer(
     }
     if matches!(client.conn, Conn::Http(_)) {
         let normal = client.timeout;
-        client.timeout = slow;
+        client.set_timeout(slow);
         let again = plain_exchange(client, &plan.request).await;
-        client.timeout = normal;
+        client.set_timeout(normal);
         let elapsed = again.duration;
         return again.response().is_some().then_some((again, elapsed));
     }

@@ -76,8 +76,11 @@ fn exactly(text: &str, prefix: &str, n: usize, ok: impl Fn(u8) -> bool) -> bool 
 /// The end offsets of each occurrence of `prefix` that starts a word.
 fn occurrences<'a>(text: &'a str, prefix: &'a str) -> impl Iterator<Item = usize> + 'a {
     text.match_indices(prefix).filter_map(move |(i, _)| {
-        let before = text.as_bytes().get(i.wrapping_sub(1)).copied();
-        let starts_word = i == 0 || !before.is_some_and(|b| b.is_ascii_alphanumeric());
+        let bytes = text.as_bytes();
+        let before = bytes.get(i.wrapping_sub(1)).copied();
+        // Text is searched serialized: `\n`, `\t` before it start a word too.
+        let escaped = i >= 2 && bytes[i - 2] == b'\\';
+        let starts_word = i == 0 || escaped || !before.is_some_and(|b| b.is_ascii_alphanumeric());
         starts_word.then_some(i + prefix.len())
     })
 }
@@ -133,6 +136,7 @@ mod tests {
             ("aws AKIAABCDEFGHIJKLMNOP in env", "AWS"),
             ("token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "GitHub"),
             ("slack xoxb-1234567890-abcdef", "Slack"),
+            (r"env:\nghp_abcdefghijklmnopqrstuvwxyz0123456789", "GitHub"),
         ] {
             let found = secret_shape(text).unwrap_or_else(|| panic!("missed {shape}: {text}"));
             assert!(

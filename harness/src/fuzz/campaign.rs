@@ -50,8 +50,11 @@ async fn concurrent(w: &mut Worker<'_>, client: &mut Client) -> Stop {
         })
         .collect();
     let mut running = FuturesUnordered::new();
-    // In flight: request number -> (lane, when sent).
-    let mut inflight: std::collections::HashMap<u64, (String, Instant)> = Default::default();
+    // In flight: request number -> (lane, when sent, the input).
+    let mut inflight: std::collections::HashMap<
+        u64,
+        (String, Instant, mcperr_core::fuzz::FuzzInput),
+    > = Default::default();
     let mut slow_lanes = std::collections::HashSet::new();
     let mut hung_lanes = std::collections::HashSet::new();
     let mut last_answer: Option<Instant> = None;
@@ -80,8 +83,8 @@ async fn concurrent(w: &mut Worker<'_>, client: &mut Client) -> Stop {
             let limited = slow_lanes.contains(&lane)
                 || inflight
                     .values()
-                    .any(|(l, sent)| *l == lane && sent.elapsed() > grace);
-            let of_lane = inflight.values().filter(|(l, _)| *l == lane).count();
+                    .any(|(l, sent, _)| *l == lane && sent.elapsed() > grace);
+            let of_lane = inflight.values().filter(|(l, _, _)| *l == lane).count();
             if limited && of_lane >= LANE_LIMIT {
                 w.issued -= 1;
                 redraws += 1;
@@ -98,7 +101,7 @@ async fn concurrent(w: &mut Worker<'_>, client: &mut Client) -> Stop {
             });
             let n = w.next_n();
             let msg = input.message(w.era, n);
-            inflight.insert(n, (lane, Instant::now()));
+            inflight.insert(n, (lane, Instant::now(), input.clone()));
             running.push(async move {
                 let id = mcperr_protocol::Id::from_value(&msg["id"])
                     .expect("ids are numbers or strings");
@@ -116,17 +119,30 @@ async fn concurrent(w: &mut Worker<'_>, client: &mut Client) -> Stop {
             return Stop::Done;
         };
         idle.push(c);
-        let (lane, sent) = inflight.remove(&n).expect("sent above");
+        let (lane, sent, _) = inflight.remove(&n).expect("sent above");
         w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
+        // The server is gone or hangs: every request in flight is a suspect
+        // (in the order sent), this one first.
+        let suspects = |input,
+                        inflight: &mut std::collections::HashMap<
+            u64,
+            (String, Instant, mcperr_core::fuzz::FuzzInput),
+        >| {
+            let mut rest: Vec<_> = inflight.drain().collect();
+            rest.sort_by_key(|(_, (_, sent, _))| *sent);
+            std::iter::once(input)
+                .chain(rest.into_iter().map(|(_, (_, _, i))| i))
+                .collect()
+        };
         match ex.ending {
-            Ending::Died(_) => return Stop::Lost(vec![input]),
+            Ending::Died(_) => return Stop::Lost(suspects(input, &mut inflight)),
             Ending::Timeout if last_answer.is_some_and(|a| a > sent) => {
                 // Unanswered while others were: never answered (J4), hung.
                 hung_lanes.insert(lane);
                 w.judge_and_record_alive(&input, &ex, None, true);
                 continue;
             }
-            Ending::Timeout => return Stop::Lost(vec![input]),
+            Ending::Timeout => return Stop::Lost(suspects(input, &mut inflight)),
             _ => {}
         }
         last_answer = Some(Instant::now());

@@ -160,13 +160,15 @@ impl Pipe {
         self.pending.len() - silent < width && silent < width
     }
 
-    /// The request whose deadline comes first, and that deadline: a
-    /// timeout after it was sent, or the drop grace once a request sent
-    /// after it was answered; a straggler's is `--slow-ms` (or a timeout
+    /// The request whose deadline comes first, and that deadline: for a
+    /// request in the window a timeout after it was sent, or the drop grace
+    /// once a request sent after it was answered (or, while a liveness probe
+    /// is out, the probe's timeout); for a straggler `--slow-ms` (or a grace
     /// after the budget was spent, if sooner).
     fn first_deadline(&self, timeout: Duration, slow: Duration) -> Option<(String, Instant)> {
         let mut first: Option<(&String, Instant)> = None;
         let grace = self.latency.grace(timeout);
+        let probe_due = self.alive.as_ref().map(|(_, sent)| *sent + timeout);
         for k in &self.order {
             if let Some(p) = self.pending.get(k) {
                 let passed = self.answered_sent.is_some_and(|s| s > p.sent);
@@ -175,7 +177,7 @@ impl Pipe {
                     (false, true) => grace,
                     (false, false) => timeout,
                 };
-                let d = p.sent + wait;
+                let d = probe_due.unwrap_or(p.sent + wait);
                 if first.is_none_or(|(_, f)| d < f) {
                     first = Some((k, d));
                 }
@@ -303,7 +305,13 @@ pub(crate) async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
             }
         }
         let stragglers_left = spent && !pipe.stragglers.is_empty();
-        if pipe.waiting() == 0 && !stragglers_left && (pipe.pending.is_empty() || draining || spent)
+        // Nothing in the window but dropped requests out (full slow lanes):
+        // wait for their answers rather than spin.
+        let idle = !spent && !draining && pipe.pending.is_empty() && !pipe.stragglers.is_empty();
+        if pipe.waiting() == 0
+            && !stragglers_left
+            && !idle
+            && (pipe.pending.is_empty() || draining || spent)
         {
             // Requests a parser may refuse do not hold up a drain.
             for k in std::mem::take(&mut pipe.order) {
@@ -325,10 +333,6 @@ pub(crate) async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
         else {
             continue;
         };
-        let deadline = pipe
-            .alive
-            .as_ref()
-            .map_or(deadline, |(_, sent)| *sent + timeout);
         let wait = deadline.saturating_duration_since(Instant::now());
         // The first event waits; whatever else has arrived is taken with it.
         let first = lines(client).next_event(wait).await;
@@ -397,15 +401,22 @@ async fn overdue(
     pipe: &mut Pipe,
     key: &str,
 ) -> Option<Stop> {
-    if let Some(p) = pipe.unstraggle(key) {
-        let lane = lane_of(&p.input);
+    if let Some(p) = pipe.stragglers.get(key) {
         let run = &w.settings.run;
-        if p.sent.elapsed() < run.slow_timeout.max(run.timeout) {
-            // The campaign ended first (a grace after the budget was
-            // spent): a slow lane's request may still be answered, no
-            // verdict; any other was dropped while later ones were answered.
+        let elapsed = p.sent.elapsed();
+        let waited_out = elapsed >= run.slow_timeout.max(run.timeout);
+        if !waited_out && pipe.spent_at.is_none() {
+            // Woken early (another deadline): it waits on.
+            return None;
+        }
+        let p = pipe.unstraggle(key).expect("looked up above");
+        let lane = lane_of(&p.input);
+        if !waited_out {
+            // The campaign ended first (a grace after the budget was spent):
+            // unanswered for a whole timeout while later ones were answered
+            // is J4, unless its lane is slow; a shorter wait is no verdict.
             w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
-            if !pipe.slow_lanes.contains(&lane) {
+            if elapsed >= run.timeout && !pipe.slow_lanes.contains(&lane) {
                 never_answered(w, p);
             }
             return None;
@@ -465,10 +476,10 @@ fn skipped(w: &mut Worker<'_>, pipe: &mut Pipe, key: &str) {
         return;
     };
     let lane = lane_of(&p.input);
-    let run = &w.settings.run;
-    let wait = run.slow_timeout > run.timeout
-        && !pipe.hung_lanes.contains(&lane)
-        && pipe.stragglers.len() < MAX_STRAGGLERS;
+    // A hung lane's drops are judged at once; any other waits out of the
+    // window, up to --slow-ms and at least the timeout (a drop by the grace
+    // alone is no verdict: a concurrent server may answer out of order).
+    let wait = !pipe.hung_lanes.contains(&lane) && pipe.stragglers.len() < MAX_STRAGGLERS;
     if wait {
         *pipe.lanes.entry(lane).or_default() += 1;
         pipe.stragglers.insert(key.to_string(), p);

@@ -300,4 +300,46 @@ fn a_slow_read_only_tool_is_slow_not_an_error_and_the_other_tools_run_normally()
     {
         assert!(c["duration_ms"].as_u64().unwrap() < 1000, "{c}");
     }
+    // Over HTTP, where the timed-out POST is gone: sent again with --slow-ms.
+    let recipes = format!("{ROOT}/fixtures/servers/python/recipes.py");
+    let py = python();
+    let http = crate::http::HttpServer::start(
+        "env",
+        &[
+            "RECIPES_SLOW_SECONDS=3",
+            &py,
+            &recipes,
+            "--http",
+            "127.0.0.1:0",
+            "--fault",
+            "slow-fetch",
+        ],
+    );
+    let json = dir.join("http.json");
+    let out = mcperr(&[
+        "run",
+        "--http",
+        &http.url,
+        "--era",
+        "2026-07-28",
+        "--cases",
+        "generated/tools/fetch_page/*",
+        "--timeout-ms",
+        "1000",
+        "--profile",
+        "model",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let r = report(&json);
+    assert_eq!(r["summary"]["error"], 0, "{}", out.stdout);
+    let valid = cases(&r)
+        .iter()
+        .find(|c| c["id"] == "generated/tools/fetch_page/valid-call")
+        .unwrap_or_else(|| panic!("{}", out.stdout));
+    assert_eq!(
+        (&valid["rule"], &valid["verdict"]),
+        (&"J4".into(), &"warn".into()),
+        "{valid}"
+    );
 }
