@@ -228,13 +228,20 @@ fn hung_result(
     CaseResult::planned(plan, &plan.citation, j, None, None, 0)
 }
 
-async fn execute_once(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool) {
-    let method = plan.request.method.clone();
-    let step_methods = plan.steps.iter().filter_map(|s| match s {
+/// The methods a case sends requests of: its judged one, then its steps'.
+fn methods_of(plan: &CasePlan) -> Vec<&str> {
+    let steps = plan.steps.iter().filter_map(|s| match s {
         Step::Send(o) if o.id != IdChoice::Notification => Some(o.method.as_str()),
         _ => None,
     });
-    for m in std::iter::once(method.as_str()).chain(step_methods) {
+    std::iter::once(plan.request.method.as_str())
+        .chain(steps)
+        .collect()
+}
+
+async fn execute_once(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool) {
+    let methods = methods_of(plan);
+    for &m in &methods {
         if let Some(first) = client.pace.hung(m) {
             let first = first.to_string();
             return (hung_result(plan, m, &first, client.pace.slow_timeout), true);
@@ -243,12 +250,8 @@ async fn execute_once(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool
     // Every request of the case (steps included) gets the slowest of their
     // methods' timeouts: --slow-ms once one of them is known slow.
     let normal = client.timeout;
-    let step_methods = plan.steps.iter().filter_map(|s| match s {
-        Step::Send(o) if o.id != IdChoice::Notification => Some(o.method.as_str()),
-        _ => None,
-    });
-    let paced = std::iter::once(method.as_str())
-        .chain(step_methods)
+    let paced = methods
+        .iter()
         .map(|m| client.pace.timeout_for(m, normal))
         .max()
         .unwrap_or(normal);
@@ -427,15 +430,20 @@ async fn slow_answer(
         let elapsed = again.duration;
         return again.response().is_some().then_some((again, elapsed));
     }
-    let id = ex.request.get("id").cloned().unwrap_or(Value::Null);
-    let started = std::time::Instant::now();
-    let answer = client
-        .await_late(&id, slow.saturating_sub(ex.duration))
-        .await?;
-    let elapsed = ex.duration + started.elapsed();
+    let (answer, elapsed) = late_answer(client, ex).await?;
     let mut answered = ex.clone();
     answered.ending = Ending::Answered(answer);
     Some((answered, elapsed))
+}
+
+/// Over a line transport: the late answer to `ex`'s timed-out request if it
+/// comes within `--slow-ms` of its sending, with the time it took in all.
+async fn late_answer(client: &mut Client, ex: &Exchange) -> Option<(Value, std::time::Duration)> {
+    let id = ex.request.get("id").cloned().unwrap_or(Value::Null);
+    let started = std::time::Instant::now();
+    let wait = client.pace.slow_timeout.saturating_sub(ex.duration);
+    let answer = client.await_late(&id, wait).await?;
+    Some((answer, ex.duration + started.elapsed()))
 }
 
 /// Whether a step request that timed out (while the server answered a
@@ -444,7 +452,6 @@ async fn slow_answer(
 /// the POST is gone, the case is tried once more with `--slow-ms` (a method
 /// already slow is hung when that times out too).
 async fn slow_step(client: &mut Client, method: &str, ex: &Exchange) -> bool {
-    let slow = client.pace.slow_timeout;
     if !client.pace.worth_waiting(method, client.timeout) {
         return false;
     }
@@ -452,17 +459,13 @@ async fn slow_step(client: &mut Client, method: &str, ex: &Exchange) -> bool {
         client.pace.mark_slow(method, client.timeout);
         return true;
     }
-    let id = ex.request.get("id").cloned().unwrap_or(Value::Null);
-    let started = std::time::Instant::now();
-    let came = client
-        .await_late(&id, slow.saturating_sub(ex.duration))
-        .await;
-    if came.is_some() {
-        client
-            .pace
-            .mark_slow(method, ex.duration + started.elapsed());
+    match late_answer(client, ex).await {
+        Some((_, elapsed)) => {
+            client.pace.mark_slow(method, elapsed);
+            true
+        }
+        None => false,
     }
-    came.is_some()
 }
 
 /// An HTTP body kept in a report: its first 4,000 characters.

@@ -67,11 +67,6 @@ impl Pace {
         }
     }
 
-    /// Whether the method is known slow (its requests already got `--slow-ms`).
-    pub fn is_slow(&self, method: &str) -> bool {
-        self.slow.contains_key(method)
-    }
-
     /// The case whose request of `method` never came back, if it is hung.
     pub fn hung(&self, method: &str) -> Option<&str> {
         self.hung.get(method).map(String::as_str)

@@ -241,7 +241,9 @@ pub(crate) async fn shrink(
                     Err(_) => break 'outer,
                 },
             };
-            if unanswered {
+            // The candidate's findings: of an unanswered try (probe behind
+            // it), or of its answer alone.
+            let findings = if unanswered {
                 w.shrink_requests.fetch_add(2, Ordering::Relaxed);
                 let sent = match unanswered_while_alive(w, &mut c, &cand).await {
                     None => {
@@ -263,34 +265,21 @@ pub(crate) async fn shrink(
                     duration: w.settings.run.timeout,
                     http: None,
                 };
-                let same = w
-                    .judge
-                    .judge_with(&cand, &ex, None, None, None, true)
-                    .into_iter()
-                    .find(|f| f.signature == signature);
-                if let Some(f) = same {
-                    best.finding = f;
-                    best.input = cand;
-                    continue 'outer;
-                }
-                continue;
-            }
-            let (ex, ran) = probe(w, &mut c, &cand).await;
-            w.shrink_requests.fetch_add(1, Ordering::Relaxed);
-            if lost(&ex) {
-                c.conn.close().await;
+                w.judge.judge_with(&cand, &ex, None, None, None, true)
             } else {
-                client = Some(c);
-            }
-            let output = matches!(cand.class, Class::ValidCall)
-                .then(|| w.gen.output_validator(&cand.target))
-                .flatten();
-            let same = w
-                .judge
-                .judge(&cand, &ex, ran, output)
-                .into_iter()
-                .find(|f| f.signature == signature);
-            if let Some(f) = same {
+                let (ex, ran) = probe(w, &mut c, &cand).await;
+                w.shrink_requests.fetch_add(1, Ordering::Relaxed);
+                if lost(&ex) {
+                    c.conn.close().await;
+                } else {
+                    client = Some(c);
+                }
+                let output = matches!(cand.class, Class::ValidCall)
+                    .then(|| w.gen.output_validator(&cand.target))
+                    .flatten();
+                w.judge.judge(&cand, &ex, ran, output)
+            };
+            if let Some(f) = findings.into_iter().find(|f| f.signature == signature) {
                 best.finding = f;
                 best.input = cand;
                 continue 'outer;

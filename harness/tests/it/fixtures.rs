@@ -248,25 +248,37 @@ fn every_generic_check_catches_its_fault_on_both_sdks() {
     assert!(misses.is_empty(), "{}", misses.join("\n"));
 }
 
-#[test]
-fn a_slow_read_only_tool_is_slow_not_an_error_and_the_other_tools_run_normally() {
-    // fetch_page sleeps 3 s (RECIPES_SLOW_SECONDS) under slow-fetch, while
-    // the server answers everything else at once: at --timeout-ms 1000 its
-    // calls are slow (answered within --slow-ms), judged on their answers.
-    let dir = scratch("recipes-slow");
-    let json = dir.join("r.json");
-    let server = format!(
-        "env RECIPES_SLOW_SECONDS=3 {} {ROOT}/fixtures/servers/python/recipes.py --fault slow-fetch",
-        python()
-    );
+/// The Python Recipes over Streamable HTTP with `slow-fetch`, fetch_page
+/// answering after `seconds`.
+pub fn slow_recipes_http(seconds: &str) -> crate::http::HttpServer {
+    let recipes = format!("{ROOT}/fixtures/servers/python/recipes.py");
+    let env = format!("RECIPES_SLOW_SECONDS={seconds}");
+    let py = python();
+    crate::http::HttpServer::start(
+        "env",
+        &[
+            &env,
+            &py,
+            &recipes,
+            "--http",
+            "127.0.0.1:0",
+            "--fault",
+            "slow-fetch",
+        ],
+    )
+}
+
+/// `mcperr run` of `cases` against `target` under `model` at --timeout-ms
+/// 1000: no error, and fetch_page's valid call is J4's `slow` warning.
+fn run_slow_fetch(target: [&str; 2], cases_glob: &str, json: &Path) -> Value {
     let out = mcperr(&[
         "run",
-        "--stdio",
-        &server,
+        target[0],
+        target[1],
         "--era",
         "2026-07-28",
         "--cases",
-        "generated/tools/*",
+        cases_glob,
         "--timeout-ms",
         "1000",
         "--profile",
@@ -274,7 +286,7 @@ fn a_slow_read_only_tool_is_slow_not_an_error_and_the_other_tools_run_normally()
         "--json",
         json.to_str().unwrap(),
     ]);
-    let r = report(&json);
+    let r = report(json);
     assert_eq!(r["summary"]["error"], 0, "{}", out.stdout);
     let valid = cases(&r)
         .iter()
@@ -286,12 +298,25 @@ fn a_slow_read_only_tool_is_slow_not_an_error_and_the_other_tools_run_normally()
         (&"J4".into(), &"warn".into()),
         "{valid}"
     );
-    assert!(
-        valid["message"]
-            .as_str()
-            .unwrap()
-            .contains("answered only after 3."),
-        "{valid}"
+    let m = valid["message"].as_str().unwrap();
+    assert!(m.contains("answered only after 3."), "{valid}");
+    r
+}
+
+#[test]
+fn a_slow_read_only_tool_is_slow_not_an_error_and_the_other_tools_run_normally() {
+    // fetch_page sleeps 3 s (RECIPES_SLOW_SECONDS) under slow-fetch, while
+    // the server answers everything else at once: at --timeout-ms 1000 its
+    // calls are slow (answered within --slow-ms), judged on their answers.
+    let dir = scratch("recipes-slow");
+    let server = format!(
+        "env RECIPES_SLOW_SECONDS=3 {} {ROOT}/fixtures/servers/python/recipes.py --fault slow-fetch",
+        python()
+    );
+    let r = run_slow_fetch(
+        ["--stdio", &server],
+        "generated/tools/*",
+        &dir.join("r.json"),
     );
     // The other tools' cases are untouched by it: each answered in well under the timeout.
     for c in cases(&r)
@@ -301,45 +326,10 @@ fn a_slow_read_only_tool_is_slow_not_an_error_and_the_other_tools_run_normally()
         assert!(c["duration_ms"].as_u64().unwrap() < 1000, "{c}");
     }
     // Over HTTP, where the timed-out POST is gone: sent again with --slow-ms.
-    let recipes = format!("{ROOT}/fixtures/servers/python/recipes.py");
-    let py = python();
-    let http = crate::http::HttpServer::start(
-        "env",
-        &[
-            "RECIPES_SLOW_SECONDS=3",
-            &py,
-            &recipes,
-            "--http",
-            "127.0.0.1:0",
-            "--fault",
-            "slow-fetch",
-        ],
-    );
-    let json = dir.join("http.json");
-    let out = mcperr(&[
-        "run",
-        "--http",
-        &http.url,
-        "--era",
-        "2026-07-28",
-        "--cases",
+    let http = slow_recipes_http("3");
+    run_slow_fetch(
+        ["--http", &http.url],
         "generated/tools/fetch_page/*",
-        "--timeout-ms",
-        "1000",
-        "--profile",
-        "model",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    let r = report(&json);
-    assert_eq!(r["summary"]["error"], 0, "{}", out.stdout);
-    let valid = cases(&r)
-        .iter()
-        .find(|c| c["id"] == "generated/tools/fetch_page/valid-call")
-        .unwrap_or_else(|| panic!("{}", out.stdout));
-    assert_eq!(
-        (&valid["rule"], &valid["verdict"]),
-        (&"J4".into(), &"warn".into()),
-        "{valid}"
+        &dir.join("http.json"),
     );
 }

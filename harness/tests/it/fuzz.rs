@@ -404,19 +404,7 @@ fn a_slow_tool_is_slow_not_hung_and_gives_no_failure_over_stdio_and_http() {
         "env RECIPES_SLOW_SECONDS=2 {} {recipes} --fault slow-fetch",
         python()
     );
-    let py = python();
-    let http = crate::http::HttpServer::start(
-        "env",
-        &[
-            "RECIPES_SLOW_SECONDS=2",
-            &py,
-            &recipes,
-            "--http",
-            "127.0.0.1:0",
-            "--fault",
-            "slow-fetch",
-        ],
-    );
+    let http = crate::fixtures::slow_recipes_http("2");
     let url = http.url.clone();
     for (name, target) in [
         ("stdio", ["--stdio", stdio.as_str()]),
