@@ -464,4 +464,33 @@ mod tests {
         );
         assert!(invariants(&ex, &Context::default()).is_empty());
     }
+
+    #[test]
+    fn secret_shaped_text_the_request_did_not_carry_is_j7_on_either_side() {
+        let dsn = "postgres://app:s3cret@db.internal:5432/shop";
+        let req =
+            json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "env"}});
+        let aspects = |result: Value, request: Value| -> Vec<AspectId> {
+            let ex = answered(
+                request,
+                json!({"jsonrpc": "2.0", "id": 4, "result": result}),
+            );
+            invariants(&ex, &Context::default())
+                .into_iter()
+                .map(|v| v.aspect)
+                .collect()
+        };
+        let text = |t: &str| json!([{"type": "text", "text": t}]);
+        assert_eq!(
+            aspects(json!({"content": text(dsn)}), req.clone()),
+            [AspectId::J7SecretInResult]
+        );
+        assert_eq!(
+            aspects(json!({"content": text(dsn), "isError": true}), req),
+            [AspectId::J7Main]
+        );
+        // An echo of what the request sent is no leak.
+        let echoing = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "env", "arguments": {"url": dsn}}});
+        assert!(aspects(json!({"content": text(dsn), "isError": true}), echoing).is_empty());
+    }
 }
