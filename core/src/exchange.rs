@@ -79,6 +79,9 @@ pub enum Ending {
     NotApplicable(String),
     /// Nothing within the timeout: the server stopped answering (J4).
     Timeout,
+    /// The answer came but outgrew the size cap (`--max-line`), so it was
+    /// discarded unread and cannot be judged; its size in bytes, at least.
+    TooLarge(usize),
     /// What the case needed before its request failed (a second session
     /// to delete, say), and why: an `error` under the case's own rule.
     SetupFailed(String),

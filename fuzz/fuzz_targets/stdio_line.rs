@@ -21,9 +21,10 @@ fuzz_target!(|data: &[u8]| {
                 assert!(l.len() <= cap, "a line of {} over the cap {cap}", l.len());
                 seen += l.len();
             }
-            StdoutEvent::TooLong(n) => {
-                assert!(*n > cap);
-                seen += n;
+            StdoutEvent::TooLong(o) => {
+                assert!(o.len > cap);
+                seen += o.len;
+                let _ = o.id();
             }
             StdoutEvent::Eof => {}
         }

@@ -91,7 +91,7 @@ fn stray_of(
             }),
             _ => Some(Stray::NotJson(String::from_utf8_lossy(&l).into_owned())),
         },
-        StdoutEvent::TooLong(n) => Some(Stray::TooLong(n)),
+        StdoutEvent::TooLong(o) => Some(Stray::TooLong(o.len)),
         StdoutEvent::Eof => None,
     }
 }
@@ -239,6 +239,7 @@ impl Client {
         let mut strays = std::mem::take(&mut self.pending);
         let (ending, answer) = match sent {
             Err(HttpFailure::Timeout) => (Ending::Timeout, None),
+            Err(HttpFailure::TooLarge(cap)) => (Ending::TooLarge(cap), None),
             Err(e) => (Ending::Died(format!("the HTTP request failed: {e}")), None),
             Ok(answer) => {
                 if request.get("method").and_then(Value::as_str) == Some("initialize") {
@@ -284,7 +285,12 @@ impl Client {
             match conn.next_event(deadline - now).await {
                 None => break Ending::Timeout,
                 Some(StdoutEvent::Eof) => break Ending::Died(String::new()),
-                Some(StdoutEvent::TooLong(n)) => push_stray(&mut strays, Stray::TooLong(n)),
+                // An answer over the cap ends its request at once (its id read
+                // from the line's ends), instead of leaving it to time out.
+                Some(StdoutEvent::TooLong(o)) if o.id().as_ref() == Some(&want) => {
+                    break Ending::TooLarge(o.len)
+                }
+                Some(StdoutEvent::TooLong(o)) => push_stray(&mut strays, Stray::TooLong(o.len)),
                 Some(StdoutEvent::Line(line)) => {
                     if line.iter().all(u8::is_ascii_whitespace) {
                         continue;

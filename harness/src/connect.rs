@@ -24,6 +24,9 @@ fn describe_failure(what: &str, ex: &Exchange) -> String {
             format!("{what} got no JSON-RPC answer ({why})")
         }
         Ending::Died(how) => format!("{what} got no answer: {how}"),
+        Ending::TooLarge(n) => {
+            format!("{what} was answered with over {n} bytes, more than --max-line allows")
+        }
     }
 }
 

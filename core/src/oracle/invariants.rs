@@ -55,6 +55,13 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
             out.push(Violation::unanswered(aspect, format!("no response: {why}")));
             return out;
         }
+        Ending::TooLarge(n) => {
+            out.push(Violation::unanswered(
+                AspectId::J1Main,
+                format!("the answer (over {n} bytes) outgrew --max-line and was discarded unread, so it cannot be judged: raise --max-line to judge it"),
+            ));
+            return out;
+        }
         Ending::Timeout => {
             let ms = exchange.duration.as_millis();
             out.push(Violation::unanswered(
@@ -151,10 +158,15 @@ pub fn strays(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
                 AspectId::J5Main,
                 format!("stdout carried a line that is not a JSON-RPC message: {line:?}"),
             ),
-            Stray::TooLong(n) => (
-                AspectId::J5Main,
-                format!("stdout carried a line of over {n} bytes, longer than the cap"),
-            ),
+            // Perhaps a valid message, perhaps not: unread, it cannot be
+            // judged (an error), never a J5 failure.
+            Stray::TooLong(n) => {
+                out.push(Violation::unanswered(
+                    AspectId::J5Main,
+                    format!("stdout carried a line of over {n} bytes, longer than --max-line: it was discarded unread, so it cannot be judged (raise --max-line)"),
+                ));
+                continue;
+            }
             Stray::More(n) => (
                 AspectId::J5Main,
                 format!("the server wrote {n} more stray outputs than are kept"),

@@ -40,6 +40,7 @@ use super::probe::{alive_probe, count_in, count_params, probe};
 use super::worker::{Stop, Worker, COUNT_WINDOW};
 use crate::client::{is_response, Client, Conn};
 use crate::transport::{LineConn, StdoutEvent};
+use mcperr_core::lines::OverLong;
 
 /// How long a request with a lone surrogate may go unanswered.
 const SILENCE_OK: Duration = Duration::from_secs(1);
@@ -348,7 +349,7 @@ pub(crate) async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
                     }
                 }
                 Some(StdoutEvent::Eof) => return lost(&mut pipe),
-                Some(StdoutEvent::TooLong(n)) => w.record_strays(vec![Stray::TooLong(n)]),
+                Some(StdoutEvent::TooLong(o)) => too_long(w, &mut pipe, &o),
                 Some(StdoutEvent::Line(bytes)) => {
                     if answer(w, &mut pipe, &bytes) {
                         draining = true;
@@ -628,6 +629,28 @@ fn answer(w: &mut Worker<'_>, pipe: &mut Pipe, bytes: &[u8]) -> bool {
     };
     w.judge_and_record(&p.input, &ex, None);
     false
+}
+
+/// A line over the cap: the answer to the request its id names, which ends
+/// there (unread, it cannot be judged), or else a stray.
+fn too_long(w: &mut Worker<'_>, pipe: &mut Pipe, line: &OverLong) {
+    let taken = line.id().and_then(|id| {
+        pipe.take(&id.to_string())
+            .or_else(|| pipe.unstraggle(&id.to_string()))
+    });
+    let Some(p) = taken else {
+        w.record_strays(vec![Stray::TooLong(line.len)]);
+        return;
+    };
+    w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
+    let ex = Exchange {
+        request: p.msg,
+        ending: Ending::TooLarge(line.len),
+        strays: vec![],
+        duration: p.sent.elapsed(),
+        http: None,
+    };
+    w.judge_and_record(&p.input, &ex, None);
 }
 
 /// A `limited_calls` call with a string id no fuzz request uses.

@@ -258,26 +258,35 @@ impl HttpConnection {
         let max = self.target.max_body;
         // The body as its chunks (no reallocation as it grows), and their total.
         let raw: Arc<Mutex<(Vec<Vec<u8>>, usize)>> = Arc::default();
-        let tee = raw.clone();
-        let capped = bytes.map(move |chunk| {
-            let chunk = chunk?;
-            let mut all = tee.lock().expect("one reader");
-            if all.1 + chunk.len() > max {
-                // Discarded as it streams: what was kept is freed at once.
-                *all = (Vec::new(), 0);
-                return Err(HttpFailure::TooLarge(max));
-            }
-            all.1 += chunk.len();
-            all.0.push(chunk.clone());
-            Ok(chunk)
-        });
         if is_sse {
+            // The event parser reads a copy of each chunk as it comes.
+            let tee = raw.clone();
+            let capped = bytes.map(move |chunk| {
+                let chunk = chunk?;
+                let mut all = tee.lock().expect("one reader");
+                if all.1 + chunk.len() > max {
+                    // Discarded as it streams: what was kept is freed at once.
+                    *all = (Vec::new(), 0);
+                    return Err(HttpFailure::TooLarge(max));
+                }
+                all.1 += chunk.len();
+                all.0.push(chunk.clone());
+                Ok(chunk)
+            });
             answer.sse = true;
             read_sse(capped, want, &mut answer).await?;
         } else {
-            let mut capped = Box::pin(capped);
-            while let Some(chunk) = capped.next().await {
-                chunk?;
+            // A JSON body is only kept: each chunk moves in, no copy.
+            let mut bytes = bytes;
+            while let Some(chunk) = bytes.next().await {
+                let chunk = chunk?;
+                let mut all = raw.lock().expect("one reader");
+                if all.1 + chunk.len() > max {
+                    *all = (Vec::new(), 0);
+                    return Err(HttpFailure::TooLarge(max));
+                }
+                all.1 += chunk.len();
+                all.0.push(chunk);
             }
         }
         let body = std::mem::take(&mut raw.lock().expect("reader done").0).concat();

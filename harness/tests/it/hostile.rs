@@ -231,3 +231,72 @@ fn stdout_noise_outside_the_judged_request_is_still_judged() {
         out.stdout
     );
 }
+
+/// A stdio server whose `tools/call` of `big` answers with one line of a
+/// million bytes, the id first or (as the TypeScript SDK writes) last.
+const OVERSIZED: &str = r#"
+import json, sys
+id_last = sys.argv[1] == "last"
+def send(o):
+    sys.stdout.write(json.dumps(o) + "\n"); sys.stdout.flush()
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    i, meth = m["id"], m["method"]
+    if meth == "initialize":
+        send({"jsonrpc": "2.0", "id": i, "result": {"protocolVersion": "2025-11-25",
+              "capabilities": {"tools": {}}, "serverInfo": {"name": "big", "version": "1"}}})
+    elif meth == "tools/list":
+        send({"jsonrpc": "2.0", "id": i, "result": {"tools": [{"name": "big",
+              "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}}]}})
+    elif meth == "tools/call" and m["params"].get("name") == "big":
+        result = {"content": [{"type": "text", "text": "x" * 1000000}]}
+        msg = {"result": result, "jsonrpc": "2.0", "id": i} if id_last else {"jsonrpc": "2.0", "id": i, "result": result}
+        send(msg)
+    else:
+        send({"jsonrpc": "2.0", "id": i, "error": {"code": -32601, "message": "Method not found"}})
+"#;
+
+#[test]
+fn an_answer_over_the_cap_is_an_error_at_once_not_a_j5_failure_or_a_timeout() {
+    let dir = scratch("oversized");
+    let script = dir.join("big.py");
+    std::fs::write(&script, OVERSIZED).unwrap();
+    for end in ["first", "last"] {
+        let json = dir.join(format!("{end}.json"));
+        let server = format!("python3 {} {end}", script.display());
+        let start = std::time::Instant::now();
+        let out = mcperr(&[
+            "run",
+            "--stdio",
+            &server,
+            "--era",
+            "2025-11-25",
+            "--cases",
+            "generated/tools/big/*",
+            "--max-line",
+            "65536",
+            "--timeout-ms",
+            "20000",
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        let took = start.elapsed();
+        assert_eq!(out.code, Some(1), "{end}: {}{}", out.stdout, out.stderr);
+        let r = report(&json);
+        let case = &r["cases"][0];
+        assert_eq!(case["verdict"], "error", "{end}: {case}");
+        assert_eq!(case["rule"], "J1", "{end}: {case}");
+        let message = case["message"].as_str().unwrap();
+        assert!(message.contains("outgrew --max-line"), "{end}: {message}");
+        assert!(
+            !message.contains("J5"),
+            "an unread line is no J5 failure: {message}"
+        );
+        assert!(
+            took.as_secs() < 10,
+            "{end}: took {took:?}, the timeout was waited out"
+        );
+    }
+}
