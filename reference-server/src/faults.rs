@@ -138,13 +138,16 @@ faults! {
         "fuzz only: get_author with an empty or all-blank title answers an isError result quoting the catalog's connection string, password included";
     LongTitleSilent => "long-title-silent", "J4",
         "fuzz only: get_author with a title of 1,000 characters or more is never answered (over HTTP: a bare 202 without the response)";
+    EscapedTitleLeaks => "escaped-title-leaks", "J7",
+        "fuzz only: reading books://{title} with a percent-escape in the title answers -32603 carrying the decoder's panic text";
 }
 
 impl Fault {
     /// Whether only fuzzing can find the fault: the scripted cases and the
     /// cases generated from schemas pass it (each needs an input they never
     /// send: a non-ASCII title, an id above 2^31, a limit of 56, a blank
-    /// title, a title of 1,000 characters).
+    /// title, a title of 1,000 characters, a percent-escape in a template
+    /// read).
     pub fn fuzz_only(self) -> bool {
         matches!(
             self,
@@ -153,6 +156,7 @@ impl Fault {
                 | Fault::LimitMultipleOf7
                 | Fault::BlankTitleLeaksDsn
                 | Fault::LongTitleSilent
+                | Fault::EscapedTitleLeaks
         )
     }
 

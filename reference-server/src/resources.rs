@@ -55,6 +55,14 @@ pub fn read(
             LogRecord::info(format!("resources/read for unknown resource {uri}")),
         );
     };
+    if fault == Some(Fault::EscapedTitleLeaks) && param.contains('%') {
+        // A template value's decoder that panics on a percent-escape, its
+        // text passed on as a careless error handler does.
+        let message = format!(
+            "Error creating resource from template {uri}: thread 'main' panicked at reference-server/src/resources.rs:88:9: invalid percent-escape in {param:?}"
+        );
+        return Answer::error(with_uri(codes::INTERNAL_ERROR, message));
+    }
     let outcome = catch_panic(|| (template.read)(shop, param))
         .unwrap_or_else(|panic| Err(ResourceFailure::Crash(vec![panic.0])));
     match outcome {

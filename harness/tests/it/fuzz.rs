@@ -142,7 +142,7 @@ type Minimal = fn(&Value) -> bool;
 #[test]
 fn each_fuzz_only_fault_is_found_within_20_s_and_shrunk() {
     // (fault, rule, what the shrunk request must show)
-    let cases: [(&str, &str, Minimal); 5] = [
+    let cases: [(&str, &str, Minimal); 6] = [
         ("non-ascii-title-leaks", "J7", |req| {
             let t = req
                 .pointer("/params/arguments/title")
@@ -170,6 +170,14 @@ fn each_fuzz_only_fault_is_found_within_20_s_and_shrunk() {
                 .and_then(Value::as_str)
                 .map_or(0, |t| t.chars().count());
             (1000..2000).contains(&n)
+        }),
+        // A template read: a percent-escape in the value reaches a decoder
+        // whose panic text comes back (J7's stack marker).
+        ("escaped-title-leaks", "J7", |req| {
+            req.pointer("/params/uri")
+                .and_then(Value::as_str)
+                .is_some_and(|u| u.contains('%'))
+                && req["method"] == "resources/read"
         }),
     ];
     for (fault, rule, minimal) in cases {
