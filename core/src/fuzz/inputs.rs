@@ -166,6 +166,7 @@ pub struct Generator {
     statics: Vec<String>,
     prompts: Vec<PromptTarget>,
     era: Era,
+    canary: Option<String>,
 }
 
 const UNKNOWN_METHODS: &[&str] = &[
@@ -186,6 +187,15 @@ impl Generator {
         for t in &mut self.tools {
             t.valid_calls = calls.iter().any(|c| c.valid && c.name == t.name);
         }
+        self
+    }
+
+    /// Plants `canary` (the run's secret, [`CANARY_PREFIX`] and hex) in
+    /// string arguments of some valid calls: an answer that quotes it back
+    /// is known to echo the argument, however it re-escapes the rest, and
+    /// only text beyond that echo is searched for leaks.
+    pub fn with_canary(mut self, canary: String) -> Generator {
+        self.canary = Some(canary);
         self
     }
 
@@ -245,6 +255,7 @@ impl Generator {
                 .collect(),
             prompts,
             era,
+            canary: None,
         }
     }
 
@@ -314,6 +325,9 @@ impl Generator {
         }
         let want_valid = tool.valid_calls && src.chance(1, 3);
         let (arguments, class) = if want_valid {
+            if let Some(c) = self.canary.as_deref().filter(|_| src.chance(1, 4)) {
+                plant_canary(&mut base, c, &tool.validator, src);
+            }
             (base, Class::ValidCall)
         } else {
             // Only invalid calls carry a lone surrogate: a valid call must stay
@@ -545,6 +559,67 @@ fn letters(src: &mut dyn Source, n: usize) -> String {
 }
 
 /// Puts a lone surrogate in the first string value of `v`, if any.
+/// How every run's canary starts (then 16 hex digits): an answer's text
+/// that carries one is an echo of the request that planted it.
+pub const CANARY_PREFIX: &str = "mcperrcanary";
+
+/// The canary a campaign with `seed` plants: the same for the same seed, so
+/// a campaign repeats exactly.
+pub fn canary_of_seed(seed: u64) -> String {
+    format!(
+        "{CANARY_PREFIX}{:016x}",
+        seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x6d63_7065_7272
+    )
+}
+
+/// Puts `canary` at the front of one string argument of `args`, where the
+/// schema still takes it (else leaves `args` as they were).
+fn plant_canary(
+    args: &mut Value,
+    canary: &str,
+    validator: &jsonschema::Validator,
+    src: &mut dyn Source,
+) {
+    /// The JSON pointer of every string in `v`.
+    fn leaves(v: &Value, at: String, out: &mut Vec<String>) {
+        match v {
+            Value::String(_) => out.push(at),
+            Value::Array(a) => {
+                for (i, x) in a.iter().enumerate().take(8) {
+                    leaves(x, format!("{at}/{i}"), out);
+                }
+            }
+            Value::Object(o) => {
+                for (k, x) in o {
+                    let k = k.replace('~', "~0").replace('/', "~1");
+                    leaves(x, format!("{at}/{k}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    leaves(args, String::new(), &mut found);
+    if found.is_empty() {
+        return;
+    }
+    // A few strings are tried: a format, a pattern or a short maxLength
+    // refuses the canary, a free string takes it.
+    for _ in 0..4 {
+        let at = &found[src.index(found.len())];
+        let Some(Value::String(s)) = args.pointer_mut(at) else {
+            return;
+        };
+        let before = std::mem::replace(s, format!("{canary}{s}"));
+        if validator.is_valid(args) {
+            return;
+        }
+        if let Some(v) = args.pointer_mut(at) {
+            *v = Value::String(before);
+        }
+    }
+}
+
 fn plant_surrogate(v: &mut Value) -> bool {
     match v {
         Value::String(s) => {
@@ -622,5 +697,45 @@ mod tests {
             );
         }
         assert_eq!(seen.len(), 9, "{seen:?}");
+    }
+
+    #[test]
+    fn valid_calls_carry_the_canary_large_arrays_and_every_form_of_a_format() {
+        let schema = json!({"type": "object", "properties": {
+            "title": {"type": "string"},
+            "tags": {"type": "array", "items": {"type": "string", "maxLength": 8}},
+            "when": {"type": "string", "format": "date-time"}},
+            "required": ["title", "tags", "when"]});
+        let discovery = Discovery {
+            tools: vec![
+                json!({"name": "t", "annotations": {"readOnlyHint": true}, "inputSchema": schema}),
+            ],
+            ..Default::default()
+        };
+        let canary = canary_of_seed(3);
+        let g = Generator::new(&discovery, &discovery.tools.clone(), Era::Modern)
+            .with_canary(canary.clone());
+        let mut src = Seeded::new(3);
+        let valid: Vec<Value> = (0..3000)
+            .map(|_| g.next(&mut src))
+            .filter(|i| i.class == Class::ValidCall)
+            .map(|i| i.params["arguments"].clone())
+            .collect();
+        let v = crate::generate::validator(&schema).unwrap();
+        assert!(valid.iter().all(|a| v.is_valid(a)), "valid stays valid");
+        let carried = valid
+            .iter()
+            .filter(|a| a.to_string().contains(&canary))
+            .count();
+        assert!(carried * 10 > valid.len(), "{carried} of {}", valid.len());
+        let most = valid
+            .iter()
+            .filter_map(|a| a["tags"].as_array())
+            .map(Vec::len)
+            .max();
+        assert!(most.is_some_and(|n| n >= 256), "a large array: {most:?}");
+        let forms: std::collections::BTreeSet<&str> =
+            valid.iter().filter_map(|a| a["when"].as_str()).collect();
+        assert!(forms.len() >= 4, "{forms:?}");
     }
 }

@@ -12,6 +12,7 @@
 //! - [`shrink`]: one-step simplifications of an input, for minimal findings.
 //! - [`replay`]: a finding as an ordinary case file that `mcperr run` replays.
 
+pub mod formats;
 pub mod identity;
 pub mod inputs;
 pub mod judge;

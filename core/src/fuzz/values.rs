@@ -9,6 +9,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::formats::{near_miss, valid_form};
 use super::source::Source;
 use crate::generate::{format_sample, required_props};
 
@@ -16,6 +17,8 @@ use crate::generate::{format_sample, required_props};
 const MAX_DEPTH: usize = 6;
 /// The longest string a live run sends.
 pub const LONG: usize = 1 << 12;
+/// The most items of a large array drawn where the schema sets no bound.
+const LARGE_ARRAY: i64 = 512;
 /// The deepest hostile nesting sent (JSON parsers allow at least 100 or so).
 pub const DEEP: usize = 48;
 
@@ -175,12 +178,20 @@ fn valid_at(schema: &Value, src: &mut dyn Source, depth: usize) -> Value {
                 .and_then(Value::as_u64)
                 .unwrap_or(0)
                 .min(64) as i64;
-            let max = schema
-                .get("maxItems")
-                .and_then(Value::as_u64)
-                .map_or(min + 3, |m| (m as i64).min(min + 3));
-            let n = src.int_in(min, max.max(min)) as usize;
+            let cap = schema.get("maxItems").and_then(Value::as_u64);
+            let max = cap.map_or(min + 3, |m| (m as i64).min(min + 3));
             let items = schema.get("items").cloned().unwrap_or(json!({}));
+            let unique = schema.get("uniqueItems") == Some(&Value::Bool(true));
+            // Now and then a large array: up to maxItems, or hundreds where
+            // unbounded; a few drawn items repeated (unique ones would each
+            // be drawn, and the caller checks the whole value anyway).
+            if !unique && depth == 1 && src.chance(1, 12) {
+                let most = cap.map_or(LARGE_ARRAY, |m| (m as i64).min(LARGE_ARRAY));
+                let n = src.int_in(min.max(most / 2), most.max(min)) as usize;
+                let drawn: Vec<Value> = (0..3).map(|_| valid_at(&items, src, depth + 1)).collect();
+                return Value::Array((0..n).map(|i| drawn[i % 3].clone()).collect());
+            }
+            let n = src.int_in(min, max.max(min)) as usize;
             Value::Array((0..n).map(|_| valid_at(&items, src, depth + 1)).collect())
         }
         "object" => {
@@ -203,12 +214,10 @@ fn valid_at(schema: &Value, src: &mut dyn Source, depth: usize) -> Value {
 }
 
 fn valid_string(schema: &Value, src: &mut dyn Source) -> Value {
-    if let Some(f) = schema
-        .get("format")
-        .and_then(Value::as_str)
-        .and_then(format_sample)
-    {
-        return json!(f);
+    if let Some(f) = schema.get("format").and_then(Value::as_str) {
+        if let Some(form) = valid_form(f, src).or_else(|| format_sample(f)) {
+            return json!(form);
+        }
     }
     // A server's schema is untrusted: lengths are capped.
     let min = schema
@@ -415,6 +424,11 @@ fn breaker(site: &Site, current: &Value, src: &mut dyn Source) -> Option<(String
     }
     if s.get("pattern").is_some() {
         options.push(("pattern".into(), Some(json!(any_text(src)))));
+    }
+    if let Some(f) = s.get("format").and_then(Value::as_str) {
+        if let Some(miss) = near_miss(f, src) {
+            options.push((format!("format {f}"), Some(json!(miss))));
+        }
     }
     if let Some(e) = s.get("enum").and_then(Value::as_array) {
         let bad = if e.iter().all(Value::is_i64) {

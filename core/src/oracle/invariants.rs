@@ -8,6 +8,7 @@ use mcperr_protocol::Era;
 use serde_json::{json, Value};
 
 use crate::exchange::{Ending, Exchange, NoResponse, Stray};
+use crate::fuzz::inputs::CANARY_PREFIX;
 use crate::oracle::Violation;
 use crate::rules::AspectId;
 
@@ -369,11 +370,58 @@ fn without_echoes(value: &Value, request: &Value) -> String {
         strings(params, &mut sent);
     }
     sent.sort_by_key(|s| std::cmp::Reverse(s.len()));
-    for s in sent.into_iter().filter(|s| s.len() >= 4) {
+    let canaries: Vec<(&str, usize)> = sent
+        .iter()
+        .filter_map(|s| Some((planted_canary(s)?, s.len())))
+        .collect();
+    for s in sent.iter().filter(|s| s.len() >= 4) {
         let encoded = Value::String(s.to_string()).to_string();
         text = text.replace(encoded.trim_matches('"'), "");
     }
+    for (c, len) in canaries {
+        text = without_quoted(&text, c, len);
+    }
     text
+}
+
+/// The fuzz canary planted at the front of `s` ([`CANARY_PREFIX`] and 16
+/// hex digits), if any.
+fn planted_canary(s: &str) -> Option<&str> {
+    let rest = s.strip_prefix(CANARY_PREFIX)?;
+    let hex = rest.get(..16)?;
+    hex.bytes()
+        .all(|b| b.is_ascii_hexdigit())
+        .then(|| &s[..CANARY_PREFIX.len() + 16])
+}
+
+/// `text` without the argument that carried `canary` wherever it comes
+/// back: from the canary (planted at the argument's front) to the next
+/// quote, and never further than the argument (`len` bytes as sent) could
+/// stretch when re-escaped. The server re-rendered it (Python's `repr`, say,
+/// escapes differently than JSON): an echo, not a leak; text beyond that
+/// stretch is still searched.
+fn without_quoted(text: &str, canary: &str, len: usize) -> String {
+    let quote = |b: &u8| *b == b'\'' || *b == b'"';
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut from = 0;
+    while let Some(i) = text[from..].find(canary).map(|i| from + i) {
+        let reach = (i + 2 * len + 16).min(text.len());
+        let mut end = bytes[i..reach]
+            .iter()
+            .position(quote)
+            .map_or(reach, |q| i + q);
+        if bytes[end - 1] == b'\\' {
+            end -= 1; // the quote was escaped in the JSON text: \" or \'
+        }
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        out.push_str(&text[from..i]);
+        from = end.max(i + canary.len());
+    }
+    out.push_str(&text[from..]);
+    out
 }
 
 /// J7 on the error side of a response (a JSON-RPC `error`, or an `isError`
@@ -413,6 +461,37 @@ mod tests {
             duration: Duration::ZERO,
             http: None,
         }
+    }
+
+    #[test]
+    fn a_re_escaped_echo_of_a_canary_argument_is_no_leak_and_text_beyond_it_is() {
+        let canary = "mcperrcanary0123456789abcdef";
+        let arg = |c: &str| format!("{c}x\nTraceback (most recent call last):");
+        let call = |c: &str| {
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                   "params": {"name": "get_author", "arguments": {"title": arg(c)}}})
+        };
+        // Python's repr of the argument: the newline as a backslash and an n.
+        let repr = |c: &str| format!("'{}'", arg(c).replace('\n', "\\n"));
+        let answer = |extra: &str, c: &str| {
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"isError": true,
+                   "content": [{"type": "text", "text": format!("No book titled {}{extra}", repr(c))}]}})
+        };
+        let j7 = |req: Value, resp: Value| {
+            invariants(&answered(req, resp), &Context::default())
+                .iter()
+                .any(|v| v.rule() == crate::rules::RuleId::J7)
+        };
+        assert!(!j7(call(canary), answer("", canary)), "an echo");
+        assert!(
+            j7(
+                call(canary),
+                answer(": File \"/srv/app.py\", line 3", canary)
+            ),
+            "a traceback beyond the echo"
+        );
+        // Without the canary the re-escaped echo cannot be told from a leak.
+        assert!(j7(call("plain"), answer("", "plain")));
     }
 
     #[test]

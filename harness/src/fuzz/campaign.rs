@@ -200,7 +200,9 @@ pub(crate) async fn era(
     let worker = |i: usize| Worker {
         settings,
         store,
-        gen: Generator::new(&discovery, &tools, era).with_valid_calls(&calls),
+        gen: Generator::new(&discovery, &tools, era)
+            .with_valid_calls(&calls)
+            .with_canary(mcperr_core::fuzz::inputs::canary_of_seed(settings.seed)),
         judge: judge.clone(),
         src: Seeded::new(settings.seed.wrapping_add(i as u64)),
         era,
