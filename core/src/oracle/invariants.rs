@@ -299,10 +299,32 @@ pub fn http_status(status: u16, response: &Value) -> Option<String> {
         .then(|| format!("HTTP status {status} with this answer; expected one of {allowed:?}"))
 }
 
+/// What every stack marker of [`leak_marker`] contains.
+static MARKERS: std::sync::LazyLock<aho_corasick::AhoCorasick> = std::sync::LazyLock::new(|| {
+    aho_corasick::AhoCorasick::new([
+        "Traceback (most recent call last)",
+        "panicked at",
+        "stack backtrace",
+        "File \"",
+        "File \\\"",
+        ".js:",
+        ".mjs:",
+        ".cjs:",
+        ".ts:",
+        ".py:",
+        ".rs:",
+    ])
+    .expect("fixed patterns")
+});
+
 /// A stack-trace or exception marker in `text`, if any (J7): Python's
 /// `Traceback` and `File "…", line N`, Rust's `panicked at`, and JavaScript's
 /// `at fn (file.js:12:3)` frames.
 pub fn leak_marker(text: &str) -> Option<String> {
+    // One pass for every marker's start: most answers hold none.
+    if !MARKERS.is_match(text) {
+        return None;
+    }
     // Responses are searched serialized, where quotes inside strings are escaped.
     let unescaped;
     let text = if text.contains("\\\"") {

@@ -16,8 +16,35 @@
 //! Text the request itself carried is not searched (a server may echo its
 //! arguments), so only a secret the server added counts.
 
+/// Every shape's start, found in one pass: most answers hold none, and a
+/// search per shape cost a campaign a twentieth of its time.
+static STARTS: std::sync::LazyLock<aho_corasick::AhoCorasick> = std::sync::LazyLock::new(|| {
+    aho_corasick::AhoCorasick::new([
+        "://",
+        "-----BEGIN ",
+        "Bearer ",
+        "AKIA",
+        "ASIA",
+        "ghp_",
+        "gho_",
+        "ghu_",
+        "ghs_",
+        "ghr_",
+        "github_pat_",
+        "xoxb-",
+        "xoxp-",
+        "xoxa-",
+        "xoxr-",
+        "xoxs-",
+    ])
+    .expect("fixed patterns")
+});
+
 /// The first secret shape found in `text`, named for a report.
 pub fn secret_shape(text: &str) -> Option<&'static str> {
+    if !STARTS.is_match(text) {
+        return None;
+    }
     if credentials_in_url(text) {
         return Some("a URL with a password in it (a connection string)");
     }
