@@ -276,6 +276,14 @@ pub struct Case {
     /// set of which is accepted is a skip.
     #[serde(skip)]
     pub arguments_to_try: Option<Vec<Value>>,
+    /// Generated T4 cases of a tool that valid calls may reach: valid
+    /// argument sets sent first, unjudged, until the tool accepts one; the
+    /// case's call is then that set with the case's one change, so that a
+    /// rejection cannot come from the tool refusing the rest of the call.
+    /// No set accepted: the case's refusal must say more than the refusal
+    /// of the same set without the change, or it is a skip.
+    #[serde(skip)]
+    pub rebase: Option<Rebase>,
     /// Where it came from (set by the loader).
     #[serde(skip)]
     pub source: String,
@@ -495,6 +503,26 @@ pub fn builtin_cases() -> Result<Vec<Case>, CaseError> {
         .iter()
         .map(|(path, text)| Case::parse(path, text))
         .collect()
+}
+
+/// See [`Case::rebase`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rebase {
+    /// Valid argument sets, in the order they are tried.
+    pub sets: Vec<Value>,
+    /// The property the case adds to the accepted set, and its value.
+    pub extra: (String, Value),
+}
+
+impl Rebase {
+    /// `set` with the case's change.
+    pub fn apply(&self, set: &Value) -> Value {
+        let mut args = set.clone();
+        if let Some(o) = args.as_object_mut() {
+            o.insert(self.extra.0.clone(), self.extra.1.clone());
+        }
+        args
+    }
 }
 
 #[cfg(test)]

@@ -247,9 +247,10 @@ impl Selection {
             if self.left_out(tool_filter, tool).is_some() {
                 continue;
             }
-            out.extend(generate::t4_cases(tool));
             // A sample call runs the tool for real: only by consent.
-            if self.calls(tool_filter, tool).valid {
+            let valid = self.calls(tool_filter, tool).valid;
+            out.extend(generate::t4_cases(tool, valid));
+            if valid {
                 out.extend(generate::valid_call(tool));
             }
         }

@@ -148,6 +148,9 @@ async fn plain_exchange(client: &mut Client, request: &Outgoing) -> Exchange {
 /// refusal that breaks a rule (a leak in its text, a wrong shape) is the
 /// verdict at once.
 pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool) {
+    if let Some(rebase) = &plan.case.rebase {
+        return rebased(client, plan, rebase).await;
+    }
     let Some(tries) = &plan.case.arguments_to_try else {
         return execute_once(client, plan).await;
     };
@@ -183,6 +186,120 @@ pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool)
         }
     }
     unreachable!("the loop returns on its last set")
+}
+
+/// A T4 case sent on an argument set the tool is first seen to accept
+/// ([`mcperr_core::case::Rebase`]): valid sets go unjudged (their strays
+/// go to the case) until one is accepted, then the case's call is that set
+/// with its change. When the tool refuses every set, the case is sent on the
+/// last one and its passing refusal counts only if it says something the
+/// set's own refusal did not, beyond the extra property's name and value
+/// (else the tool failed for another reason, perhaps quoting its
+/// arguments): a skip.
+async fn rebased(
+    client: &mut Client,
+    plan: &CasePlan,
+    rebase: &mcperr_core::case::Rebase,
+) -> (CaseResult, bool) {
+    let tool = plan
+        .case
+        .request
+        .params
+        .as_ref()
+        .and_then(|p| p.get("name"))
+        .cloned();
+    let with_args = |args: Value| {
+        let mut attempt = plan.clone();
+        if let Some(p) = attempt
+            .request
+            .params
+            .as_mut()
+            .and_then(Value::as_object_mut)
+        {
+            p.insert("arguments".into(), args);
+        }
+        attempt
+    };
+    let mark = client.stderr().mark();
+    let mut last = None;
+    let mut accepted = None;
+    for set in &rebase.sets {
+        let params = serde_json::json!({"name": tool, "arguments": set});
+        let ex = client.request("tools/call", Some(params), true).await;
+        let Some(answer) = ex.response() else {
+            // No answer to a valid call: the case itself says what that is.
+            return execute_once(client, plan).await;
+        };
+        if !refusal(answer) {
+            accepted = Some(set);
+            break;
+        }
+        last = Some((set, answer_text(answer)));
+    }
+    // What the unjudged calls logged is not the case's (a crash's traceback
+    // would break a log check): it is let through before the case's mark.
+    if client.has_stderr() && plan.wants_log() {
+        client.settle_stderr(mark).await;
+    }
+    if let Some(set) = accepted {
+        return execute_once(client, &with_args(rebase.apply(set))).await;
+    }
+    let Some((set, refused)) = last else {
+        return execute_once(client, plan).await;
+    };
+    let (result, alive) = execute_once(client, &with_args(rebase.apply(set))).await;
+    let case_text = result
+        .response
+        .as_ref()
+        .map(answer_text)
+        .unwrap_or_default();
+    if result.verdict != Verdict::Pass || says_more(&case_text, &refused, rebase) {
+        return (result, alive);
+    }
+    let mut result = result;
+    result.verdict = Verdict::Skip;
+    result.message = format!(
+        "not judged: the tool refused every valid argument set ({} tried), and its refusal of the extra property says nothing its refusal of the same set without it did not (without: {:?}; with: {:?}): it may have failed for another reason",
+        rebase.sets.len(),
+        clip(&refused),
+        clip(&case_text)
+    );
+    (result, alive)
+}
+
+/// An answer's text: the error's message, or the result's text content.
+fn answer_text(answer: &Value) -> String {
+    if let Some(m) = answer.pointer("/error/message").and_then(Value::as_str) {
+        return m.to_string();
+    }
+    answer
+        .pointer("/result/content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c.get("text").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Whether `with` (the refusal of the call with the extra property) holds
+/// a word that neither `without` (the same set's refusal) nor the extra
+/// property's name and value hold.
+fn says_more(with: &str, without: &str, rebase: &mcperr_core::case::Rebase) -> bool {
+    fn words(s: &str) -> std::collections::HashSet<String> {
+        s.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    }
+    let mut known = words(without);
+    known.extend(words(&rebase.extra.0));
+    known.extend(words(&rebase.extra.1.to_string()));
+    words(with).iter().any(|w| !known.contains(w))
+}
+
+fn clip(s: &str) -> String {
+    s.chars().take(80).collect()
 }
 
 /// A tool's refusal of a call: a JSON-RPC error or an `isError` result.

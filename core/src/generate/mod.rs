@@ -232,6 +232,7 @@ impl Draft<'_> {
             at_most: None,
             output_schema: self.output_schema,
             arguments_to_try: None,
+            rebase: None,
             source: source.into(),
         }
     }

@@ -157,8 +157,10 @@ fn t4(tool: &str, kind: &str, title: String, args: Value, field: &str) -> Case {
 
 /// The T4 cases for one `tools/list` entry: each breaks exactly one
 /// constraint (checked: the base call is valid, the broken one is not), at
-/// most one case per kind of constraint.
-pub fn t4_cases(tool: &Value) -> Vec<Case> {
+/// most one case per kind of constraint. `valid_calls`: the run may send
+/// the tool valid calls, so the extra-property case is sent on an argument
+/// set the tool is first seen to accept ([`Case::rebase`]).
+pub fn t4_cases(tool: &Value, valid_calls: bool) -> Vec<Case> {
     let Some(name) = tool.get("name").and_then(Value::as_str) else {
         return vec![];
     };
@@ -212,7 +214,7 @@ pub fn t4_cases(tool: &Value) -> Vec<Case> {
     if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
         let mut args = base.clone();
         args["mcperr_unexpected"] = json!(1);
-        out.push(t4(
+        let mut case = t4(
             name,
             "additional-properties",
             format!(
@@ -220,7 +222,17 @@ pub fn t4_cases(tool: &Value) -> Vec<Case> {
             ),
             args,
             "mcperr_unexpected",
-        ));
+        );
+        // Without a call the tool accepts, an error that names the extra
+        // property may still be about something else (a tool that quotes
+        // its arguments when it refuses a title, say).
+        if valid_calls {
+            case.rebase = Some(crate::case::Rebase {
+                sets: super::argument_sets(tool, MOST_ARGUMENT_SETS),
+                extra: ("mcperr_unexpected".into(), json!(1)),
+            });
+        }
+        out.push(case);
     }
     out
 }
@@ -293,7 +305,7 @@ mod tests {
             "c": {"type": "string", "maxLength": u64::MAX},
             "d": {"type": "string", "minLength": 100_000_000_000_u64},
             "e": {"type": "integer", "exclusiveMinimum": i64::MAX}}, "required": ["a", "b", "c", "d", "e"]}});
-        for c in t4_cases(&tool) {
+        for c in t4_cases(&tool, false) {
             assert!(c.request.params.unwrap().to_string().len() < 200_000);
         }
     }
@@ -304,7 +316,7 @@ mod tests {
             "url": {"type": "string", "format": "uri"},
             "limit": {"type": "integer", "minimum": 1, "maximum": 50}},
             "required": ["url", "limit"], "additionalProperties": false}});
-        let cases = t4_cases(&tool);
+        let cases = t4_cases(&tool, false);
         let ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
         assert_eq!(
             ids,
@@ -359,6 +371,6 @@ mod tests {
         let hard = json!({"name": "h", "inputSchema": {"type": "object", "properties": {
             "code": {"type": "string", "pattern": "^[0-9]{4}$"}}, "required": ["code"]}});
         assert!(valid_call(&hard).is_none());
-        assert!(t4_cases(&hard).is_empty());
+        assert!(t4_cases(&hard, false).is_empty());
     }
 }

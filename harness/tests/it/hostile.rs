@@ -4,6 +4,8 @@
 
 use std::collections::BTreeSet;
 
+use serde_json::Value;
+
 use crate::support::{mcperr, report, scratch, MCPERR};
 
 #[test]
@@ -186,10 +188,21 @@ fn a_server_that_answers_twice_fails_j1_and_nothing_else_is_misjudged() {
     assert_eq!(out.code, Some(1), "{}", out.stdout);
     let r = report(&json);
     let cases = r["cases"].as_array().unwrap();
-    assert_eq!(
-        r["summary"]["skip"], 0,
-        "discovery was not confused: {}",
-        r["summary"]
+    // Skips only where the reference server's tools refuse every valid call.
+    let confused: Vec<&Value> = cases
+        .iter()
+        .filter(|c| c["verdict"] == "skip")
+        .filter(|c| {
+            !crate::support::is_refused_valid_call(
+                c["id"].as_str().unwrap(),
+                "skip",
+                c["message"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert!(
+        confused.is_empty(),
+        "discovery was not confused: {confused:?}"
     );
     let failing: BTreeSet<&str> = cases
         .iter()
