@@ -436,13 +436,26 @@ fn a_slow_tool_is_slow_not_hung_and_gives_no_failure_over_stdio_and_http() {
             ],
             &dir.join("r.json"),
         );
-        let lanes: Vec<&str> = r["slow"]
+        let slow: Vec<(&str, u64)> = r["slow"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|s| s["lane"].as_str().unwrap())
+            .map(|s| (s["lane"].as_str().unwrap(), s["took_ms"].as_u64().unwrap()))
             .collect();
-        assert_eq!(lanes, ["tools/call fetch_page"], "{name}: {stdout}");
+        // fetch_page is slow by 2 s; on a loaded 2-core machine another lane
+        // may now and then miss the 500 ms timeout by a little (seen at
+        // 0.5 s while other processes competed for both cores): noise, not
+        // the fault, and never called hung.
+        assert!(
+            slow.iter()
+                .any(|(l, ms)| *l == "tools/call fetch_page" && *ms >= 1500),
+            "{name}: {slow:?}\n{stdout}"
+        );
+        assert!(
+            slow.iter()
+                .all(|(l, ms)| *l == "tools/call fetch_page" || *ms < 1500),
+            "{name}: {slow:?}\n{stdout}"
+        );
         let unlisted: Vec<&Value> = r["findings"]
             .as_array()
             .unwrap()
