@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project: the README's test command, and what CI runs.
-# Installs what the tests need that the machine lacks (the MCP Python SDK in a
-# venv under target/, the TypeScript SDK (2.x, and 1.x) with npm ci under
-# fixtures/servers/typescript{,-v1}/node_modules, cargo-insta and cargo-fuzz under
+# Installs what the tests need that the machine lacks (the MCP Python SDK and
+# FastMCP in venvs under target/, the TypeScript SDK (2.x, and 1.x), punkpeye's
+# fastmcp and mcp-framework with npm ci under fixtures/servers/*/node_modules, cargo-insta and cargo-fuzz under
 # target/tools, Debian's chromium for the matrix page's browser test), then
 # runs the workspace's tests, the snapshot suite through `cargo insta test
 # --check` (a changed, missing or unreferenced snapshot fails it), and the
@@ -26,6 +26,21 @@ if [ -x fixtures/servers/typescript-v1/setup.sh ]; then
     echo "== typescript 1.x peer: installing @modelcontextprotocol/sdk 1.x (npm ci)"
     fixtures/servers/typescript-v1/setup.sh >/dev/null
 fi
+
+# The Bookshop on the frameworks users build with (issue: every SDK a user can
+# install): FastMCP from PyPI in its own venv, punkpeye's fastmcp and
+# mcp-framework from npm, each from its committed pins.
+if [ -x fixtures/servers/fastmcp/setup.sh ]; then
+    echo "== fastmcp (PyPI) peer: installing into target/fastmcp-venv"
+    MCPERR_FASTMCP_PYTHON="$(fixtures/servers/fastmcp/setup.sh | tail -n 1)"
+    export MCPERR_FASTMCP_PYTHON
+fi
+for fixture in fastmcp-ts mcp-framework; do
+    if [ -x "fixtures/servers/$fixture/setup.sh" ]; then
+        echo "== $fixture (npm) peer: npm ci"
+        "fixtures/servers/$fixture/setup.sh" >/dev/null
+    fi
+done
 
 tools="$PWD/target/tools"
 if ! "$tools/bin/cargo-insta" --version >/dev/null 2>&1; then

@@ -143,3 +143,57 @@ fn typescript_sdk_v1_bookshop_matches_its_baselines() {
         out.stdout
     );
 }
+
+/// The entry of an npm Bookshop fixture in `fixtures/servers/<dir>`,
+/// installed by its setup.sh (scripts/test.sh runs it).
+fn npm_bookshop(dir: &str, package: &str) -> String {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/servers");
+    assert!(
+        std::path::Path::new(&format!("{root}/{dir}/node_modules/{package}")).exists(),
+        "the {dir} fixture is not installed: run scripts/test.sh, or fixtures/servers/{dir}/setup.sh"
+    );
+    format!("{root}/{dir}/bookshop.mjs")
+}
+
+/// The Bookshop on FastMCP (PyPI `fastmcp` 4.x), in its own venv.
+pub fn fastmcp_bookshop() -> String {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let python = std::env::var("MCPERR_FASTMCP_PYTHON")
+        .unwrap_or_else(|_| format!("{root}/target/fastmcp-venv/bin/python"));
+    assert!(
+        std::path::Path::new(&python).exists(),
+        "the FastMCP fixture is not installed: run scripts/test.sh, or fixtures/servers/fastmcp/setup.sh and set MCPERR_FASTMCP_PYTHON"
+    );
+    format!("{python} {root}/fixtures/servers/fastmcp/bookshop.py")
+}
+
+#[test]
+fn fastmcp_bookshop_matches_its_baselines() {
+    let server = fastmcp_bookshop();
+    judge_against_baselines(
+        "fastmcp",
+        &BOTH_ERAS,
+        &["spec", "model"],
+        "stdio",
+        ["--stdio", &server],
+    );
+}
+
+/// punkpeye's fastmcp (npm) and mcp-framework sit on the SDK's 1.x line:
+/// 2025-11-25 only.
+#[test]
+fn fastmcp_ts_and_mcp_framework_bookshops_match_their_baselines() {
+    for (sdk, package) in [
+        ("fastmcp-ts", "fastmcp"),
+        ("mcp-framework", "mcp-framework"),
+    ] {
+        let server = format!("node {}", npm_bookshop(sdk, package));
+        judge_against_baselines(
+            sdk,
+            &["2025-11-25"],
+            &["spec", "model"],
+            "stdio",
+            ["--stdio", &server],
+        );
+    }
+}
