@@ -233,3 +233,33 @@ fn typescript_sdk_v1_bookshop_over_http_matches_its_baselines() {
         ["--http", &server.url],
     );
 }
+
+#[test]
+fn fastmcp_bookshop_over_http_matches_its_baselines() {
+    let command = crate::sdk_peers::fastmcp_bookshop();
+    let mut words = command.split(' ');
+    let (python, script) = (words.next().unwrap(), words.next().unwrap());
+    let server = HttpServer::start(python, &[script, "--http", "127.0.0.1:0"]);
+    crate::sdk_peers::judge_against_baselines(
+        "fastmcp",
+        &crate::sdk_peers::BOTH_ERAS,
+        &["spec", "model"],
+        "http",
+        ["--http", &server.url],
+    );
+}
+
+#[test]
+fn fastmcp_ts_and_mcp_framework_bookshops_over_http_match_their_baselines() {
+    for (sdk, package) in [("fastmcp-ts", "fastmcp"), ("mcp-framework", "mcp-framework")] {
+        let bookshop = crate::sdk_peers::npm_bookshop(sdk, package);
+        let server = HttpServer::start("node", &[&bookshop, "--http", "127.0.0.1:0"]);
+        crate::sdk_peers::judge_against_baselines(
+            sdk,
+            &["2025-11-25"],
+            &["spec", "model"],
+            "http",
+            ["--http", &server.url],
+        );
+    }
+}

@@ -146,7 +146,7 @@ fn typescript_sdk_v1_bookshop_matches_its_baselines() {
 
 /// The entry of an npm Bookshop fixture in `fixtures/servers/<dir>`,
 /// installed by its setup.sh (scripts/test.sh runs it).
-fn npm_bookshop(dir: &str, package: &str) -> String {
+pub fn npm_bookshop(dir: &str, package: &str) -> String {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/servers");
     assert!(
         std::path::Path::new(&format!("{root}/{dir}/node_modules/{package}")).exists(),
