@@ -1,7 +1,8 @@
 //! Test-only package: the servers under test as transcripts. Its one test
 //! binary (`tests/transcripts.rs`) judges every case against each server
-//! (the reference server in process, the Bookshop on the MCP Python SDK and
-//! on the TypeScript SDK 2.x and 1.x, each over stdio and Streamable HTTP,
+//! (the reference server in process, the Bookshop on the MCP Python SDK, on
+//! the TypeScript SDK 2.x and 1.x, on FastMCP, punkpeye's fastmcp and
+//! mcp-framework, each over stdio and Streamable HTTP,
 //! every era each speaks),
 //! keeps one insta snapshot per case per column in
 //! `snapshots/<server>/<transport>-<era>/<case>.snap`, and renders the same
@@ -111,9 +112,38 @@ pub fn typescript_bookshop(folder: &str, package: &str) -> Result<String, String
     }
 }
 
+/// The Python interpreter of FastMCP's venv (`MCPERR_FASTMCP_PYTHON`, or the
+/// one `fixtures/servers/fastmcp/setup.sh` makes under target/).
+pub fn fastmcp_python() -> Result<String, String> {
+    if let Ok(p) = std::env::var("MCPERR_FASTMCP_PYTHON") {
+        return Ok(p);
+    }
+    let venv = format!("{ROOT}/target/fastmcp-venv/bin/python");
+    if Path::new(&venv).exists() {
+        Ok(venv)
+    } else {
+        Err("the FastMCP peer is not installed: run scripts/test.sh, or fixtures/servers/fastmcp/setup.sh and set MCPERR_FASTMCP_PYTHON".into())
+    }
+}
+
 /// Servers that do not speak every era, and the era they lack: the 1.x
-/// TypeScript SDK predates 2026-07-28.
-pub const ERA_NOT_SPOKEN: &[(&str, &str)] = &[("typescript-sdk-v1", "2026-07-28")];
+/// TypeScript SDK predates 2026-07-28, and so do the two frameworks on it.
+pub const ERA_NOT_SPOKEN: &[(&str, &str)] = &[
+    ("typescript-sdk-v1", "2026-07-28"),
+    ("fastmcp-ts", "2026-07-28"),
+    ("mcp-framework", "2026-07-28"),
+];
+
+/// Every server's name, in column order.
+pub const SERVER_NAMES: [&str; 7] = [
+    "reference",
+    "python-sdk",
+    "typescript-sdk",
+    "typescript-sdk-v1",
+    "fastmcp",
+    "fastmcp-ts",
+    "mcp-framework",
+];
 
 fn settings(target: Target) -> RunSettings {
     RunSettings::new(target, TIMEOUT, STARTUP, 1, CANARY.to_string())
@@ -168,13 +198,18 @@ pub const ERAS: [Era; 2] = [Era::Modern, Era::Legacy];
 
 /// The servers under test, and the HTTP children to keep alive while they
 /// are judged: the reference server (in process, stdio and HTTP), the
-/// Bookshop on the Python SDK and on the TypeScript SDK, 2.x and the 1.x line
-/// (each a child over stdio per era, and one serving HTTP per era).
+/// Bookshop on the Python SDK, on the TypeScript SDK 2.x and the 1.x line,
+/// on FastMCP, punkpeye's fastmcp and mcp-framework (each a child over stdio
+/// per era, and one serving HTTP per era).
 pub fn servers() -> Result<(Vec<Server>, Vec<HttpChild>), String> {
     let python = python()?;
     let ts = typescript_bookshop("typescript", "@modelcontextprotocol/server")?;
     let ts1 = typescript_bookshop("typescript-v1", "@modelcontextprotocol/sdk")?;
+    let fastmcp = fastmcp_python()?;
+    let fastmcp_ts = typescript_bookshop("fastmcp-ts", "fastmcp")?;
+    let framework = typescript_bookshop("mcp-framework", "mcp-framework")?;
     let bookshop_py = format!("{ROOT}/fixtures/servers/python/bookshop.py");
+    let bookshop_fastmcp = format!("{ROOT}/fixtures/servers/fastmcp/bookshop.py");
     let mut children = Vec::new();
     let mut with_http = |name: &str, stdio_cmd: String, program: &str, args: &[&str]| {
         let mut targets = vec![stdio(&stdio_cmd)?];
@@ -199,6 +234,14 @@ pub fn servers() -> Result<(Vec<Server>, Vec<HttpChild>), String> {
         )?,
         with_http("typescript-sdk", format!("node {ts}"), "node", &[&ts])?,
         with_http("typescript-sdk-v1", format!("node {ts1}"), "node", &[&ts1])?,
+        with_http(
+            "fastmcp",
+            format!("{fastmcp} {bookshop_fastmcp}"),
+            &fastmcp,
+            &[&bookshop_fastmcp],
+        )?,
+        with_http("fastmcp-ts", format!("node {fastmcp_ts}"), "node", &[&fastmcp_ts])?,
+        with_http("mcp-framework", format!("node {framework}"), "node", &[&framework])?,
     ];
     Ok((servers, children))
 }

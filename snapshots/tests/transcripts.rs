@@ -19,7 +19,9 @@ use mcperr_core::report::html::render_matrix;
 use mcperr_core::report::matrix::Matrix;
 use mcperr_core::select::Selection;
 use mcperr_core::verdict::Verdict;
-use mcperr_snapshots::{servers, snapshot_place, transcript, CANARY, ERAS, ERA_NOT_SPOKEN};
+use mcperr_snapshots::{
+    servers, snapshot_place, transcript, CANARY, ERAS, ERA_NOT_SPOKEN, SERVER_NAMES,
+};
 
 const PACKAGE: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -155,12 +157,7 @@ fn every_case_against_every_server_matches_its_transcript() {
     // A snapshot nothing produces any more is a case or a server that went
     // away: it must be deleted, not left to rot.
     let mut orphans = Vec::new();
-    for server in [
-        "reference",
-        "python-sdk",
-        "typescript-sdk",
-        "typescript-sdk-v1",
-    ] {
+    for server in SERVER_NAMES {
         for file in snap_files(&Path::new(PACKAGE).join(server)) {
             let rel = file.strip_prefix(PACKAGE).unwrap().to_path_buf();
             if !expected.contains(&rel) {
@@ -270,8 +267,8 @@ fn the_matrix_page_shows_every_cell_and_filters_in_a_real_browser() {
     std::fs::write(&page, render_matrix(m)).unwrap();
     let (rows, cols) = (m.rows.len(), m.columns.len());
     assert_eq!(
-        cols, 14,
-        "3 servers × 2 transports × 2 eras, and 1.x's 2 transports × 1 era"
+        cols, 22,
+        "4 servers × 2 transports × 2 eras, and 3 on the 1.x SDK × 2 transports × 1 era"
     );
 
     // Unfiltered: a cell per case per column, each coloured by its verdict.
