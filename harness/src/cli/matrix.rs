@@ -26,8 +26,10 @@ pub(crate) struct MatrixArgs {
     /// A server under test as NAME=TARGET (repeatable; columns keep this
     /// order). TARGET is `stdio:CMD ARGS…` (a child over stdio, split like a
     /// shell), `http:URL` (a running Streamable HTTP endpoint), or
-    /// `reference` (the embedded reference server, over stdio and HTTP).
-    /// E.g. --server py='stdio:python bookshop.py' --server ts=http:http://127.0.0.1:8766/mcp
+    /// `reference` (the embedded reference server, over stdio and HTTP). A
+    /// NAME given once with stdio: and once with http: is one server over
+    /// both. E.g. --server py='stdio:python bookshop.py' --server
+    /// py=http:http://127.0.0.1:8765/mcp --server ts=http:http://127.0.0.1:8766/mcp
     #[arg(long = "server", value_name = "NAME=TARGET", required = true)]
     pub(crate) servers: Vec<String>,
     /// Protocol era: auto (every era each server speaks; a stdio server gets
@@ -70,6 +72,16 @@ enum Spec {
     One(Target, &'static str),
 }
 
+impl Spec {
+    /// `stdio` or `http`; both for the reference server.
+    fn transport(&self) -> &'static str {
+        match self {
+            Spec::Reference => "both",
+            Spec::One(_, kind) => kind,
+        }
+    }
+}
+
 fn parse_server(arg: &str) -> Result<(String, Spec), CliError> {
     let usage = |why: &str| {
         Usage(format!(
@@ -102,15 +114,25 @@ fn parse_server(arg: &str) -> Result<(String, Spec), CliError> {
 }
 
 pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, CliError> {
-    let mut parsed = Vec::new();
+    // A name given twice, once over stdio and once over HTTP, is one server
+    // with both transports (its columns side by side, one baseline).
+    let mut parsed: Vec<(String, Vec<Spec>)> = Vec::new();
     for s in &args.servers {
         let (name, spec) = parse_server(s)?;
-        if parsed.iter().any(|(n, _)| *n == name) {
-            return Err(Usage(format!(
-                "--server: the name {name:?} is given twice; each server needs its own"
-            )));
+        match parsed.iter_mut().find(|(n, _)| *n == name) {
+            None => parsed.push((name, vec![spec])),
+            Some((_, specs)) => {
+                let clash = specs.iter().any(|old| old.transport() == spec.transport())
+                    || matches!(spec, Spec::Reference)
+                    || specs.iter().any(|old| matches!(old, Spec::Reference));
+                if clash {
+                    return Err(Usage(format!(
+                        "--server: the name {name:?} is given twice over the same transport; a name takes at most one stdio: and one http: target"
+                    )));
+                }
+                specs.push(spec);
+            }
         }
-        parsed.push((name, spec));
     }
     let mut baselines = std::collections::HashMap::new();
     for b in &args.baseline {
@@ -153,33 +175,36 @@ pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, CliError> {
     let rt = runtime()?;
     let (matrix, judged) = rt.block_on(async {
         let mut servers = Vec::new();
-        for (name, spec) in parsed {
-            let targets = match spec {
-                Spec::Reference => {
-                    let url = embedded_http().await.map_err(|e| {
-                        Usage(format!(
+        for (name, specs) in parsed {
+            let mut targets = Vec::new();
+            for spec in specs {
+                targets.extend(match spec {
+                    Spec::Reference => {
+                        let url = embedded_http().await.map_err(|e| {
+                            Usage(format!(
                             "cannot listen on a loopback port for the embedded HTTP server: {e}"
                         ))
-                    })?;
-                    let stdio = settings(Target::Stdio(target::embedded()?));
-                    let info = stdio.target_info(true);
-                    let http = settings(Target::Http(target::http(&url, vec![])?));
-                    let mut http_info = http.target_info(true);
-                    http_info.url = Some(url);
-                    vec![
-                        ServerTarget::new(stdio, info),
-                        ServerTarget::new(http, http_info),
-                    ]
-                }
-                Spec::One(t, kind) => {
-                    let s = settings(t);
-                    let info = TargetInfo {
-                        kind: kind.to_string(),
-                        ..s.target_info(false)
-                    };
-                    vec![ServerTarget::new(s, info)]
-                }
-            };
+                        })?;
+                        let stdio = settings(Target::Stdio(target::embedded()?));
+                        let info = stdio.target_info(true);
+                        let http = settings(Target::Http(target::http(&url, vec![])?));
+                        let mut http_info = http.target_info(true);
+                        http_info.url = Some(url);
+                        vec![
+                            ServerTarget::new(stdio, info),
+                            ServerTarget::new(http, http_info),
+                        ]
+                    }
+                    Spec::One(t, kind) => {
+                        let s = settings(t);
+                        let info = TargetInfo {
+                            kind: kind.to_string(),
+                            ..s.target_info(false)
+                        };
+                        vec![ServerTarget::new(s, info)]
+                    }
+                });
+            }
             let baseline = baselines.remove(&name);
             servers.push(Server {
                 name,

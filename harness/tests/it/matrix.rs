@@ -156,6 +156,10 @@ fn bad_server_arguments_are_usage_errors() {
             "given twice",
         ),
         (
+            vec!["matrix", "--server", "a=stdio:x", "--server", "a=stdio:y"],
+            "given twice over the same transport",
+        ),
+        (
             vec!["matrix", "--server", "a=reference", "--era", "1999"],
             "--era",
         ),
@@ -252,4 +256,38 @@ fn a_server_given_a_baseline_is_gated_and_one_without_is_only_compared() {
         "{}",
         out.stderr
     );
+}
+
+#[test]
+fn a_name_given_over_stdio_and_over_http_is_one_server_with_both_transports() {
+    let dir = scratch("matrix-both");
+    let json = dir.join("m.json");
+    let http = HttpServer::reference(&[]);
+    let out = mcperr(&[
+        "matrix",
+        "--server",
+        &format!("shop=stdio:{MCPERR} reference"),
+        "--server",
+        &format!("shop=http:{}", http.url),
+        "--era",
+        "2025-11-25",
+        "--cases",
+        "tools/unknown-tool",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    let m = report(&json);
+    let columns: Vec<(&str, &str)> = m["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["server"].as_str().unwrap(),
+                c["transport"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(columns, [("shop", "stdio"), ("shop", "http")]);
 }
