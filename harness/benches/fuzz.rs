@@ -7,16 +7,18 @@
 //!    (target: at least 20,000 requests/s), in each era.
 //! 3. `mcperr fuzz` against the reference server in process (target: at
 //!    least 100,000 requests/s with one job).
-//! 4. The Python and the TypeScript SDK Bookshops: each one's ceiling
+//! 4. Every SDK Bookshop (the Python SDK, the TypeScript SDK 2.x and 1.x,
+//!    FastMCP, punkpeye's fastmcp, mcp-framework): each one's ceiling
 //!    measured by a minimal lockstep client, and `mcperr fuzz` against it
-//!    (target: at least 90 % of the ceiling). Needs the peers
-//!    (MCPERR_PYTHON or target/py-venv; npm ci in fixtures/servers/typescript).
+//!    (target: at least 90 % of the ceiling). Needs the peers installed
+//!    (scripts/test.sh, or each fixture's setup.sh).
 //! 5. Peak resident memory of a 1,000,000-request `mcperr fuzz` (target:
 //!    flat, under 100 MB), with `/usr/bin/time -v` when it is there.
 //!
 //! `BENCH_QUICK=1` shortens every run (a smoke test of the benchmark itself).
 //! Names after `--` pick figures: `pipe`, `stdio`, `in-process`, `python`,
-//! `typescript`, `memory` (`cargo bench -p mcperr --bench fuzz -- in-process`); none runs all.
+//! `typescript`, `typescript-v1`, `fastmcp`, `fastmcp-ts`, `mcp-framework`,
+//! `memory` (`cargo bench -p mcperr --bench fuzz -- in-process`); none runs all.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -260,9 +262,9 @@ fn record(
 /// `mcperr fuzz` over stdio against an SDK's Bookshop, next to a minimal
 /// lockstep client replaying the same stream in the same run: the ratio of
 /// the two rates, per era (the server's own ceiling is the yardstick).
-fn peer_ratio(label: &str, program: &str, script: &str) {
+fn peer_ratio(label: &str, program: &str, script: &str, eras: &[&str]) {
     let n = scale(5_000).to_string();
-    for era in ["2025-11-25", "2026-07-28"] {
+    for &era in eras {
         // The same seed and request count give the same request stream.
         let args = [
             "--era",
@@ -401,37 +403,71 @@ fn main() {
 
     let python = std::env::var("MCPERR_PYTHON")
         .unwrap_or_else(|_| format!("{ROOT}/target/py-venv/bin/python"));
+    let fastmcp = std::env::var("MCPERR_FASTMCP_PYTHON")
+        .unwrap_or_else(|_| format!("{ROOT}/target/fastmcp-venv/bin/python"));
+    const BOTH: &[&str] = &["2025-11-25", "2026-07-28"];
+    const LEGACY: &[&str] = &["2025-11-25"];
+    // (figure name, label, program, script, what shows it is installed, eras)
+    let npm =
+        |dir: &str, package: &str| format!("{ROOT}/fixtures/servers/{dir}/node_modules/{package}");
     let peers = [
         (
             "python",
             "python SDK bookshop",
             python.clone(),
             format!("{ROOT}/fixtures/servers/python/bookshop.py"),
-            "run fixtures/servers/python/setup.sh first",
+            python.clone(),
+            BOTH,
         ),
         (
             "typescript",
             "TypeScript SDK bookshop",
             "node".to_string(),
             format!("{ROOT}/fixtures/servers/typescript/bookshop.mjs"),
-            "run fixtures/servers/typescript/setup.sh first",
+            npm("typescript", "@modelcontextprotocol/server"),
+            BOTH,
+        ),
+        (
+            "typescript-v1",
+            "TypeScript SDK 1.x bookshop",
+            "node".to_string(),
+            format!("{ROOT}/fixtures/servers/typescript-v1/bookshop.mjs"),
+            npm("typescript-v1", "@modelcontextprotocol/sdk"),
+            LEGACY,
+        ),
+        (
+            "fastmcp",
+            "FastMCP (PyPI) bookshop",
+            fastmcp.clone(),
+            format!("{ROOT}/fixtures/servers/fastmcp/bookshop.py"),
+            fastmcp.clone(),
+            BOTH,
+        ),
+        (
+            "fastmcp-ts",
+            "fastmcp (npm) bookshop",
+            "node".to_string(),
+            format!("{ROOT}/fixtures/servers/fastmcp-ts/bookshop.mjs"),
+            npm("fastmcp-ts", "fastmcp"),
+            LEGACY,
+        ),
+        (
+            "mcp-framework",
+            "mcp-framework bookshop",
+            "node".to_string(),
+            format!("{ROOT}/fixtures/servers/mcp-framework/bookshop.mjs"),
+            npm("mcp-framework", "mcp-framework"),
+            LEGACY,
         ),
     ];
-    for (name, label, program, script, setup) in peers {
+    for (name, label, program, script, installed, eras) in peers {
         if !wanted(name) {
             continue;
         }
-        let installed = match name {
-            "python" => std::path::Path::new(&program).exists(),
-            _ => std::path::Path::new(&format!(
-                "{ROOT}/fixtures/servers/typescript/node_modules/@modelcontextprotocol/server"
-            ))
-            .exists(),
-        };
-        if installed {
-            peer_ratio(label, &program, &script);
+        if std::path::Path::new(&installed).exists() {
+            peer_ratio(label, &program, &script, eras);
         } else {
-            println!("{label}: skipped ({setup})");
+            println!("{label}: skipped (run scripts/test.sh, or the fixture's setup.sh, first)");
         }
     }
 
