@@ -245,40 +245,22 @@ fn stdout_noise_outside_the_judged_request_is_still_judged() {
     );
 }
 
-/// A stdio server whose `tools/call` of `big` answers with one line of a
-/// million bytes, the id first or (as the TypeScript SDK writes) last.
-const OVERSIZED: &str = r#"
-import json, sys
-id_last = sys.argv[1] == "last"
-def send(o):
-    sys.stdout.write(json.dumps(o) + "\n"); sys.stdout.flush()
-for line in sys.stdin:
-    m = json.loads(line)
-    if "id" not in m:
-        continue
-    i, meth = m["id"], m["method"]
-    if meth == "initialize":
-        send({"jsonrpc": "2.0", "id": i, "result": {"protocolVersion": "2025-11-25",
-              "capabilities": {"tools": {}}, "serverInfo": {"name": "big", "version": "1"}}})
-    elif meth == "tools/list":
-        send({"jsonrpc": "2.0", "id": i, "result": {"tools": [{"name": "big",
-              "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}}]}})
-    elif meth == "tools/call" and m["params"].get("name") == "big":
-        result = {"content": [{"type": "text", "text": "x" * 1000000}]}
-        msg = {"result": result, "jsonrpc": "2.0", "id": i} if id_last else {"jsonrpc": "2.0", "id": i, "result": result}
-        send(msg)
-    else:
-        send({"jsonrpc": "2.0", "id": i, "error": {"code": -32601, "message": "Method not found"}})
-"#;
+/// `big`'s answer: one line of a million bytes, the id first or (as the
+/// TypeScript SDK writes it) last.
+const OVERSIZED_CALL: &str = r#"        result = {"content": [{"type": "text", "text": "x" * 1000000}]}
+        if mode == "last":
+            send({"result": result, "jsonrpc": "2.0", "id": i})
+        else:
+            send({"jsonrpc": "2.0", "id": i, "result": result})"#;
 
 #[test]
 fn an_answer_over_the_cap_is_an_error_at_once_not_a_j5_failure_or_a_timeout() {
     let dir = scratch("oversized");
-    let script = dir.join("big.py");
-    std::fs::write(&script, OVERSIZED).unwrap();
+    let tools = r#"[{"name": "big", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}}]"#;
+    let command = crate::support::python_stdio_server("oversized-server", tools, OVERSIZED_CALL);
     for end in ["first", "last"] {
         let json = dir.join(format!("{end}.json"));
-        let server = format!("python3 {} {end}", script.display());
+        let server = format!("{command} {end}");
         let start = std::time::Instant::now();
         let out = mcperr(&[
             "run",

@@ -611,47 +611,27 @@ fn a_deadline_bounds_a_run_and_a_campaign_and_the_reports_say_what_was_left_out(
     );
 }
 
-/// A stdio server with one read-only tool, `lookup(title)`, whose schema
-/// forbids other properties. `refuse-all`: every call is refused with the
-/// arguments quoted (so a refusal names any extra property); `ignore-extra`:
-/// every call is accepted, extra properties ignored.
-const QUOTING_TOOL: &str = r#"
-import json, sys
-mode = sys.argv[1]
-def send(o):
-    sys.stdout.write(json.dumps(o) + "\n"); sys.stdout.flush()
-for line in sys.stdin:
-    m = json.loads(line)
-    if "id" not in m:
-        continue
-    i, meth = m["id"], m["method"]
-    if meth == "initialize":
-        send({"jsonrpc": "2.0", "id": i, "result": {"protocolVersion": "2025-11-25",
-              "capabilities": {"tools": {}}, "serverInfo": {"name": "quoting", "version": "1"}}})
-    elif meth == "tools/list":
-        send({"jsonrpc": "2.0", "id": i, "result": {"tools": [{"name": "lookup",
-              "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}},
-                              "required": ["title"], "additionalProperties": False},
-              "annotations": {"readOnlyHint": True}}]}})
-    elif meth == "tools/call":
-        args = m["params"].get("arguments", {})
+/// One read-only tool, `lookup(title)`, whose schema forbids other
+/// properties. `refuse-all`: every call is refused with the arguments quoted
+/// (so a refusal names any extra property); `ignore-extra`: every call is
+/// accepted, extra properties ignored.
+const LOOKUP_TOOL: &str = r#"[{"name": "lookup", "annotations": {"readOnlyHint": True},
+    "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}},
+                    "required": ["title"], "additionalProperties": False}}]"#;
+const LOOKUP_CALL: &str = r#"        args = m["params"].get("arguments", {})
         if mode == "refuse-all":
             r = {"content": [{"type": "text", "text": "No entry for " + json.dumps(args)}], "isError": True}
         else:
             r = {"content": [{"type": "text", "text": "found " + str(args.get("title"))}]}
-        send({"jsonrpc": "2.0", "id": i, "result": r})
-    else:
-        send({"jsonrpc": "2.0", "id": i, "error": {"code": -32601, "message": "Method not found"}})
-"#;
+        send({"jsonrpc": "2.0", "id": i, "result": r})"#;
 
 #[test]
 fn an_extra_property_rejection_counts_only_on_a_call_the_tool_accepts() {
     let dir = scratch("rebase");
-    let script = dir.join("quoting.py");
-    std::fs::write(&script, QUOTING_TOOL).unwrap();
+    let command = crate::support::python_stdio_server("rebase-server", LOOKUP_TOOL, LOOKUP_CALL);
     let verdict = |mode: &str| {
         let json = dir.join(format!("{mode}.json"));
-        let server = format!("python3 {} {mode}", script.display());
+        let server = format!("{command} {mode}");
         let out = mcperr(&[
             "run",
             "--stdio",

@@ -277,3 +277,39 @@ pub fn assert_clean(report: &Value) {
         assert!(is_refused_valid_call(id, "skip", m), "skipped: {id}: {m}");
     }
 }
+
+/// The skeleton of a minimal MCP server over stdio in Python (2025-11-25
+/// only), for behaviours no fixture has: `{tools}` is its `tools/list`
+/// (a Python literal), `{call}` the body of its `tools/call` branch, which
+/// has `i` (the id), `m` (the request), `mode` (argv[1]) and `send`.
+const PYTHON_STDIO_SERVER: &str = r#"
+import json, sys
+mode = sys.argv[1]
+def send(o):
+    sys.stdout.write(json.dumps(o) + "\n"); sys.stdout.flush()
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    i, meth = m["id"], m["method"]
+    if meth == "initialize":
+        send({"jsonrpc": "2.0", "id": i, "result": {"protocolVersion": "2025-11-25",
+              "capabilities": {"tools": {}}, "serverInfo": {"name": "test", "version": "1"}}})
+    elif meth == "tools/list":
+        send({"jsonrpc": "2.0", "id": i, "result": {"tools": {tools}}})
+    elif meth == "tools/call":
+{call}
+    else:
+        send({"jsonrpc": "2.0", "id": i, "error": {"code": -32601, "message": "Method not found"}})
+"#;
+
+/// Writes a [`PYTHON_STDIO_SERVER`] with `tools` and `call` into a scratch
+/// folder `name`; the command line that runs it in `mode` is `python3 PATH MODE`.
+pub fn python_stdio_server(name: &str, tools: &str, call: &str) -> String {
+    let script = scratch(name).join("server.py");
+    let text = PYTHON_STDIO_SERVER
+        .replace("{tools}", tools)
+        .replace("{call}", call);
+    std::fs::write(&script, text).unwrap();
+    format!("python3 {}", script.display())
+}
