@@ -25,6 +25,9 @@ pub struct OverLong {
     tail: Vec<u8>,
 }
 
+/// The size a piece of a line that spans reads grows to before the next.
+const PIECE: usize = 64 * 1024;
+
 /// How many bytes of each end of an over-long line are kept.
 const END: usize = 512;
 
@@ -43,8 +46,39 @@ impl OverLong {
     /// it before the result) or last before the closing brace (the
     /// TypeScript SDK writes it after). `None` when neither end shows one.
     pub fn id(&self) -> Option<serde_json::Value> {
+        // A request of the server's own (`method` at the top) answers nothing.
+        if top_level_key(&self.head, b"\"method\"") {
+            return None;
+        }
         id_in_head(&self.head).or_else(|| id_in_tail(&self.tail))
     }
+}
+
+/// Whether `key` (quoted) is a member of the top-level object within the
+/// first bytes of a line.
+fn top_level_key(head: &[u8], key: &[u8]) -> bool {
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < head.len() {
+        match head[i] {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b'"' => {
+                let Some(end) = string_end(head, i) else {
+                    return false;
+                };
+                let colon = head[end..].trim_ascii_start().starts_with(b":");
+                if depth == 1 && colon && &head[i..end] == key {
+                    return true;
+                }
+                i = end;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 /// A top-level `"id": <number or string>` member in the first bytes of an
@@ -58,8 +92,9 @@ fn id_in_head(head: &[u8]) -> Option<serde_json::Value> {
             b'}' | b']' => depth = depth.checked_sub(1)?,
             b'"' => {
                 let end = string_end(head, i)?;
-                if depth == 1 && &head[i..end] == b"\"id\"" {
-                    let rest = head[end..].trim_ascii_start().strip_prefix(b":")?;
+                // A key `"id"` (a value "id" is followed by no colon).
+                let key = head[end..].trim_ascii_start().strip_prefix(b":");
+                if let (1, true, Some(rest)) = (depth, &head[i..end] == b"\"id\"", key) {
                     return scalar_prefix(rest);
                 }
                 i = end;
@@ -152,7 +187,15 @@ impl LineDecoder {
             // the cap by doubling would hold every smaller size it passed
             // through until the allocator gives them back.
             if found.is_none() || !self.parts.is_empty() {
-                self.parts.push(chunk.to_vec());
+                // Small reads fill the last piece up to PIECE first: one
+                // piece per read would cost a header and an allocation per
+                // byte of a server that writes a byte at a time.
+                match self.parts.last_mut() {
+                    Some(last) if last.len() + chunk.len() <= PIECE => {
+                        last.extend_from_slice(chunk)
+                    }
+                    _ => self.parts.push(chunk.to_vec()),
+                }
             }
             self.held += chunk.len();
         } else {
@@ -279,11 +322,22 @@ mod tests {
         assert_eq!(id_of(first), Some(serde_json::json!(7)));
         let last = format!(r#"{{"result":{{"text":"{text}"}},"jsonrpc":"2.0","id":"a\"b"}}"#);
         assert_eq!(id_of(last), Some(serde_json::json!("a\"b")));
-        // An "id" inside the result is not the response's.
+        // A value "id" is no key; an "id" inside the result is not the response's.
+        let value_first = format!(r#"{{"jsonrpc":"id","id":8,"result":{{"text":"{text}"}}}}"#);
+        assert_eq!(id_of(value_first), Some(serde_json::json!(8)));
         let nested = format!(r#"{{"result":{{"id":3,"text":"{text}"}}}}"#);
         assert_eq!(id_of(nested), None);
         let nested_last = format!(r#"{{"jsonrpc":"2.0","result":{{"text":"{text}","id":4}}}}"#);
         assert_eq!(id_of(nested_last), None);
-        assert_eq!(id_of(text), None);
+        assert_eq!(id_of(text.clone()), None);
+        // A request of the server's own is no answer, whatever its id.
+        let request = format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage","params":{{"text":"{text}"}}}}"#
+        );
+        assert_eq!(id_of(request), None);
+        let request_id_last = format!(
+            r#"{{"method":"sampling/createMessage","params":{{"text":"{text}"}},"jsonrpc":"2.0","id":3}}"#
+        );
+        assert_eq!(id_of(request_id_last), None);
     }
 }

@@ -220,15 +220,34 @@ async fn rebased(
         }
         attempt
     };
+    // A hung tools/call: the case is an error at once, as any of its cases.
+    if client.pace.hung("tools/call").is_some() {
+        return execute_once(client, plan).await;
+    }
     let mark = client.stderr().mark();
     let mut last = None;
     let mut accepted = None;
+    let normal = client.timeout;
+    client.set_timeout(client.pace.timeout_for("tools/call", normal));
     for set in &rebase.sets {
         let params = serde_json::json!({"name": tool, "arguments": set});
         let ex = client.request("tools/call", Some(params), true).await;
         let Some(answer) = ex.response() else {
-            // No answer to a valid call: the case itself says what that is.
-            return execute_once(client, plan).await;
+            // No answer to a valid call: not the extra property's doing.
+            client.set_timeout(normal);
+            let alive = client.probe().await.response().is_some();
+            let j = mcperr_core::oracle::Judgement::new(
+                Verdict::Error,
+                &plan.case.rule,
+                format!(
+                    "not judged: the valid call this case stands on got no answer ({:?}): arguments {set}",
+                    ex.ending
+                ),
+            );
+            return (
+                CaseResult::planned(plan, &plan.citation, j, Some(ex.request), None, 0),
+                alive,
+            );
         };
         if !refusal(answer) {
             accepted = Some(set);
@@ -236,6 +255,7 @@ async fn rebased(
         }
         last = Some((set, answer_text(answer)));
     }
+    client.set_timeout(normal);
     // What the unjudged calls logged is not the case's (a crash's traceback
     // would break a log check): it is let through before the case's mark.
     if client.has_stderr() && plan.wants_log() {
@@ -284,11 +304,16 @@ fn answer_text(answer: &Value) -> String {
 
 /// Whether `with` (the refusal of the call with the extra property) holds
 /// a word that neither `without` (the same set's refusal) nor the extra
-/// property's name and value hold.
+/// property's name and value hold. Numbers and hex runs with a digit (a
+/// request id, a counter, a timestamp) are not words: they change by
+/// themselves.
 fn says_more(with: &str, without: &str, rebase: &mcperr_core::case::Rebase) -> bool {
     fn words(s: &str) -> std::collections::HashSet<String> {
+        let counter = |w: &&str| {
+            w.chars().any(|c| c.is_ascii_digit()) && w.chars().all(|c| c.is_ascii_hexdigit())
+        };
         s.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .filter(|w| !w.is_empty())
+            .filter(|w| !w.is_empty() && !counter(w))
             .map(str::to_lowercase)
             .collect()
     }

@@ -14,8 +14,9 @@ fn main() {
 /// No transparent huge pages for this process: mimalloc asks for them on
 /// its arenas, and a 2 MiB page resident for every few bytes touched
 /// doubled mcperr's peak memory (49 MB instead of 24 MB for `mcperr run`;
-/// 59 MB instead of 35 MB reading a 300 MiB answer past the cap), for no
-/// measurable speed.
+/// 59–63 MB instead of 35–37 MB reading a 300 MiB answer past the cap),
+/// for no measurable speed. The servers mcperr starts get it back
+/// (transport/stdio.rs), since a child would inherit it.
 fn no_huge_pages() {
     #[cfg(target_os = "linux")]
     // SAFETY: PR_SET_THP_DISABLE takes integer arguments and touches no memory of ours.

@@ -558,9 +558,10 @@ fn letters(src: &mut dyn Source, n: usize) -> String {
         .collect()
 }
 
-/// Puts a lone surrogate in the first string value of `v`, if any.
-/// How every run's canary starts (then 16 hex digits): an answer's text
-/// that carries one is an echo of the request that planted it.
+/// How every run's canary starts (then 16 hex digits): in a fuzz campaign,
+/// where it is planted in valid calls' arguments, an answer's text that
+/// carries it is an echo of the request that planted it. (`mcperr run`
+/// plants the same shape as a crash's secret, which must never come back.)
 pub const CANARY_PREFIX: &str = "mcperrcanary";
 
 /// The canary a campaign with `seed` plants: the same for the same seed, so
@@ -620,6 +621,7 @@ fn plant_canary(
     }
 }
 
+/// Puts a lone surrogate in the first string value of `v`, if any.
 fn plant_surrogate(v: &mut Value) -> bool {
     match v {
         Value::String(s) => {

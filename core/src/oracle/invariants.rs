@@ -417,30 +417,33 @@ fn planted_canary(s: &str) -> Option<&str> {
 }
 
 /// `text` without the argument that carried `canary` wherever it comes
-/// back: from the canary (planted at the argument's front) to the next
-/// quote, and never further than the argument (`len` bytes as sent) could
-/// stretch when re-escaped. The server re-rendered it (Python's `repr`, say,
-/// escapes differently than JSON): an echo, not a leak; text beyond that
-/// stretch is still searched.
+/// back quoted: from the quote before the canary (planted at the
+/// argument's front) to the same quote after it, never further than the
+/// argument (`len` bytes as sent) could stretch when re-escaped. The server
+/// re-rendered it (Python's `repr`, say, escapes differently than JSON): an
+/// echo, not a leak. An echo without its quotes, or whose closing quote is
+/// out of reach, loses only the canary: what follows is still searched.
 fn without_quoted(text: &str, canary: &str, len: usize) -> String {
-    let quote = |b: &u8| *b == b'\'' || *b == b'"';
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut from = 0;
     while let Some(i) = text[from..].find(canary).map(|i| from + i) {
-        let reach = (i + 2 * len + 16).min(text.len());
-        let mut end = bytes[i..reach]
-            .iter()
-            .position(quote)
-            .map_or(reach, |q| i + q);
-        if bytes[end - 1] == b'\\' {
-            end -= 1; // the quote was escaped in the JSON text: \" or \'
-        }
-        while !text.is_char_boundary(end) {
-            end -= 1;
+        let after = i + canary.len();
+        let mut end = after;
+        if let Some(&q) = bytes
+            .get(i.wrapping_sub(1))
+            .filter(|q| **q == b'\'' || **q == b'"')
+        {
+            let reach = (after + 2 * len + 16).min(text.len());
+            if let Some(j) = bytes[after..reach].iter().position(|b| *b == q) {
+                end = after + j;
+                if bytes[end - 1] == b'\\' {
+                    end -= 1; // the quote was escaped in the JSON text: \" or \'
+                }
+            }
         }
         out.push_str(&text[from..i]);
-        from = end.max(i + canary.len());
+        from = end.max(after);
     }
     out.push_str(&text[from..]);
     out
@@ -514,6 +517,13 @@ mod tests {
         );
         // Without the canary the re-escaped echo cannot be told from a leak.
         assert!(j7(call("plain"), answer("", "plain")));
+        // An unquoted, changed echo loses only the canary: a stack after it
+        // in the same string is still found.
+        let lowered = json!({"jsonrpc": "2.0", "id": 1, "result": {"isError": true, "content": [{"type": "text",
+            "text": format!("no book {}dune\n    at getBook (/srv/server.js:12:3)", canary)}]}});
+        let dune = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "get_author", "arguments": {"title": format!("{canary}Dune")}}});
+        assert!(j7(dune, lowered), "a stack after an unquoted echo");
     }
 
     #[test]

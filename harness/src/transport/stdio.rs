@@ -123,6 +123,16 @@ impl StdioConnection {
             .kill_on_drop(true);
         #[cfg(unix)]
         cmd.process_group(0);
+        // mcperr runs without transparent huge pages (main.rs), a setting a
+        // child inherits: the server under test gets the machine's default.
+        #[cfg(target_os = "linux")]
+        // SAFETY: between fork and exec only prctl, which is async-signal-safe, runs.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::prctl(libc::PR_SET_THP_DISABLE, 0, 0, 0, 0);
+                Ok(())
+            });
+        }
         if let Some(dir) = &target.cwd {
             cmd.current_dir(dir);
         }

@@ -251,7 +251,10 @@ fn fastmcp_bookshop_over_http_matches_its_baselines() {
 
 #[test]
 fn fastmcp_ts_and_mcp_framework_bookshops_over_http_match_their_baselines() {
-    for (sdk, package) in [("fastmcp-ts", "fastmcp"), ("mcp-framework", "mcp-framework")] {
+    for (sdk, package) in [
+        ("fastmcp-ts", "fastmcp"),
+        ("mcp-framework", "mcp-framework"),
+    ] {
         let bookshop = crate::sdk_peers::npm_bookshop(sdk, package);
         let server = HttpServer::start("node", &[&bookshop, "--http", "127.0.0.1:0"]);
         crate::sdk_peers::judge_against_baselines(
