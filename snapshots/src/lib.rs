@@ -240,8 +240,18 @@ pub fn servers() -> Result<(Vec<Server>, Vec<HttpChild>), String> {
             &fastmcp,
             &[&bookshop_fastmcp],
         )?,
-        with_http("fastmcp-ts", format!("node {fastmcp_ts}"), "node", &[&fastmcp_ts])?,
-        with_http("mcp-framework", format!("node {framework}"), "node", &[&framework])?,
+        with_http(
+            "fastmcp-ts",
+            format!("node {fastmcp_ts}"),
+            "node",
+            &[&fastmcp_ts],
+        )?,
+        with_http(
+            "mcp-framework",
+            format!("node {framework}"),
+            "node",
+            &[&framework],
+        )?,
     ];
     Ok((servers, children))
 }
