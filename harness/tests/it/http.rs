@@ -266,3 +266,78 @@ fn fastmcp_ts_and_mcp_framework_bookshops_over_http_match_their_baselines() {
         );
     }
 }
+
+/// A Streamable HTTP server (2025-11-25, JSON bodies) whose `big` tool
+/// answers with a body of a million bytes; it prints its URL first.
+const OVERSIZED_HTTP: &str = r#"
+import json, sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+class H(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *a): pass
+    def reply(self, status, body):
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Mcp-Session-Id", "s1")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def do_POST(self):
+        m = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"null")
+        if not isinstance(m, dict) or "id" not in m:
+            return self.reply(202, b"")
+        i, meth = m["id"], m.get("method")
+        if meth == "initialize":
+            r = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "big", "version": "1"}}
+        elif meth == "tools/list":
+            r = {"tools": [{"name": "big", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}}]}
+        elif meth == "tools/call" and m["params"].get("name") == "big":
+            r = {"content": [{"type": "text", "text": "x" * 1000000}]}
+        elif meth == "ping":
+            r = {}
+        else:
+            return self.reply(200, json.dumps({"jsonrpc": "2.0", "id": i, "error": {"code": -32601, "message": "Method not found"}}).encode())
+        self.reply(200, json.dumps({"jsonrpc": "2.0", "id": i, "result": r}).encode())
+    def do_GET(self):
+        self.reply(405, b"")
+    do_DELETE = do_GET
+s = ThreadingHTTPServer(("127.0.0.1", 0), H)
+print(f"http://127.0.0.1:{s.server_address[1]}/mcp", flush=True)
+s.serve_forever()
+"#;
+
+#[test]
+fn an_http_answer_over_the_cap_is_an_error_naming_the_cap() {
+    let dir = crate::support::scratch("oversized-http");
+    let script = dir.join("server.py");
+    std::fs::write(&script, OVERSIZED_HTTP).unwrap();
+    let server = HttpServer::start("python3", &[script.to_str().unwrap()]);
+    let json = dir.join("r.json");
+    let out = mcperr(&[
+        "run",
+        "--http",
+        &server.url,
+        "--era",
+        "2025-11-25",
+        "--cases",
+        "generated/tools/big/*",
+        "--max-line",
+        "65536",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(1), "{}{}", out.stdout, out.stderr);
+    let case = &report(&json)["cases"][0];
+    assert_eq!(
+        (&case["verdict"], &case["rule"]),
+        (&serde_json::json!("error"), &serde_json::json!("J1")),
+        "{case}"
+    );
+    assert!(
+        case["message"]
+            .as_str()
+            .unwrap()
+            .contains("outgrew --max-line"),
+        "{case}"
+    );
+}
