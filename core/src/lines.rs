@@ -47,43 +47,17 @@ impl OverLong {
     /// TypeScript SDK writes it after). `None` when neither end shows one.
     pub fn id(&self) -> Option<serde_json::Value> {
         // A request of the server's own (`method` at the top) answers nothing.
-        if top_level_key(&self.head, b"\"method\"") {
+        if top_level_value(&self.head, b"\"method\"").is_some() {
             return None;
         }
         id_in_head(&self.head).or_else(|| id_in_tail(&self.tail))
     }
 }
 
-/// Whether `key` (quoted) is a member of the top-level object within the
-/// first bytes of a line.
-fn top_level_key(head: &[u8], key: &[u8]) -> bool {
-    let mut depth = 0usize;
-    let mut i = 0;
-    while i < head.len() {
-        match head[i] {
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => depth = depth.saturating_sub(1),
-            b'"' => {
-                let Some(end) = string_end(head, i) else {
-                    return false;
-                };
-                let colon = head[end..].trim_ascii_start().starts_with(b":");
-                if depth == 1 && colon && &head[i..end] == key {
-                    return true;
-                }
-                i = end;
-                continue;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    false
-}
-
-/// A top-level `"id": <number or string>` member in the first bytes of an
-/// object, found by a scan that keeps track of strings and nesting.
-fn id_in_head(head: &[u8]) -> Option<serde_json::Value> {
+/// What follows the colon of the top-level member `key` (quoted) within the
+/// first bytes of a line, found by a scan that keeps track of strings and
+/// nesting (a value equal to `key` is followed by no colon, and is skipped).
+fn top_level_value<'a>(head: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
     let mut depth = 0usize;
     let mut i = 0;
     while i < head.len() {
@@ -92,10 +66,9 @@ fn id_in_head(head: &[u8]) -> Option<serde_json::Value> {
             b'}' | b']' => depth = depth.checked_sub(1)?,
             b'"' => {
                 let end = string_end(head, i)?;
-                // A key `"id"` (a value "id" is followed by no colon).
-                let key = head[end..].trim_ascii_start().strip_prefix(b":");
-                if let (1, true, Some(rest)) = (depth, &head[i..end] == b"\"id\"", key) {
-                    return scalar_prefix(rest);
+                let value = head[end..].trim_ascii_start().strip_prefix(b":");
+                if let (1, true, Some(rest)) = (depth, &head[i..end] == key, value) {
+                    return Some(rest);
                 }
                 i = end;
                 continue;
@@ -105,6 +78,12 @@ fn id_in_head(head: &[u8]) -> Option<serde_json::Value> {
         i += 1;
     }
     None
+}
+
+/// A top-level `"id": <number or string>` member in the first bytes of an
+/// object.
+fn id_in_head(head: &[u8]) -> Option<serde_json::Value> {
+    top_level_value(head, b"\"id\"").and_then(scalar_prefix)
 }
 
 /// The index just past the string that starts at `start` (a `"`).

@@ -338,12 +338,7 @@ fn short_answer(response: Option<&Value>) -> String {
     let Some(r) = response else {
         return "no answer".into();
     };
-    let text = r
-        .pointer("/error/message")
-        .or_else(|| r.pointer("/result/content/0/text"))
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    let text: String = text.chars().take(80).collect();
+    let text = clip(&answer_text(r));
     match r.pointer("/error/code") {
         Some(c) => format!("error {c} {text:?}"),
         None => format!("isError {text:?}"),
