@@ -2,7 +2,7 @@
 # Writes the published matrix page, docs/matrix/index.html: `mcperr matrix`
 # over the reference server and the Bookshop on every SDK column (the MCP
 # Python SDK, the TypeScript SDK 2.x and 1.x, FastMCP, punkpeye's fastmcp,
-# mcp-framework), over stdio and Streamable HTTP, in every era each speaks,
+# mcp-framework, rmcp), over stdio and Streamable HTTP, in every era each speaks,
 # under the `model` profile (every deviation from the error model a verdict).
 # Each column's name carries the package and version that were run.
 #
@@ -31,6 +31,9 @@ fm="${fm#"$PWD"/}"
 for f in typescript typescript-v1 fastmcp-ts mcp-framework; do
     "fixtures/servers/$f/setup.sh" >/dev/null
 done
+rmcp="$(fixtures/servers/rust/setup.sh | tail -n 1)"
+rmcp="${rmcp#"$PWD"/}"
+rmcp_version="$(sed -n 's/^rmcp = { version = "=\([^"]*\)".*/\1/p' fixtures/servers/rust/Cargo.toml)"
 
 # The version of a package as installed.
 py_version() { "$1" -c "import importlib.metadata as m; print(m.version('$2'))"; }
@@ -69,9 +72,10 @@ start_http() {
 
 servers=(--server "reference=reference")
 add() {
-    local name="$1" program="$2" script="$3"
-    servers+=(--server "$name=stdio:$program $script")
-    start_http "${#pids[@]}" "$program" "$script"
+    local name="$1"
+    shift
+    servers+=(--server "$name=stdio:$*")
+    start_http "${#pids[@]}" "$@"
     servers+=(--server "$name=http:$url")
 }
 add "mcp $(py_version "$py" mcp) (Python SDK)" "$py" fixtures/servers/python/bookshop.py
@@ -80,6 +84,7 @@ add "@modelcontextprotocol/sdk $(npm_version typescript-v1 @modelcontextprotocol
 add "fastmcp $(py_version "$fm" fastmcp) (PyPI)" "$fm" fixtures/servers/fastmcp/bookshop.py
 add "fastmcp $(npm_version fastmcp-ts fastmcp) (npm)" node fixtures/servers/fastmcp-ts/bookshop.mjs
 add "mcp-framework $(npm_version mcp-framework mcp-framework)" node fixtures/servers/mcp-framework/bookshop.mjs
+add "rmcp $rmcp_version (Rust SDK)" "$rmcp"
 
 mkdir -p "$(dirname "$out")"
 log "judging $(( (${#servers[@]} - 2) / 4 )) SDKs and the reference server"

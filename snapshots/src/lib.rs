@@ -1,8 +1,8 @@
 //! Test-only package: the servers under test as transcripts. Its one test
 //! binary (`tests/transcripts.rs`) judges every case against each server
 //! (the reference server in process, the Bookshop on the MCP Python SDK, on
-//! the TypeScript SDK 2.x and 1.x, on FastMCP, punkpeye's fastmcp and
-//! mcp-framework, each over stdio and Streamable HTTP,
+//! the TypeScript SDK 2.x and 1.x, on FastMCP, punkpeye's fastmcp,
+//! mcp-framework and rmcp, each over stdio and Streamable HTTP,
 //! every era each speaks),
 //! keeps one insta snapshot per case per column in
 //! `snapshots/<server>/<transport>-<era>/<case>.snap`, and renders the same
@@ -126,6 +126,20 @@ pub fn fastmcp_python() -> Result<String, String> {
     }
 }
 
+/// The rmcp Bookshop's binary (`MCPERR_RMCP_BOOKSHOP`, or the one
+/// `fixtures/servers/rust/setup.sh` builds under target/).
+pub fn rmcp_bookshop() -> Result<String, String> {
+    if let Ok(p) = std::env::var("MCPERR_RMCP_BOOKSHOP") {
+        return Ok(p);
+    }
+    let binary = format!("{ROOT}/target/rmcp-fixture/release/bookshop-rmcp");
+    if Path::new(&binary).exists() {
+        Ok(binary)
+    } else {
+        Err("the rmcp peer is not built: run scripts/test.sh, or fixtures/servers/rust/setup.sh and set MCPERR_RMCP_BOOKSHOP".into())
+    }
+}
+
 /// Servers that do not speak every era, and the era they lack: the 1.x
 /// TypeScript SDK predates 2026-07-28, and so do the two frameworks on it.
 pub const ERA_NOT_SPOKEN: &[(&str, &str)] = &[
@@ -135,7 +149,7 @@ pub const ERA_NOT_SPOKEN: &[(&str, &str)] = &[
 ];
 
 /// Every server's name, in column order.
-pub const SERVER_NAMES: [&str; 7] = [
+pub const SERVER_NAMES: [&str; 8] = [
     "reference",
     "python-sdk",
     "typescript-sdk",
@@ -143,6 +157,7 @@ pub const SERVER_NAMES: [&str; 7] = [
     "fastmcp",
     "fastmcp-ts",
     "mcp-framework",
+    "rmcp",
 ];
 
 fn settings(target: Target) -> RunSettings {
@@ -199,7 +214,7 @@ pub const ERAS: [Era; 2] = [Era::Modern, Era::Legacy];
 /// The servers under test, and the HTTP children to keep alive while they
 /// are judged: the reference server (in process, stdio and HTTP), the
 /// Bookshop on the Python SDK, on the TypeScript SDK 2.x and the 1.x line,
-/// on FastMCP, punkpeye's fastmcp and mcp-framework (each a child over stdio
+/// on FastMCP, punkpeye's fastmcp, mcp-framework and rmcp (each a child over stdio
 /// per era, and one serving HTTP per era).
 pub fn servers() -> Result<(Vec<Server>, Vec<HttpChild>), String> {
     let python = python()?;
@@ -208,6 +223,7 @@ pub fn servers() -> Result<(Vec<Server>, Vec<HttpChild>), String> {
     let fastmcp = fastmcp_python()?;
     let fastmcp_ts = typescript_bookshop("fastmcp-ts", "fastmcp")?;
     let framework = typescript_bookshop("mcp-framework", "mcp-framework")?;
+    let rmcp = rmcp_bookshop()?;
     let bookshop_py = format!("{ROOT}/fixtures/servers/python/bookshop.py");
     let bookshop_fastmcp = format!("{ROOT}/fixtures/servers/fastmcp/bookshop.py");
     let mut children = Vec::new();
@@ -252,6 +268,7 @@ pub fn servers() -> Result<(Vec<Server>, Vec<HttpChild>), String> {
             "node",
             &[&framework],
         )?,
+        with_http("rmcp", rmcp.clone(), &rmcp, &[])?,
     ];
     Ok((servers, children))
 }

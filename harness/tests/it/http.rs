@@ -250,6 +250,21 @@ fn fastmcp_bookshop_over_http_matches_its_baselines() {
 }
 
 #[test]
+fn rmcp_bookshop_over_http_matches_its_baselines() {
+    let server = HttpServer::start(
+        &crate::sdk_peers::rmcp_bookshop(),
+        &["--http", "127.0.0.1:0"],
+    );
+    crate::sdk_peers::judge_against_baselines(
+        "rmcp",
+        &crate::sdk_peers::BOTH_ERAS,
+        &["spec", "model"],
+        "http",
+        ["--http", &server.url],
+    );
+}
+
+#[test]
 fn fastmcp_ts_and_mcp_framework_bookshops_over_http_match_their_baselines() {
     for (sdk, package) in [
         ("fastmcp-ts", "fastmcp"),

@@ -179,6 +179,31 @@ fn fastmcp_bookshop_matches_its_baselines() {
     );
 }
 
+/// The Bookshop on rmcp (crates.io, the official Rust SDK), built by
+/// fixtures/servers/rust/setup.sh outside the workspace.
+pub fn rmcp_bookshop() -> String {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let binary = std::env::var("MCPERR_RMCP_BOOKSHOP")
+        .unwrap_or_else(|_| format!("{root}/target/rmcp-fixture/release/bookshop-rmcp"));
+    assert!(
+        std::path::Path::new(&binary).exists(),
+        "the rmcp fixture is not built: run scripts/test.sh, or fixtures/servers/rust/setup.sh and set MCPERR_RMCP_BOOKSHOP"
+    );
+    binary
+}
+
+#[test]
+fn rmcp_bookshop_matches_its_baselines() {
+    let server = rmcp_bookshop();
+    judge_against_baselines(
+        "rmcp",
+        &BOTH_ERAS,
+        &["spec", "model"],
+        "stdio",
+        ["--stdio", &server],
+    );
+}
+
 /// punkpeye's fastmcp (npm) and mcp-framework sit on the SDK's 1.x line:
 /// 2025-11-25 only.
 #[test]
