@@ -8,7 +8,7 @@
 //! 3. `mcperr fuzz` against the reference server in process (target: at
 //!    least 100,000 requests/s with one job).
 //! 4. Every SDK Bookshop (the Python SDK, the TypeScript SDK 2.x and 1.x,
-//!    FastMCP, punkpeye's fastmcp, mcp-framework): each one's ceiling
+//!    FastMCP, punkpeye's fastmcp, mcp-framework, rmcp): each one's ceiling
 //!    measured by a minimal lockstep client, and `mcperr fuzz` against it
 //!    (target: at least 90 % of the ceiling). Needs the peers installed
 //!    (scripts/test.sh, or each fixture's setup.sh).
@@ -17,7 +17,7 @@
 //!
 //! `BENCH_QUICK=1` shortens every run (a smoke test of the benchmark itself).
 //! Names after `--` pick figures: `pipe`, `stdio`, `in-process`, `python`,
-//! `typescript`, `typescript-v1`, `fastmcp`, `fastmcp-ts`, `mcp-framework`,
+//! `typescript`, `typescript-v1`, `fastmcp`, `fastmcp-ts`, `mcp-framework`, `rmcp`,
 //! `memory` (`cargo bench -p mcperr --bench fuzz -- in-process`); none runs all.
 
 use std::io::{BufRead, BufReader, Write};
@@ -122,8 +122,9 @@ fn fuzz_rate(args: &[&str]) -> (f64, serde_json::Value) {
         status.code().is_some_and(|c| c <= 1),
         "mcperr {all:?} failed"
     );
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    // The report keeps a lone surrogate the campaign sent or a server echoed
+    // as its JSON escape (`\ud800`), which serde_json alone refuses.
+    let report = mcperr_core::wire::decode(&std::fs::read(&json).unwrap()).unwrap();
     let _ = std::fs::remove_file(&json);
     (report["stats"]["requests_per_s"].as_f64().unwrap(), report)
 }
@@ -196,7 +197,7 @@ fn lockstep_ceiling(
     let mut sent = 0u64;
     let start = Instant::now();
     for line in lines {
-        let msg: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
+        let msg = mcperr_core::wire::decode(line.as_bytes()).unwrap_or_default();
         let id = msg.get("id").map(|i| i.to_string());
         let wait = msg.get("method").is_some() && id.as_ref().is_some_and(|i| answered.contains(i));
         if id.is_some() && !wait {
@@ -215,7 +216,7 @@ fn lockstep_ceiling(
             if stdout.read_line(&mut buf).unwrap() == 0 {
                 break;
             }
-            let r: serde_json::Value = serde_json::from_str(&buf).unwrap_or_default();
+            let r = mcperr_core::wire::decode(buf.as_bytes()).unwrap_or_default();
             if r.get("id").map(|i| i.to_string()) == id {
                 break;
             }
@@ -252,7 +253,7 @@ fn record(
     let answered = std::fs::read_to_string(&resp)
         .unwrap()
         .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|l| mcperr_core::wire::decode(l.as_bytes()).ok())
         .filter_map(|v| v.get("id").map(|i| i.to_string()))
         .collect();
     let _ = std::fs::remove_dir_all(&dir);
@@ -262,8 +263,14 @@ fn record(
 /// `mcperr fuzz` over stdio against an SDK's Bookshop, next to a minimal
 /// lockstep client replaying the same stream in the same run: the ratio of
 /// the two rates, per era (the server's own ceiling is the yardstick).
-fn peer_ratio(label: &str, program: &str, script: &str, eras: &[&str]) {
-    let n = scale(5_000).to_string();
+/// `script` may be empty (a compiled server is its own program); `requests`
+/// is sized so that each run lasts about a second at the peer's pace.
+fn peer_ratio(label: &str, program: &str, script: &str, eras: &[&str], requests: u64) {
+    let n = scale(requests).to_string();
+    let server: Vec<String> = std::iter::once(program)
+        .chain((!script.is_empty()).then_some(script))
+        .map(String::from)
+        .collect();
     for &era in eras {
         // The same seed and request count give the same request stream.
         let args = [
@@ -277,7 +284,7 @@ fn peer_ratio(label: &str, program: &str, script: &str, eras: &[&str]) {
             "1000",
         ];
         let (lines, answered) = record(program, script, &args);
-        let cmd = format!("{program} {script}");
+        let cmd = server.join(" ");
         let mut all = vec!["--stdio", cmd.as_str()];
         all.extend_from_slice(&args);
         // A server's own pace moves by ±25 % between runs on a 2-core
@@ -286,11 +293,7 @@ fn peer_ratio(label: &str, program: &str, script: &str, eras: &[&str]) {
         let mut ratios = Vec::new();
         let mut unanswered = 0;
         for _ in 0..if quick() { 1 } else { 3 } {
-            let ceiling = lockstep_ceiling(
-                &[program.to_string(), script.to_string()],
-                &lines,
-                &answered,
-            );
+            let ceiling = lockstep_ceiling(&server, &lines, &answered);
             let (rate, report) = fuzz_rate(&all);
             unanswered = report["findings"].as_array().map_or(0, |f| {
                 f.iter()
@@ -407,7 +410,10 @@ fn main() {
         .unwrap_or_else(|_| format!("{ROOT}/target/fastmcp-venv/bin/python"));
     const BOTH: &[&str] = &["2025-11-25", "2026-07-28"];
     const LEGACY: &[&str] = &["2025-11-25"];
-    // (figure name, label, program, script, what shows it is installed, eras)
+    let rmcp = std::env::var("MCPERR_RMCP_BOOKSHOP")
+        .unwrap_or_else(|_| format!("{ROOT}/target/rmcp-fixture/release/bookshop-rmcp"));
+    // (figure name, label, program, script, what shows it is installed, eras,
+    // fuzz requests per run)
     let npm =
         |dir: &str, package: &str| format!("{ROOT}/fixtures/servers/{dir}/node_modules/{package}");
     let peers = [
@@ -418,6 +424,7 @@ fn main() {
             format!("{ROOT}/fixtures/servers/python/bookshop.py"),
             python.clone(),
             BOTH,
+            5_000,
         ),
         (
             "typescript",
@@ -426,6 +433,7 @@ fn main() {
             format!("{ROOT}/fixtures/servers/typescript/bookshop.mjs"),
             npm("typescript", "@modelcontextprotocol/server"),
             BOTH,
+            5_000,
         ),
         (
             "typescript-v1",
@@ -434,6 +442,7 @@ fn main() {
             format!("{ROOT}/fixtures/servers/typescript-v1/bookshop.mjs"),
             npm("typescript-v1", "@modelcontextprotocol/sdk"),
             LEGACY,
+            5_000,
         ),
         (
             "fastmcp",
@@ -442,6 +451,7 @@ fn main() {
             format!("{ROOT}/fixtures/servers/fastmcp/bookshop.py"),
             fastmcp.clone(),
             BOTH,
+            5_000,
         ),
         (
             "fastmcp-ts",
@@ -450,6 +460,7 @@ fn main() {
             format!("{ROOT}/fixtures/servers/fastmcp-ts/bookshop.mjs"),
             npm("fastmcp-ts", "fastmcp"),
             LEGACY,
+            5_000,
         ),
         (
             "mcp-framework",
@@ -458,14 +469,24 @@ fn main() {
             format!("{ROOT}/fixtures/servers/mcp-framework/bookshop.mjs"),
             npm("mcp-framework", "mcp-framework"),
             LEGACY,
+            5_000,
+        ),
+        (
+            "rmcp",
+            "rmcp (Rust SDK) bookshop",
+            rmcp.clone(),
+            String::new(),
+            rmcp.clone(),
+            BOTH,
+            100_000,
         ),
     ];
-    for (name, label, program, script, installed, eras) in peers {
+    for (name, label, program, script, installed, eras, requests) in peers {
         if !wanted(name) {
             continue;
         }
         if std::path::Path::new(&installed).exists() {
-            peer_ratio(label, &program, &script, eras);
+            peer_ratio(label, &program, &script, eras, requests);
         } else {
             println!("{label}: skipped (run scripts/test.sh, or the fixture's setup.sh, first)");
         }

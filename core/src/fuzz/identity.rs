@@ -119,6 +119,12 @@ pub(crate) fn signature(
         Ending::Died(_) => "died".into(),
         other => format!("{other:?}").chars().take(40).collect(),
     };
+    // An error that drops the request's id is the server's error path, not
+    // the input's fault: one finding per kind of answer (rmcp answers every
+    // request params it cannot take with the same id-less -32600).
+    if v.aspect == AspectId::J1ErrorId {
+        return format!("{tag} {answer}");
+    }
     format!("{tag} {} {answer}", cause(input))
 }
 
@@ -139,9 +145,13 @@ pub fn cause(input: &FuzzInput) -> String {
 }
 
 /// The target part of a finding's id: stable for a root cause (a broken
-/// envelope is no one tool's, a server's way with ids no one request's).
+/// envelope is no one tool's, a server's way with ids, or an error path
+/// that drops them, no one request's).
 pub fn id_target(aspect: AspectId, input: &FuzzInput) -> &str {
-    if matches!(aspect, AspectId::J1IdType | AspectId::J1BigId) {
+    if matches!(
+        aspect,
+        AspectId::J1IdType | AspectId::J1BigId | AspectId::J1ErrorId
+    ) {
         return "ids";
     }
     match &input.class {

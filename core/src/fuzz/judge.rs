@@ -445,6 +445,36 @@ mod tests {
         assert_eq!(sig(&one), sig(&two));
     }
 
+    #[test]
+    fn an_error_path_that_drops_the_id_is_one_finding_whatever_the_input_broke() {
+        let idless = |what: &str, code: i64| {
+            let i = FuzzInput {
+                method: "prompts/get".into(),
+                target: "prompts/get".into(),
+                ..input(Class::Envelope(what.into()), IdStyle::Counter)
+            };
+            let r =
+                json!({"jsonrpc": "2.0", "error": {"code": code, "message": "Invalid request"}});
+            let ex = exchange(i.message(Era::Legacy, 1), r);
+            judge(Era::Legacy, "spec")
+                .judge(&i, &ex, None, None)
+                .into_iter()
+                .find(|f| f.aspect == AspectId::J1ErrorId)
+                .expect("an error without the request's id fails J1.error-id")
+        };
+        let array = idless("params is an array", -32600);
+        let missing = idless("params.name missing", -32600);
+        assert_eq!(
+            (&array.signature, &array.id),
+            (&missing.signature, &missing.id)
+        );
+        // Another kind of answer is another error path.
+        assert_ne!(
+            array.signature,
+            idless("params is an array", -32700).signature
+        );
+    }
+
     fn input(class: Class, id_style: IdStyle) -> FuzzInput {
         FuzzInput {
             method: "tools/call".into(),

@@ -43,7 +43,7 @@ use crate::transport::{LineConn, StdoutEvent};
 use mcperr_core::lines::OverLong;
 
 /// How long a request with a lone surrogate may go unanswered.
-const SILENCE_OK: Duration = Duration::from_secs(1);
+pub(crate) const SILENCE_OK: Duration = Duration::from_secs(1);
 /// Late ids remembered, at most.
 const LATE_KEPT: usize = 256;
 /// Dropped requests waiting for a late answer per lane (method and target),
@@ -138,6 +138,9 @@ struct Pipe {
     latency: Latency,
     /// When the budget was spent: stragglers then wait one drop grace more at most.
     spent_at: Option<Instant>,
+    /// Whether the server has echoed an id beyond a double: then an id-less
+    /// error is not its parser refusing a big id.
+    big_ids_held: bool,
 }
 
 fn remember(list: &mut VecDeque<String>, key: String) {
@@ -498,6 +501,60 @@ fn skipped(w: &mut Worker<'_>, pipe: &mut Pipe, key: &str) {
     never_answered(w, p);
 }
 
+/// Whose answer an error without an id (absent or null) is.
+enum Claim {
+    /// A request in flight (its key).
+    Request(String),
+    /// A lone-surrogate request already dropped in silence.
+    Silenced,
+    /// Nobody's: a stray.
+    Nobody,
+}
+
+/// An error without an id answers input the server could not read, or read
+/// without its id: the oldest request in flight of the kind the error's
+/// code points to. `-32600` (not a valid Request object) points to a broken
+/// envelope first (rmcp answers params given as an array so, id-less);
+/// anything else (`-32700` for a line it could not decode) to a lone
+/// surrogate first (a parser may refuse it, RFC 8259 §8.2), in flight or
+/// already dropped in silence. Then an id beyond a double, unless the server
+/// has echoed one (the RFC 8259 §6 policy judges it, wire::big_id). Claimed,
+/// it is judged as that request's answer (J1 error-id) at once, not left to
+/// wait out the drop grace, and never taken later for the answer of a
+/// lockstep request that follows.
+fn claim_idless(pipe: &mut Pipe, value: &Value) -> Claim {
+    let oldest = |pipe: &Pipe, kind: &dyn Fn(&Pending) -> bool| {
+        pipe.order
+            .iter()
+            .find(|k| pipe.pending.get(*k).is_some_and(kind))
+            .cloned()
+    };
+    let envelope = |p: &Pending| matches!(p.input.class, Class::Envelope(_));
+    let surrogate = |p: &Pending| p.silent_ok;
+    let big_id = |p: &Pending| mcperr_core::wire::beyond_double(&p.msg["id"]);
+    let not_a_request = value.pointer("/error/code").and_then(Value::as_i64) == Some(-32600);
+    if not_a_request {
+        if let Some(k) = oldest(pipe, &envelope) {
+            return Claim::Request(k);
+        }
+    }
+    if let Some(k) = oldest(pipe, &surrogate) {
+        return Claim::Request(k);
+    }
+    if pipe.surrogates.pop_front().is_some() {
+        return Claim::Silenced;
+    }
+    if !pipe.big_ids_held {
+        if let Some(k) = oldest(pipe, &big_id) {
+            return Claim::Request(k);
+        }
+    }
+    match oldest(pipe, &envelope) {
+        Some(k) => Claim::Request(k),
+        None => Claim::Nobody,
+    }
+}
+
 /// Judges a request that was never answered while others were (J4).
 fn never_answered(w: &mut Worker<'_>, p: Pending) {
     let ex = Exchange {
@@ -568,24 +625,10 @@ fn answer(w: &mut Worker<'_>, pipe: &mut Pipe, bytes: &[u8]) -> bool {
         return false;
     }
     if id.is_null() && value.get("error").is_some() {
-        // An id-null error answers input the server could not read: the
-        // oldest request it may have refused, in flight or silenced.
-        if let Some(k) = pipe
-            .order
-            .iter()
-            .find(|k| pipe.pending.get(*k).is_some_and(|p| p.silent_ok))
-        {
-            key = k.clone();
-        } else if pipe.surrogates.pop_front().is_some() {
-            return false;
-        } else if let Some(k) = pipe.order.iter().find(|k| {
-            pipe.pending
-                .get(*k)
-                .is_some_and(|p| mcperr_core::wire::beyond_double(&p.msg["id"]))
-        }) {
-            // A parser that cannot hold the id refused it: the RFC 8259
-            // section 6 policy judges it (wire::big_id), not a stray.
-            key = k.clone();
+        match claim_idless(pipe, &value) {
+            Claim::Request(k) => key = k,
+            Claim::Silenced => return false,
+            Claim::Nobody => {}
         }
     }
     if let Some(p) = pipe.unstraggle(&key) {
@@ -619,6 +662,8 @@ fn answer(w: &mut Worker<'_>, pipe: &mut Pipe, bytes: &[u8]) -> bool {
         return false;
     };
     pipe.answered_sent = pipe.answered_sent.max(Some(p.sent));
+    // Its own id echoed (not an id-less error claimed for it).
+    pipe.big_ids_held |= mcperr_core::wire::beyond_double(&id);
     pipe.latency.observe(p.sent.elapsed());
     w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
     let ok = value

@@ -63,7 +63,14 @@ pub(crate) async fn probe(
     let before = if measure { count(client).await } else { None };
     let msg = input.message(w.era, w.next_n());
     let id = Id::from_value(&msg["id"]).expect("fuzz ids are numbers or strings");
+    // A parser may refuse a lone surrogate in silence (RFC 8259 §8.2): such a
+    // line waits as long as the campaign lets it, not a whole timeout.
+    let timeout = client.timeout;
+    if input.has_lone_surrogate() {
+        client.set_timeout(timeout.min(super::pipeline::SILENCE_OK));
+    }
     let ex = client.exchange(id, msg).await;
+    client.set_timeout(timeout);
     let after = if measure && ex.response().is_some() {
         count(client).await
     } else {

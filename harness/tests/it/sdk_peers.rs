@@ -222,3 +222,45 @@ fn fastmcp_ts_and_mcp_framework_bookshops_match_their_baselines() {
         );
     }
 }
+
+/// rmcp answers request params it cannot take (an array, a missing or
+/// mistyped field) with an error that has no id, and drops a line with a
+/// lone surrogate in silence. Fuzzing it: each id-less error is that broken
+/// request's answer, one J1.error-id finding in all; no other request (an id
+/// beyond a double, a lone surrogate, a valid call) is blamed for it, and
+/// silence on a lone surrogate is no finding.
+#[test]
+fn fuzzing_rmcp_blames_its_idless_errors_on_the_broken_requests_alone() {
+    let server = rmcp_bookshop();
+    let json = crate::support::scratch("rmcp-fuzz").join("f.json");
+    let out = mcperr(&[
+        "fuzz",
+        "-q",
+        "--stdio",
+        &server,
+        "--era",
+        "2025-11-25",
+        "--requests",
+        "3000",
+        "--seed",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(1), "{}{}", out.stdout, out.stderr);
+    let report = crate::support::report(&json);
+    let findings = report["findings"].as_array().unwrap();
+    let idless: Vec<&serde_json::Value> = findings
+        .iter()
+        .filter(|f| f["response"].is_object() && f["response"].get("id").is_none())
+        .collect();
+    assert_eq!(idless.len(), 1, "{findings:#?}");
+    assert_eq!(idless[0]["aspect"], "J1.error-id");
+    assert!(idless[0]["hits"].as_u64().unwrap() > 50, "{:#}", idless[0]);
+    for f in findings {
+        assert_ne!(
+            f["rule"], "J4",
+            "silence on a lone surrogate is allowed: {f:#}"
+        );
+    }
+}

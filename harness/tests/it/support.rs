@@ -231,7 +231,9 @@ pub fn scratch(name: &str) -> std::path::PathBuf {
 
 /// A JSON report written by `mcperr run --json`.
 pub fn report(path: &std::path::Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).expect("report written"))
+    // A request or answer with a lone surrogate keeps it as its JSON escape
+    // (`\ud800`), which serde_json alone refuses.
+    mcperr_core::wire::decode(&std::fs::read(path).expect("report written"))
         .expect("report is JSON")
 }
 
