@@ -1,8 +1,9 @@
 //! Secret-shaped text in an answer (J7): what a server must not let reach
-//! the client when something goes wrong ("Redact secrets in logs and error
-//! messages (for example: `Authorization` headers, cookies, session tokens,
-//! and API keys)"). A small pattern set, each shape specific enough that
-//! ordinary prose does not match it:
+//! the client when something goes wrong (the source documents' crash hides
+//! every word; no published sentence of either era's spec asks it, so the
+//! `spec` profile gives it no verdict: fixtures/rules.toml, J7). A small
+//! pattern set, each shape specific enough that ordinary prose does not
+//! match it:
 //!
 //! | shape | example |
 //! |---|---|
