@@ -1,4 +1,4 @@
-//! Embeds fixtures/cases, fixtures/profiles, fixtures/schemas and fixtures/rules.toml into the binary, so `mcperr`
+//! Embeds fixtures/cases, fixtures/profiles, fixtures/schemas, fixtures/requirements and fixtures/rules.toml into the binary, so `mcperr`
 //! works from any directory.
 
 use std::fmt::Write;
@@ -138,6 +138,11 @@ fn main() {
         "toml",
     ));
     out.push_str(&table("BUILTIN_SCHEMAS", &fixtures.join("schemas"), "json"));
+    out.push_str(&table(
+        "BUILTIN_REQUIREMENTS",
+        &fixtures.join("requirements"),
+        "toml",
+    ));
     let rules = fixtures.join("rules.toml");
     println!("cargo:rerun-if-changed={}", rules.display());
     let mut rules_rs = String::new();

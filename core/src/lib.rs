@@ -24,6 +24,8 @@
 //!   substituted, era envelope built, HTTP shape chosen).
 //! - [`oracle`]: invariants callable without a case, and case judgement on top.
 //! - [`report`], [`baseline`]: the typed run report and its renderings; known failures.
+//! - [`requirements`]: the spec's error requirements per era, each checked by
+//!   the table's rules or not checked with a reason.
 
 pub mod baseline;
 pub mod bookshop;
@@ -42,6 +44,7 @@ pub mod plan;
 pub mod profile;
 pub mod redact;
 pub mod report;
+pub mod requirements;
 pub mod rules;
 pub mod select;
 pub mod shapes;

@@ -23,6 +23,7 @@ mod error;
 mod fuzz;
 mod matrix;
 mod reference;
+mod requirements;
 mod run;
 mod signals;
 
@@ -96,6 +97,18 @@ enum Command {
     ///
     /// Examples: `mcperr explain T4`, `mcperr explain J1`.
     Explain(ExplainArgs),
+    /// List the spec's error requirements and what checks each.
+    ///
+    /// Every sentence of an era's spec with an RFC 2119 keyword that
+    /// constrains what a server does when something goes wrong, by section:
+    /// the rules and aspects that judge it, or why nothing does (client-side,
+    /// not observable on the wire, needs server internals, needs a second
+    /// session, authorization out of scope, or not yet checked). Totals
+    /// first. The registry is fixtures/requirements/<era>.toml; the same
+    /// table is docs/requirements/<era>.md.
+    ///
+    /// Examples: `mcperr requirements`, `mcperr requirements --era 2026-07-28 --json`.
+    Requirements(requirements::RequirementsArgs),
 }
 
 #[derive(Debug, Args)]
@@ -120,7 +133,7 @@ fn explain(args: ExplainArgs) -> Result<i32, CliError> {
         .to_ascii_uppercase()
         .parse()
         .map_err(|e: mcperr_core::rules::UnknownId| Usage(e.0))?;
-    print!("{}", rule_page(rule));
+    requirements::print_out(&rule_page(rule));
     Ok(0)
 }
 
@@ -287,6 +300,7 @@ pub fn main() -> i32 {
         Command::List(args) => list(args),
         Command::Matrix(args) => matrix::matrix(args),
         Command::Explain(args) => explain(args),
+        Command::Requirements(args) => requirements::requirements(args),
     };
     match result {
         Ok(code) => code,

@@ -1,5 +1,6 @@
-//! docs/rules/<ID>.md are generated from the rule table (`mcperr explain`):
-//! a stale page fails here. `MCPERR_BLESS=1` writes them anew.
+//! docs/rules/<ID>.md are generated from the rule table (`mcperr explain`),
+//! docs/requirements/<era>.md from the requirement registry (`mcperr
+//! requirements`): a stale page fails here. `MCPERR_BLESS=1` writes them anew.
 
 use mcperr_core::rules::RuleId;
 
@@ -42,4 +43,80 @@ fn explain_prints_a_rule_and_refuses_an_unknown_one() {
     let bad = crate::support::mcperr(&["explain", "T99"]);
     assert_eq!(bad.code, Some(2));
     assert!(bad.stderr.contains("unknown rule"), "{}", bad.stderr);
+}
+
+#[test]
+fn the_requirement_pages_are_generated_from_the_registry_and_current() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/requirements");
+    let bless = std::env::var("MCPERR_BLESS").is_ok_and(|v| v == "1");
+    let mut stale = Vec::new();
+    for era in mcperr_protocol::Era::ALL {
+        let page = mcperr_core::requirements::page(era);
+        let path = dir.join(format!("{era}.md"));
+        if bless {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(&path, &page).unwrap();
+        } else if std::fs::read_to_string(&path).ok().as_deref() != Some(page.as_str()) {
+            stale.push(path.display().to_string());
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "stale requirement pages (run MCPERR_BLESS=1 cargo test -p mcperr --test it docs): {stale:?}"
+    );
+}
+
+#[test]
+fn requirements_lists_each_era_with_its_totals_and_refuses_an_unknown_era() {
+    let out = crate::support::mcperr(&["requirements", "--era", "2025-11-25", "--json"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let era = &v[0];
+    assert_eq!(era["era"], "2025-11-25");
+    let list = era["requirements"].as_array().unwrap();
+    assert_eq!(era["totals"]["total"], list.len());
+    // Each is checked by rules of the table, or says why not: never neither.
+    for r in list {
+        assert!(
+            r["checked_by"].is_array() != r["not_checked"].is_object(),
+            "{r}"
+        );
+    }
+    let text = crate::support::mcperr(&["requirements"]);
+    assert!(text.stdout.contains("2025-11-25: ") && text.stdout.contains("2026-07-28: "));
+    assert!(
+        text.stdout.contains("checked by J1.error-id"),
+        "{}",
+        text.stdout
+    );
+    let bad = crate::support::mcperr(&["requirements", "--era", "2024-01-01"]);
+    assert_eq!(bad.code, Some(2));
+    assert!(
+        bad.stderr.contains("2025-11-25 or 2026-07-28"),
+        "{}",
+        bad.stderr
+    );
+}
+
+/// The README states the coverage figures; they are the registry's.
+#[test]
+fn the_readme_states_the_registry_s_coverage() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let t = |era| mcperr_core::requirements::totals(mcperr_core::requirements::for_era(era));
+    let (legacy, modern) = (t(mcperr_protocol::Era::Legacy), t(mcperr_protocol::Era::Modern));
+    let not_yet = |t: &mcperr_core::requirements::Totals| t.not_checked["not yet checked"];
+    let said = format!(
+        "{} of the {} requirements of 2025-11-25 are\nchecked and {} of the {} of 2026-07-28 ({} and {} of the rest",
+        legacy.checked,
+        legacy.total,
+        modern.checked,
+        modern.total,
+        not_yet(&legacy),
+        not_yet(&modern)
+    );
+    assert!(
+        readme.replace('\n', " ").contains(&said.replace('\n', " ")),
+        "README.md should say: {said}"
+    );
 }
