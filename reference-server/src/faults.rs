@@ -86,6 +86,10 @@ faults! {
         "a crashing prompt's error message includes the exception text";
     NoResultType => "no-result-type", "J1",
         "2026-07-28 results lack resultType, which servers of that version MUST include";
+    PingNotEmpty => "ping-not-empty", "U1",
+        "ping is answered with a non-empty result ({\"status\": \"ok\"}) instead of an empty one";
+    CursorIgnored => "cursor-ignored", "U2",
+        "a list request with a cursor the server never issued is answered with the first page instead of -32602";
     WrongId => "wrong-id", "J1",
         "responses carry a different id than the request's";
     IdTypeChanged => "id-type-changed", "J1",

@@ -168,6 +168,7 @@ impl Handler {
         ) && params
             .and_then(|p| p.get("cursor"))
             .is_some_and(|c| !c.is_null())
+            && self.fault != Some(Fault::CursorIgnored)
         {
             // This server never hands out cursors, so no cursor can be valid.
             return Answer::error(ErrorObject::new(
@@ -195,6 +196,9 @@ impl Handler {
                 "capabilities": Self::capabilities(),
                 "serverInfo": Self::server_info(),
             })),
+            "ping" if self.fault == Some(Fault::PingNotEmpty) => {
+                Answer::result(json!({"status": "ok"}))
+            }
             "ping" => Answer::result(json!({})),
             "tools/list" => Answer::result(json!({"tools": self.tools.list()})),
             "tools/call" => self.tools.call(&self.shop, self.fault, params),

@@ -113,7 +113,7 @@ enum Command {
 
 #[derive(Debug, Args)]
 struct ExplainArgs {
-    /// A rule id of the table (T1-T9, R1-R6, P1-P3, J1-J7, H1-H3).
+    /// A rule id of the table (T1-T9, R1-R6, P1-P3, J1-J7, H1-H3, U1-U2).
     #[arg(value_name = "RULE")]
     rule: String,
 }

@@ -104,7 +104,10 @@ fn the_readme_states_the_registry_s_coverage() {
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
     let t = |era| mcperr_core::requirements::totals(mcperr_core::requirements::for_era(era));
-    let (legacy, modern) = (t(mcperr_protocol::Era::Legacy), t(mcperr_protocol::Era::Modern));
+    let (legacy, modern) = (
+        t(mcperr_protocol::Era::Legacy),
+        t(mcperr_protocol::Era::Modern),
+    );
     let not_yet = |t: &mcperr_core::requirements::Totals| t.not_checked["not yet checked"];
     let said = format!(
         "{} of the {} requirements of 2025-11-25 are\nchecked and {} of the {} of 2026-07-28 ({} and {} of the rest",

@@ -75,9 +75,11 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             | Fault::EnvelopeUnchecked
             | Fault::NoResultType
     );
+    // Sessions and ping are legacy only (2026-07-28 removes ping).
+    let legacy_only = matches!(fault, Fault::HttpSessionUnchecked | Fault::PingNotEmpty);
     let era_ok = match era {
         Era::Legacy => !modern_only,
-        Era::Modern => fault != Fault::HttpSessionUnchecked,
+        Era::Modern => !legacy_only,
     };
     edge_ok && era_ok
 }

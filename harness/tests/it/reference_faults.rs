@@ -85,6 +85,11 @@ fn script() -> String {
             json!({"name": "crash", "arguments": {"secret": "s3cr3t"}}),
         ),
         (json!(20), "prompts/list", json!({})),
+        (
+            json!(21),
+            "tools/list",
+            json!({"cursor": "mcperr-never-issued"}),
+        ),
     ];
     let mut out = String::new();
     for (i, (id, method, mut params)) in calls.into_iter().enumerate() {
@@ -143,7 +148,7 @@ fn every_fault_changes_the_transcript() {
     assert_eq!(clean.1, Some(0));
     assert_eq!(
         clean.0.lines().count(),
-        20,
+        21,
         "one response per request:\n{}",
         clean.0
     );
@@ -153,16 +158,19 @@ fn every_fault_changes_the_transcript() {
         .unwrap();
     let list = String::from_utf8(list.stdout).unwrap();
     // HTTP-only faults deviate only over HTTP (tests/it/http.rs covers them);
-    // fuzz-only ones only for inputs this transcript never sends (tests/it/fuzz.rs).
+    // fuzz-only ones only for inputs this transcript never sends (tests/it/fuzz.rs);
+    // ping-not-empty only in 2025-11-25, which this 2026-07-28 script is not
+    // (tests/it/faults.rs catches it there).
     let names: Vec<&str> = list
         .lines()
         .filter(|l| !l.contains("over HTTP:") && !l.contains("fuzz only:"))
+        .filter(|l| !l.starts_with("ping-not-empty "))
         .map(|l| l.split_whitespace().next().unwrap())
         .collect();
     assert!(names.len() >= 30, "{list}");
     for rule in [
         "T1", "T2", "T3", "T4", "T5", "T6", "T7", "R1", "R2", "R3", "R4", "R5", "P1", "P2", "J1",
-        "J2", "J3", "J4", "J5",
+        "J2", "J3", "J4", "J5", "U1", "U2",
     ] {
         assert!(
             list.lines()
