@@ -58,33 +58,36 @@ fn judged_case(case: &Case, profile: &str, era: Era, answer: Value) -> (CasePlan
     (plan, j)
 }
 
+/// A crash's text in an `isError` result: no published sentence of either
+/// era asks a server to keep it out (the redaction checklist once quoted is
+/// on an unmerged branch of the spec only), so no verdict under `spec`,
+/// never the `isError` SHOULD quoted instead; the error model fails it.
 #[test]
-fn a_2026_crash_text_leak_quotes_the_nearest_eras_redaction_sentence_not_the_is_error_should() {
+fn a_crash_text_leak_has_no_verdict_under_spec_and_fails_under_model() {
     let leaked = json!({"result": {"isError": true, "content": [{"type": "text", "text": "boom CANARY42"}]}});
-    let (_, j) = judged("tools/crash-hides-text", "spec", Era::Modern, leaked);
-    assert_eq!(
-        (j.rule.as_str(), j.verdict),
-        ("T3", Verdict::Warn),
-        "{}",
-        j.message
-    );
-    assert!(
-        j.message
-            .contains("2025-11-25 basic/security_best_practices"),
-        "{}",
-        j.message
-    );
-    assert!(
-        j.message.contains("the 2026-07-28 page is not stored"),
-        "{}",
-        j.message
-    );
-    assert!(
-        !j.message
-            .contains("Any errors that originate from the tool"),
-        "{}",
-        j.message
-    );
+    for era in [Era::Modern, Era::Legacy] {
+        let (_, j) = judged("tools/crash-hides-text", "spec", era, leaked.clone());
+        assert_eq!(
+            (j.rule.as_str(), j.verdict),
+            ("T3", Verdict::Pass),
+            "{}",
+            j.message
+        );
+        assert!(j.message.contains("T3.exception-text"), "{}", j.message);
+        assert!(
+            !j.message
+                .contains("Any errors that originate from the tool"),
+            "{}",
+            j.message
+        );
+        let (_, j) = judged("tools/crash-hides-text", "model", era, leaked.clone());
+        assert_eq!(
+            (j.rule.as_str(), j.verdict),
+            ("T3", Verdict::Fail),
+            "{}",
+            j.message
+        );
+    }
 }
 
 #[test]
