@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Writes the published matrix page, docs/matrix/index.html: `mcperr matrix`
 # over the reference server and the Bookshop on every SDK column (the MCP
-# Python SDK, the TypeScript SDK 2.x and 1.x, FastMCP, punkpeye's fastmcp,
+# Python SDK, the TypeScript SDK 2.x and 1.x, FastMCP (as shipped, and with
+# mask_error_details), punkpeye's fastmcp,
 # mcp-framework, rmcp), over stdio and Streamable HTTP, in every era each speaks,
 # under the `model` profile (every deviation from the error model a verdict).
 # Each column's name carries the package and version that were run.
@@ -82,6 +83,7 @@ add "mcp $(py_version "$py" mcp) (Python SDK)" "$py" fixtures/servers/python/boo
 add "@modelcontextprotocol/server $(npm_version typescript @modelcontextprotocol/server)" node fixtures/servers/typescript/bookshop.mjs
 add "@modelcontextprotocol/sdk $(npm_version typescript-v1 @modelcontextprotocol/sdk)" node fixtures/servers/typescript-v1/bookshop.mjs
 add "fastmcp $(py_version "$fm" fastmcp) (PyPI)" "$fm" fixtures/servers/fastmcp/bookshop.py
+add "fastmcp $(py_version "$fm" fastmcp) (PyPI, mask_error_details)" "$fm" fixtures/servers/fastmcp/bookshop.py --mask-errors
 add "fastmcp $(npm_version fastmcp-ts fastmcp) (npm)" node fixtures/servers/fastmcp-ts/bookshop.mjs
 add "mcp-framework $(npm_version mcp-framework mcp-framework)" node fixtures/servers/mcp-framework/bookshop.mjs
 add "rmcp $rmcp_version (Rust SDK)" "$rmcp"

@@ -1,7 +1,8 @@
 //! Test-only package: the servers under test as transcripts. Its one test
 //! binary (`tests/transcripts.rs`) judges every case against each server
 //! (the reference server in process, the Bookshop on the MCP Python SDK, on
-//! the TypeScript SDK 2.x and 1.x, on FastMCP, punkpeye's fastmcp,
+//! the TypeScript SDK 2.x and 1.x, on FastMCP (as shipped and with
+//! `mask_error_details`), punkpeye's fastmcp,
 //! mcp-framework and rmcp, each over stdio and Streamable HTTP,
 //! every era each speaks),
 //! keeps one insta snapshot per case per column in
@@ -149,12 +150,13 @@ pub const ERA_NOT_SPOKEN: &[(&str, &str)] = &[
 ];
 
 /// Every server's name, in column order.
-pub const SERVER_NAMES: [&str; 8] = [
+pub const SERVER_NAMES: [&str; 9] = [
     "reference",
     "python-sdk",
     "typescript-sdk",
     "typescript-sdk-v1",
     "fastmcp",
+    "fastmcp-masked",
     "fastmcp-ts",
     "mcp-framework",
     "rmcp",
@@ -255,6 +257,14 @@ pub fn servers() -> Result<(Vec<Server>, Vec<HttpChild>), String> {
             format!("{fastmcp} {bookshop_fastmcp}"),
             &fastmcp,
             &[&bookshop_fastmcp],
+        )?,
+        // FastMCP(mask_error_details=True): its second column, since masking
+        // changes what a crash shows (T3, J7, P3 pass; R4 still fails).
+        with_http(
+            "fastmcp-masked",
+            format!("{fastmcp} {bookshop_fastmcp} --mask-errors"),
+            &fastmcp,
+            &[&bookshop_fastmcp, "--mask-errors"],
         )?,
         with_http(
             "fastmcp-ts",

@@ -267,8 +267,8 @@ fn the_matrix_page_shows_every_cell_and_filters_in_a_real_browser() {
     std::fs::write(&page, render_matrix(m)).unwrap();
     let (rows, cols) = (m.rows.len(), m.columns.len());
     assert_eq!(
-        cols, 26,
-        "5 servers × 2 transports × 2 eras, and 3 on the 1.x SDK × 2 transports × 1 era"
+        cols, 30,
+        "6 servers × 2 transports × 2 eras, and 3 on the 1.x SDK × 2 transports × 1 era"
     );
 
     // Unfiltered: a cell per case per column, each coloured by its verdict.

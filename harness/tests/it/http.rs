@@ -247,6 +247,14 @@ fn fastmcp_bookshop_over_http_matches_its_baselines() {
         "http",
         ["--http", &server.url],
     );
+    let masked = HttpServer::start(python, &[script, "--mask-errors", "--http", "127.0.0.1:0"]);
+    crate::sdk_peers::judge_against_baselines(
+        "fastmcp-masked",
+        &crate::sdk_peers::BOTH_ERAS,
+        &["spec", "model"],
+        "http",
+        ["--http", &masked.url],
+    );
 }
 
 #[test]

@@ -177,6 +177,15 @@ fn fastmcp_bookshop_matches_its_baselines() {
         "stdio",
         ["--stdio", &server],
     );
+    // FastMCP(mask_error_details=True), its own column: the crash texts go.
+    let masked = format!("{server} --mask-errors");
+    judge_against_baselines(
+        "fastmcp-masked",
+        &BOTH_ERAS,
+        &["spec", "model"],
+        "stdio",
+        ["--stdio", &masked],
+    );
 }
 
 /// The Bookshop on rmcp (crates.io, the official Rust SDK), built by
