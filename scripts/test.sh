@@ -3,7 +3,7 @@
 # Installs what the tests need that the machine lacks (the MCP Python SDK and
 # FastMCP in venvs under target/, the TypeScript SDK (2.x, and 1.x), punkpeye's
 # fastmcp and mcp-framework with npm ci under fixtures/servers/*/node_modules, the rmcp
-# Bookshop built under target/rmcp-fixture, cargo-insta and cargo-fuzz under
+# Bookshop built under target/rmcp-fixture, the SARIF schema under fixtures/tools, cargo-insta and cargo-fuzz under
 # target/tools, Debian's chromium for the matrix page's browser test), then
 # runs the workspace's tests, the snapshot suite through `cargo insta test
 # --check` (a changed, missing or unreferenced snapshot fails it), and the
@@ -49,6 +49,13 @@ if [ -x fixtures/servers/rust/setup.sh ]; then
     echo "== rmcp (crates.io) peer: cargo build --release in fixtures/servers/rust"
     MCPERR_RMCP_BOOKSHOP="$(fixtures/servers/rust/setup.sh | tail -n 1)"
     export MCPERR_RMCP_BOOKSHOP
+fi
+
+# The SARIF 2.1.0 schema the --sarif test validates against (npm, pinned).
+if [ -x fixtures/tools/sarif-schema/setup.sh ]; then
+    echo "== SARIF 2.1.0 schema (npm ci)"
+    MCPERR_SARIF_SCHEMA="$(fixtures/tools/sarif-schema/setup.sh | tail -n 1)"
+    export MCPERR_SARIF_SCHEMA
 fi
 
 tools="$PWD/target/tools"

@@ -1,11 +1,13 @@
 //! The run report: a typed, deserializable record of one run (target, era,
 //! transport, profile, one result per case), and its renderings for the
-//! terminal, JUnit XML and HTML. The JSON report is this structure
+//! terminal, JUnit XML, HTML, Markdown and SARIF. The JSON report is this structure
 //! serialized, so a matrix can read many of them back.
 
 pub mod html;
 pub mod junit;
+pub mod markdown;
 pub mod matrix;
+pub mod sarif;
 pub mod terminal;
 
 use serde::{Deserialize, Serialize};

@@ -232,6 +232,16 @@ pub(crate) struct RunArgs {
     /// Write an HTML report here.
     #[arg(long, value_name = "PATH")]
     pub(crate) html: Option<PathBuf>,
+    /// Write a Markdown summary here (counts, then each failure and warning
+    /// with its rule, the spec's sentence, the request and response folded,
+    /// and the command that reproduces it): fit for a pull-request comment
+    /// or $GITHUB_STEP_SUMMARY.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) markdown: Option<PathBuf>,
+    /// Write a SARIF 2.1.0 log here (the rule table as rules, one result per
+    /// failure, error and warning, located by server, era, transport and case).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) sarif: Option<PathBuf>,
     /// Run independent cases on N server processes. Each pays the server's
     /// start-up, so this pays off only when the suite outlasts a start-up.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]

@@ -7,7 +7,7 @@
 use std::io::{self, IsTerminal};
 
 use mcperr_core::profile::Profile;
-use mcperr_core::report::{html, junit, terminal, RunSet};
+use mcperr_core::report::{html, junit, markdown, sarif, terminal, RunSet};
 use mcperr_protocol::Era;
 
 use super::{
@@ -25,6 +25,12 @@ fn write_reports(args: &RunArgs, set: &RunSet) -> Result<(), CliError> {
         ("--json", &args.json, set.to_json()),
         ("--junit", &args.junit, junit::render_all(&set.runs)),
         ("--html", &args.html, html::render_all(&set.runs)),
+        (
+            "--markdown",
+            &args.markdown,
+            markdown::render_all(&set.runs),
+        ),
+        ("--sarif", &args.sarif, sarif::render_all(&set.runs)),
     ];
     for (flag, path, text) in files {
         if let Some(path) = path {
@@ -32,6 +38,43 @@ fn write_reports(args: &RunArgs, set: &RunSet) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// GitHub Actions workflow commands: an `::error` per failure or error
+/// that is not baselined and a `::warning` per warning, so each shows as an
+/// annotation on the run (printed only when `GITHUB_ACTIONS=true`).
+pub(crate) fn github_annotations(runs: &[mcperr_core::report::RunReport]) -> String {
+    // The workflow-command escapes: %, CR and LF in data; also : and , in properties.
+    let data = |s: &str| {
+        s.replace('%', "%25")
+            .replace('\r', "%0D")
+            .replace('\n', "%0A")
+    };
+    let prop = |s: &str| data(s).replace(':', "%3A").replace(',', "%2C");
+    let mut text = String::new();
+    for r in runs {
+        for c in &r.cases {
+            let kind = match c.verdict {
+                mcperr_core::Verdict::Fail | mcperr_core::Verdict::Error if !c.baselined => "error",
+                mcperr_core::Verdict::Warn => "warning",
+                _ => continue,
+            };
+            let title = prop(&format!(
+                "mcperr {} {} ({} {})",
+                c.rule, c.id, r.era, r.transport
+            ));
+            text.push_str(&format!(
+                "::{kind} title={title}::{}\n",
+                data(&format!(
+                    "{}\n{}\nReproduce: {}",
+                    c.message.trim(),
+                    c.spec,
+                    markdown::reproduce(r, c)
+                ))
+            ));
+        }
+    }
+    text
 }
 
 pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
@@ -49,6 +92,8 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
         ("--json", args.json.as_ref()),
         ("--junit", args.junit.as_ref()),
         ("--html", args.html.as_ref()),
+        ("--markdown", args.markdown.as_ref()),
+        ("--sarif", args.sarif.as_ref()),
     ])?;
     let eras: Vec<Era> = match choice {
         EraChoice::Pinned(e) => vec![e],
@@ -123,6 +168,9 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
             text.push_str(&format!("  not judged: {}\n", n.replace('\n', " ")));
         }
         out(&text);
+    }
+    if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
+        out(&github_annotations(&runs));
     }
     let mut set = RunSet::new(runs);
     set.not_judged = notes;

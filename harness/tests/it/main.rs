@@ -9,6 +9,7 @@ mod http;
 mod matrix;
 mod reference_faults;
 mod reference_wire;
+mod reports;
 mod run;
 mod sdk_peers;
 mod support;

@@ -1,0 +1,122 @@
+//! The run as SARIF 2.1.0, for code-scanning dashboards: one SARIF run per
+//! era and transport, the rule table as the tool's rules (title, the spec's
+//! sentence per era, a link to the spec section), one result per failure,
+//! error and warning, located logically (server, era, transport, case).
+//! Passes and skips are not results.
+
+use serde_json::{json, Value};
+
+use crate::report::{CaseResult, RunReport};
+use crate::rules::{Level, RuleId};
+use crate::verdict::Verdict;
+
+/// SARIF's level for a rule's central sentence in `era`.
+fn default_level(rule: RuleId, era: Option<mcperr_protocol::Era>) -> &'static str {
+    let Some(era) = era else {
+        return "warning";
+    };
+    match rule.main().text(era).level {
+        Level::Must | Level::MustNot => "error",
+        Level::Should | Level::ShouldNot | Level::Described => "warning",
+        _ => "note",
+    }
+}
+
+fn rule_descriptor(rule: RuleId, era: Option<mcperr_protocol::Era>) -> Value {
+    let r = rule.rule();
+    let mut d = json!({
+        "id": rule.as_str(),
+        "name": rule.as_str(),
+        "shortDescription": {"text": r.title},
+        "defaultConfiguration": {"level": default_level(rule, era)},
+        "help": {
+            "text": format!("mcperr explain {rule}; docs/rules/{rule}.md"),
+            "markdown": format!("`mcperr explain {rule}` · [docs/rules/{rule}.md](docs/rules/{rule}.md)"),
+        },
+        "properties": {"area": r.area},
+    });
+    if let Some(era) = era {
+        let t = rule.main().text(era);
+        if !t.sentence.is_empty() {
+            d["fullDescription"] = json!({"text": t.cite()});
+        }
+        let section = t.section.trim();
+        if !section.is_empty() && !section.contains(' ') {
+            d["helpUri"] = json!(format!(
+                "https://modelcontextprotocol.io/specification/{}/{section}",
+                t.from_era.unwrap_or(era.version())
+            ));
+        }
+    }
+    d
+}
+
+fn result(report: &RunReport, c: &CaseResult) -> Option<Value> {
+    let level = match c.verdict {
+        Verdict::Fail | Verdict::Error => "error",
+        Verdict::Warn => "warning",
+        Verdict::Pass | Verdict::Skip => return None,
+    };
+    let rule: RuleId = c.rule.parse().ok()?;
+    let index = RuleId::ALL.iter().position(|r| *r == rule)?;
+    let mut properties = json!({
+        "era": report.era,
+        "transport": report.transport,
+        "profile": report.profile,
+        "verdict": c.verdict.as_str(),
+        "reproduce": crate::report::markdown::reproduce(report, c),
+    });
+    if let Some(r) = &c.request {
+        properties["request"] = r.clone();
+    }
+    if let Some(r) = &c.response {
+        properties["response"] = r.clone();
+    }
+    if let Some(s) = c.http_status {
+        properties["httpStatus"] = json!(s);
+    }
+    Some(json!({
+        "ruleId": rule.as_str(),
+        "ruleIndex": index,
+        "level": level,
+        "message": {"text": format!("{}: {}", c.title, c.message.trim())},
+        "locations": [{"logicalLocations": [{
+            "name": c.id,
+            "fullyQualifiedName": format!(
+                "{} / {} / {} / {}",
+                report.target.shown(), report.era, report.transport, c.id
+            ),
+            "kind": "test",
+        }]}],
+        "baselineState": if c.baselined { "unchanged" } else { "new" },
+        "properties": properties,
+    }))
+}
+
+/// Renders the runs of one invocation as one SARIF log.
+pub fn render_all(reports: &[RunReport]) -> String {
+    let runs: Vec<Value> = reports
+        .iter()
+        .map(|report| {
+            let era: Option<mcperr_protocol::Era> = report.era.parse().ok();
+            json!({
+                "tool": {"driver": {
+                    "name": "mcperr",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "semanticVersion": env!("CARGO_PKG_VERSION"),
+                    "informationUri": "https://modelcontextprotocol.io/specification",
+                    "rules": RuleId::ALL.iter().map(|r| rule_descriptor(*r, era)).collect::<Vec<_>>(),
+                }},
+                "automationDetails": {"id": format!("mcperr/{}/{}/", report.era, report.transport)},
+                "properties": {"target": report.target.shown(), "profile": report.profile},
+                "results": report.cases.iter().filter_map(|c| result(report, c)).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let log = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": runs,
+    });
+    serde_json::to_string_pretty(&log).expect("SARIF serializes") + "\n"
+}

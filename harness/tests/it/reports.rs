@@ -1,0 +1,152 @@
+//! The reports CI systems read: `--sarif` valid against the SARIF 2.1.0
+//! schema with a result per failure, `--markdown` fit for a pull-request
+//! comment, and GitHub annotations when `GITHUB_ACTIONS=true`.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::{scratch, MCPERR};
+
+/// `mcperr run` against the reference server with a fault that leaks a
+/// crash's text (T3 and J7 fail under `model`), writing `extra` reports.
+fn leaky_run(name: &str, extra: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
+    let dir = scratch(name);
+    let server = format!("{MCPERR} reference --fault crash-leaks-text");
+    let mut cmd = Command::new(MCPERR);
+    cmd.args([
+        "run",
+        "--stdio",
+        &server,
+        "--era",
+        "2025-11-25",
+        "--profile",
+        "model",
+    ])
+    .args(extra)
+    .current_dir(&dir)
+    .env_remove("GITHUB_ACTIONS");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("mcperr runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// The SARIF 2.1.0 schema, installed from npm by
+/// fixtures/tools/sarif-schema/setup.sh (scripts/test.sh runs it).
+fn sarif_schema() -> Value {
+    let path = std::env::var("MCPERR_SARIF_SCHEMA").unwrap_or_else(|_| {
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fixtures/tools/sarif-schema/node_modules/@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json"
+        )
+        .to_string()
+    });
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!("{path}: {e}: run scripts/test.sh, or fixtures/tools/sarif-schema/setup.sh")
+    });
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Replaces each `pattern` equal to `stray` with its `]` escaped; how many.
+fn escape_pattern(v: &mut Value, stray: &str) -> usize {
+    match v {
+        Value::Object(o) => o
+            .iter_mut()
+            .map(|(k, v)| {
+                if k == "pattern" && v == stray {
+                    *v = stray.replace("]?$", "\\]?$").into();
+                    1
+                } else {
+                    escape_pattern(v, stray)
+                }
+            })
+            .sum(),
+        Value::Array(a) => a.iter_mut().map(|v| escape_pattern(v, stray)).sum(),
+        _ => 0,
+    }
+}
+
+#[test]
+fn the_sarif_log_is_valid_and_holds_a_result_per_failure() {
+    let dir = scratch("sarif");
+    let path = dir.join("r.sarif");
+    let (code, _) = leaky_run("sarif", &["--sarif", path.to_str().unwrap()], &[]);
+    assert_eq!(code, Some(1));
+    let log: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let mut schema = sarif_schema();
+    // The schema's own pattern for a `language` (of a run and of a tool
+    // component) has a stray `]` that the regex engine refuses when it
+    // checks the schema; escaped, it means the same. mcperr writes no
+    // `language`.
+    let stray = "^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$";
+    assert!(escape_pattern(&mut schema, stray) >= 1);
+    let validator = jsonschema::draft4::new(&schema).expect("the SARIF schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&log)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let run = &log["runs"][0];
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), mcperr_core::rules::RuleId::ALL.len());
+    let results = run["results"].as_array().unwrap();
+    for rule in ["T3", "J7"] {
+        let r = results
+            .iter()
+            .find(|r| r["ruleId"] == rule)
+            .unwrap_or_else(|| panic!("no {rule} result: {results:#?}"));
+        assert_eq!(r["level"], "error");
+        let i = r["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[i]["id"], rule);
+        let loc = &r["locations"][0]["logicalLocations"][0];
+        assert!(loc["fullyQualifiedName"]
+            .as_str()
+            .unwrap()
+            .contains("2025-11-25"));
+        assert!(r["properties"]["reproduce"]
+            .as_str()
+            .unwrap()
+            .starts_with("mcperr run --stdio "));
+    }
+    // A pass is not a result.
+    assert!(results.iter().all(|r| r["level"] != "none"));
+}
+
+#[test]
+fn the_markdown_summary_counts_and_lists_each_failure_with_its_reproduction() {
+    let dir = scratch("markdown");
+    let path = dir.join("summary.md");
+    let (code, _) = leaky_run("markdown", &["--markdown", path.to_str().unwrap()], &[]);
+    assert_eq!(code, Some(1));
+    let md = std::fs::read_to_string(&path).unwrap();
+    assert!(md.contains("| 2025-11-25 | stdio | model |"), "{md}");
+    assert!(md.contains("### Failures ("), "{md}");
+    assert!(
+        md.contains("#### FAIL `tools/crash-hides-text` [T3]"),
+        "{md}"
+    );
+    assert!(md.contains("<details><summary>request and response</summary>"));
+    assert!(
+        md.contains("Reproduce: `mcperr run --stdio '")
+            && md.contains("--cases tools/crash-hides-text`"),
+        "{md}"
+    );
+}
+
+#[test]
+fn github_annotations_only_under_github_actions() {
+    let (_, plain) = leaky_run("annotations-off", &["-q"], &[]);
+    assert!(!plain.contains("::error"), "{plain}");
+    let (_, gh) = leaky_run("annotations-on", &["-q"], &[("GITHUB_ACTIONS", "true")]);
+    let line = gh
+        .lines()
+        .find(|l| l.starts_with("::error title=mcperr T3 tools/crash-hides-text"))
+        .unwrap_or_else(|| panic!("{gh}"));
+    // One line each: newlines in the message are escaped, as workflow commands need.
+    assert!(line.contains("%0AReproduce: mcperr run"), "{line}");
+}
