@@ -197,7 +197,10 @@ fn lockstep_ceiling(
     let mut sent = 0u64;
     let start = Instant::now();
     for line in lines {
-        let msg = mcperr_core::wire::decode(line.as_bytes()).unwrap_or_default();
+        // A line serde_json refuses (a lone surrogate) is sent without waiting:
+        // a parser may refuse it in silence, which a lockstep client cannot
+        // tell from slowness.
+        let msg: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
         let id = msg.get("id").map(|i| i.to_string());
         let wait = msg.get("method").is_some() && id.as_ref().is_some_and(|i| answered.contains(i));
         if id.is_some() && !wait {
@@ -216,7 +219,7 @@ fn lockstep_ceiling(
             if stdout.read_line(&mut buf).unwrap() == 0 {
                 break;
             }
-            let r = mcperr_core::wire::decode(buf.as_bytes()).unwrap_or_default();
+            let r: serde_json::Value = serde_json::from_str(&buf).unwrap_or_default();
             if r.get("id").map(|i| i.to_string()) == id {
                 break;
             }
@@ -253,7 +256,7 @@ fn record(
     let answered = std::fs::read_to_string(&resp)
         .unwrap()
         .lines()
-        .filter_map(|l| mcperr_core::wire::decode(l.as_bytes()).ok())
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter_map(|v| v.get("id").map(|i| i.to_string()))
         .collect();
     let _ = std::fs::remove_dir_all(&dir);
