@@ -61,12 +61,64 @@ impl SseReader {
     }
 }
 
+/// The UTF-8 byte order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The body with a leading UTF-8 byte order mark removed, even when it is
+/// split across chunks, behind an empty comment line (`:`). An SSE stream
+/// may begin with a BOM; eventsource-stream 0.2.3 strips it by slicing one
+/// byte off the three-byte character of the first text it decodes, and
+/// panics (found by the `sse` fuzz target, also with a BOM that only its
+/// UTF-8 stage puts first): the comment makes that first text never a BOM,
+/// and a comment is no part of any event.
+pub fn without_bom<S, E>(stream: S) -> impl futures_util::Stream<Item = Result<Vec<u8>, E>> + Send
+where
+    S: futures_util::Stream<Item = Result<Vec<u8>, E>> + Send,
+    E: Send,
+{
+    // (stream, the bytes held back while they may still be a BOM, decided)
+    let start = (Box::pin(stream), Vec::new(), false);
+    let comment = futures_util::stream::iter([Ok(b":\n".to_vec())]);
+    comment.chain(futures_util::stream::unfold(
+        start,
+        |(mut s, mut head, mut decided)| async move {
+            loop {
+                if decided {
+                    let item = s.next().await?;
+                    return Some((item, (s, head, decided)));
+                }
+                match s.next().await {
+                    Some(Ok(chunk)) => {
+                        head.extend_from_slice(&chunk);
+                        if head.len() < BOM.len() && BOM.starts_with(&head) {
+                            continue;
+                        }
+                        decided = true;
+                        let all = std::mem::take(&mut head);
+                        let body = all.strip_prefix(BOM).map_or(all.clone(), <[u8]>::to_vec);
+                        return Some((Ok(body), (s, head, decided)));
+                    }
+                    Some(Err(e)) => return Some((Err(e), (s, head, true))),
+                    None if head.is_empty() => return None,
+                    // Ended inside what could have been a BOM: those bytes are the body.
+                    None => {
+                        let all = std::mem::take(&mut head);
+                        return Some((Ok(all), (s, head, true)));
+                    }
+                }
+            }
+        },
+    ))
+}
+
 /// Reads a whole body that arrived in `chunks` (tests and fuzzing: the
 /// stream is driven here without an async runtime; every chunk is ready).
 pub fn decode(chunks: Vec<Vec<u8>>, want: Option<Value>) -> SseReader {
     let stream =
         futures_util::stream::iter(chunks.into_iter().map(Ok::<_, std::convert::Infallible>));
-    let mut events = Box::pin(eventsource_stream::Eventsource::eventsource(stream));
+    let mut events = Box::pin(eventsource_stream::Eventsource::eventsource(without_bom(
+        stream,
+    )));
     let mut reader = SseReader::new(want);
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
     loop {
@@ -100,5 +152,18 @@ mod tests {
         assert_eq!(r.messages.len(), 2, "{r:?}");
         assert_eq!(r.messages[1]["id"], 1);
         assert_eq!(r.problem, None);
+    }
+
+    /// A stream may begin with a byte order mark, whole or split anywhere;
+    /// it is no part of the first field, and it never panics the reader (the
+    /// `sse` fuzz target found eventsource-stream slicing into it).
+    #[test]
+    fn a_leading_byte_order_mark_is_skipped_however_it_is_cut() {
+        let body = b"\xEF\xBB\xBFdata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n".to_vec();
+        for cut in 0..=body.len() {
+            let chunks = vec![body[..cut].to_vec(), body[cut..].to_vec()];
+            let r = decode(chunks, Some(json!(1)));
+            assert_eq!(r.messages.len(), 1, "cut at {cut}: {r:?}");
+        }
     }
 }

@@ -97,7 +97,7 @@ async fn read_sse(
     want: Option<&Value>,
     answer: &mut HttpAnswer,
 ) -> Result<(), HttpFailure> {
-    let mut events = Box::pin(bytes.eventsource());
+    let mut events = Box::pin(mcperr_core::sse::without_bom(bytes).eventsource());
     let mut reader = SseReader::new(want.cloned());
     while let Some(event) = events.next().await {
         match event {
