@@ -2,19 +2,15 @@
 //! schema with a result per failure, `--markdown` fit for a pull-request
 //! comment, and GitHub annotations when `GITHUB_ACTIONS=true`.
 
-use std::process::Command;
-
 use serde_json::Value;
 
-use crate::support::{scratch, MCPERR};
+use crate::support::{mcperr_env, scratch, MCPERR};
 
 /// `mcperr run` against the reference server with a fault that leaks a
 /// crash's text (T3 and J7 fail under `model`), writing `extra` reports.
-fn leaky_run(name: &str, extra: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
-    let dir = scratch(name);
+fn leaky_run(extra: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
     let server = format!("{MCPERR} reference --fault crash-leaks-text");
-    let mut cmd = Command::new(MCPERR);
-    cmd.args([
+    let mut args = vec![
         "run",
         "--stdio",
         &server,
@@ -22,18 +18,10 @@ fn leaky_run(name: &str, extra: &[&str], env: &[(&str, &str)]) -> (Option<i32>, 
         "2025-11-25",
         "--profile",
         "model",
-    ])
-    .args(extra)
-    .current_dir(&dir)
-    .env_remove("GITHUB_ACTIONS");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().expect("mcperr runs");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-    )
+    ];
+    args.extend_from_slice(extra);
+    let out = mcperr_env(&args, env);
+    (out.code, out.stdout)
 }
 
 /// The SARIF 2.1.0 schema, installed from npm by
@@ -75,7 +63,7 @@ fn escape_pattern(v: &mut Value, stray: &str) -> usize {
 fn the_sarif_log_is_valid_and_holds_a_result_per_failure() {
     let dir = scratch("sarif");
     let path = dir.join("r.sarif");
-    let (code, _) = leaky_run("sarif", &["--sarif", path.to_str().unwrap()], &[]);
+    let (code, _) = leaky_run(&["--sarif", path.to_str().unwrap()], &[]);
     assert_eq!(code, Some(1));
     let log: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let mut schema = sarif_schema();
@@ -121,7 +109,7 @@ fn the_sarif_log_is_valid_and_holds_a_result_per_failure() {
 fn the_markdown_summary_counts_and_lists_each_failure_with_its_reproduction() {
     let dir = scratch("markdown");
     let path = dir.join("summary.md");
-    let (code, _) = leaky_run("markdown", &["--markdown", path.to_str().unwrap()], &[]);
+    let (code, _) = leaky_run(&["--markdown", path.to_str().unwrap()], &[]);
     assert_eq!(code, Some(1));
     let md = std::fs::read_to_string(&path).unwrap();
     assert!(md.contains("| 2025-11-25 | stdio | model |"), "{md}");
@@ -140,9 +128,9 @@ fn the_markdown_summary_counts_and_lists_each_failure_with_its_reproduction() {
 
 #[test]
 fn github_annotations_only_under_github_actions() {
-    let (_, plain) = leaky_run("annotations-off", &["-q"], &[]);
+    let (_, plain) = leaky_run(&["-q"], &[]);
     assert!(!plain.contains("::error"), "{plain}");
-    let (_, gh) = leaky_run("annotations-on", &["-q"], &[("GITHUB_ACTIONS", "true")]);
+    let (_, gh) = leaky_run(&["-q"], &[("GITHUB_ACTIONS", "true")]);
     let line = gh
         .lines()
         .find(|l| l.starts_with("::error title=mcperr T3 tools/crash-hides-text"))

@@ -184,7 +184,18 @@ pub struct Output {
 
 /// Runs `mcperr ARGS` to completion (bounded: a hang fails the test).
 pub fn mcperr(args: &[&str]) -> Output {
-    let mut child = Command::new(MCPERR)
+    mcperr_env(args, &[])
+}
+
+/// [`mcperr`] with `env` set; `GITHUB_ACTIONS` is unset unless `env` sets
+/// it, so no run prints workflow commands by accident.
+pub fn mcperr_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(MCPERR);
+    cmd.env_remove("GITHUB_ACTIONS");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
