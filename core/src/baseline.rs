@@ -29,6 +29,11 @@ enum Doc {
 #[error("{0}")]
 pub struct BaselineError(pub String);
 
+/// The entry a stale note names, without the reason [`Baseline::apply`] may add.
+pub fn stale_entry(note: &str) -> &str {
+    note.trim_end_matches(" (names no case)")
+}
+
 impl Baseline {
     /// Parses TOML (`.toml`) or YAML (anything else).
     pub fn parse(path: &str, text: &str) -> Result<Baseline, BaselineError> {
@@ -56,6 +61,26 @@ impl Baseline {
             Some((id, rule)) if id == case.id && rule == case.rule => true,
             _ => entry == case.id,
         }
+    }
+
+    /// The entries stale in every one of `runs` (each run's stale notes, as
+    /// [`Baseline::apply`] returns them): an entry may fail in one era or
+    /// transport only, and is stale only when it fails in none of them.
+    pub fn stale_in_all<'a>(runs: impl IntoIterator<Item = &'a [String]>) -> Vec<String> {
+        let mut runs = runs.into_iter();
+        let Some(first) = runs.next() else {
+            return vec![];
+        };
+        let rest: Vec<&[String]> = runs.collect();
+        first
+            .iter()
+            .map(|note| stale_entry(note))
+            .filter(|entry| {
+                rest.iter()
+                    .all(|run| run.iter().any(|note| stale_entry(note) == *entry))
+            })
+            .map(String::from)
+            .collect()
     }
 
     /// Marks baselined failures; returns the stale entries: listed, run and

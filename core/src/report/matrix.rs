@@ -228,20 +228,13 @@ impl Matrix {
                     });
                 }
             }
-            let entry_of = |s: &String| s.trim_end_matches(" (names no case)").to_string();
-            if let Some((first, rest)) = columns.split_first() {
-                for entry in first.stale_baseline.iter().map(entry_of) {
-                    let everywhere = rest
-                        .iter()
-                        .all(|c| c.stale_baseline.iter().map(entry_of).any(|e| e == entry));
-                    if everywhere {
-                        out.push(GateFailure::Stale {
-                            server: server.clone(),
-                            entry,
-                        });
-                    }
-                }
-            }
+            let stale = crate::baseline::Baseline::stale_in_all(
+                columns.iter().map(|c| c.stale_baseline.as_slice()),
+            );
+            out.extend(stale.into_iter().map(|entry| GateFailure::Stale {
+                server: server.clone(),
+                entry,
+            }));
         }
         out
     }

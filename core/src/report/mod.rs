@@ -308,6 +308,19 @@ impl RunSet {
         }
     }
 
+    /// Keeps in each run only the baseline entries stale in every run, as
+    /// the matrix's gate does: with several eras or transports an entry
+    /// that fails in one of them is not stale for passing in another.
+    pub fn keep_stale_in_all(&mut self) {
+        let all = crate::baseline::Baseline::stale_in_all(
+            self.runs.iter().map(|r| r.stale_baseline.as_slice()),
+        );
+        for r in &mut self.runs {
+            r.stale_baseline
+                .retain(|note| all.iter().any(|e| e == crate::baseline::stale_entry(note)));
+        }
+    }
+
     /// 1 if any run has an unexpected failure or a stale baseline entry.
     pub fn exit_code(&self) -> i32 {
         self.runs

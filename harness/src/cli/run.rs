@@ -154,13 +154,18 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
             args.target.startup_timeout_ms
         )));
     }
+    let mut set = RunSet::new(runs);
+    set.not_judged = notes;
+    // A baseline entry failing in one era or transport is not stale in the others.
+    set.keep_stale_in_all();
+    let (runs, notes) = (&set.runs, &set.not_judged);
     let colour = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    for r in &runs {
+    for r in runs {
         out(&terminal::render(r, colour, args.quiet));
     }
     if runs.len() > 1 || !notes.is_empty() {
         let mut text = String::from("\nSummary:\n");
-        for r in &runs {
+        for r in runs {
             text.push_str(&format!("  {}\n", r.summary_line()));
         }
         for n in notes.iter() {
@@ -170,10 +175,8 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
         out(&text);
     }
     if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
-        out(&github_annotations(&runs));
+        out(&github_annotations(runs));
     }
-    let mut set = RunSet::new(runs);
-    set.not_judged = notes;
     write_reports(&args, &set)?;
     Ok(set.exit_code())
 }

@@ -255,6 +255,62 @@ fn baselined_failures_pass_and_stale_entries_fail() {
 }
 
 #[test]
+fn a_baseline_entry_failing_in_one_era_only_is_not_stale() {
+    // -32002 is 2025-11-25's own code for a resource not found and a MUST
+    // break in 2026-07-28 (which says -32602): with both eras judged, the
+    // entry fails in one of them, as the matrix's gate counts it, so the
+    // run passes.
+    let dir = scratch("baseline-eras");
+    let server = format!("{MCPERR} reference --fault not-found-32002");
+    let toml = dir.join("b.toml");
+    std::fs::write(&toml, "expected = [\"resources/not-found\"]\n").unwrap();
+    let json = dir.join("r.json");
+    let out = mcperr(&[
+        "run",
+        "--stdio",
+        &server,
+        "--cases",
+        "resources/not-found",
+        "--baseline",
+        toml.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let runs = report(&json)["runs"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let verdict = |era: &str| {
+        runs.iter()
+            .filter(|r| r["era"] == era)
+            .flat_map(|r| r["cases"].as_array().cloned().unwrap_or_default())
+            .map(|c| c["verdict"].as_str().unwrap_or_default().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(verdict("2025-11-25"), ["pass"], "{}", out.stdout);
+    assert_eq!(verdict("2026-07-28"), ["fail"], "{}", out.stdout);
+    assert_eq!(out.code, Some(0), "{}", out.stdout);
+    assert!(!out.stdout.contains("STALE"), "{}", out.stdout);
+    // Passing in every era, it is stale.
+    let out = mcperr(&[
+        "run",
+        "--stdio",
+        &format!("{MCPERR} reference"),
+        "--cases",
+        "resources/not-found",
+        "--baseline",
+        toml.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(1), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("STALE baseline entry resources/not-found"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
 fn config_files_jobs_and_case_selection() {
     let dir = scratch("config");
     let cfg = dir.join("mcp.json");
