@@ -232,35 +232,52 @@ fn lockstep_ceiling(
 }
 
 /// The request lines and the answered ids of a fuzz run recorded with `tee`.
+/// mcperr may start the server more than once in a run (after a server it
+/// judged lost, or to confirm a finding on a fresh one): each start records
+/// into files of its own (named by the shell's pid), and the longest
+/// recording, the campaign's own stream, is the one replayed. (One shared
+/// file let a later, short start overwrite the campaign's stream, and the
+/// replay then measured a handful of requests.)
 fn record(
     program: &str,
     script: &str,
     args: &[&str],
-) -> (Vec<String>, std::collections::HashSet<String>) {
+) -> (Vec<String>, std::collections::HashSet<String>, usize) {
     let dir = std::env::temp_dir().join(format!("mcperr-bench-rec-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let (req, resp) = (dir.join("req.jsonl"), dir.join("resp.jsonl"));
     let cmd = format!(
-        "sh -c 'tee {} | {program} {script} | tee {}'",
-        req.display(),
-        resp.display()
+        "sh -c 'tee {dir}/req.$$ | {program} {script} | tee {dir}/resp.$$'",
+        dir = dir.display()
     );
     let mut all = vec!["--stdio", cmd.as_str()];
     all.extend_from_slice(args);
     fuzz_rate(&all);
-    let lines: Vec<String> = std::fs::read_to_string(&req)
+    let read = |path: std::path::PathBuf| -> Vec<String> {
+        std::fs::read_to_string(path)
+            .unwrap_or_default()
+            .lines()
+            .map(String::from)
+            .collect()
+    };
+    let pids: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
-        .lines()
-        .map(String::from)
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter_map(|name| name.strip_prefix("req.").map(String::from))
         .collect();
-    let answered = std::fs::read_to_string(&resp)
-        .unwrap()
-        .lines()
+    let starts = pids.len();
+    let (lines, pid) = pids
+        .into_iter()
+        .map(|pid| (read(dir.join(format!("req.{pid}"))), pid))
+        .max_by_key(|(lines, _)| lines.len())
+        .expect("the fuzz run started the server");
+    let answered = read(dir.join(format!("resp.{pid}")))
+        .iter()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter_map(|v| v.get("id").map(|i| i.to_string()))
         .collect();
     let _ = std::fs::remove_dir_all(&dir);
-    (lines, answered)
+    (lines, answered, starts)
 }
 
 /// `mcperr fuzz` over stdio against an SDK's Bookshop, next to a minimal
@@ -286,7 +303,7 @@ fn peer_ratio(label: &str, program: &str, script: &str, eras: &[&str], requests:
             "--timeout-ms",
             "1000",
         ];
-        let (lines, answered) = record(program, script, &args);
+        let (lines, answered, starts) = record(program, script, &args);
         let cmd = server.join(" ");
         let mut all = vec!["--stdio", cmd.as_str()];
         all.extend_from_slice(&args);
@@ -317,7 +334,8 @@ fn peer_ratio(label: &str, program: &str, script: &str, eras: &[&str], requests:
         }
         ratios.sort_by(f64::total_cmp);
         println!(
-            "{label} over stdio, {era}, {n} fuzz requests ({unanswered} never answered, each dropped after a grace from the server's latency): \
+            "{label} over stdio, {era}, {n} fuzz requests ({unanswered} never answered, each dropped after a grace from the server's latency; \
+             the recording run started the server {starts} time(s), the longest stream is replayed): \
              mcperr fuzz at {:.0} % of the lockstep replay's rate (median of {} alternating pairs; target >= 90 %)",
             ratios[ratios.len() / 2],
             ratios.len()

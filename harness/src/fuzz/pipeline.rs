@@ -188,7 +188,15 @@ impl Pipe {
                     (false, true) => grace,
                     (false, false) => timeout,
                 };
-                let d = probe_due.unwrap_or(p.sent + wait);
+                let mut d = p.sent + wait;
+                if let (false, false, Some(at)) = (p.silent_ok, passed, self.spent_at) {
+                    // After the budget nothing is sent after it that could
+                    // pass it: a grace after the last send, the liveness probe
+                    // asks instead of a whole timeout's wait (which a
+                    // campaign's rate would count in full).
+                    d = d.min(at.max(p.sent) + grace);
+                }
+                let d = probe_due.unwrap_or(d);
                 if first.is_none_or(|(_, f)| d < f) {
                     first = Some((k, d));
                 }
