@@ -1,5 +1,5 @@
 //! Embeds fixtures/cases, fixtures/profiles, fixtures/schemas, fixtures/requirements and fixtures/rules.toml into the binary, so `mcperr`
-//! works from any directory.
+//! works from any directory (read through the `core/fixtures` link, which packaging follows).
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -129,8 +129,12 @@ fn ids(table: &str) -> String {
 }
 
 fn main() {
+    // `core/fixtures` is a link to the repository's `fixtures/`: cargo
+    // follows it when it packages this crate, so the files embedded here
+    // travel inside the package (the `include` list in Cargo.toml names
+    // which) and `cargo install mcperr` builds from the tarball alone.
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
-    let fixtures = manifest.parent().unwrap().join("fixtures");
+    let fixtures = manifest.join("fixtures");
     let mut out = table("BUILTIN_CASES", &fixtures.join("cases"), "toml");
     out.push_str(&table(
         "BUILTIN_PROFILES",
