@@ -23,6 +23,7 @@
 //! - [`plan`]: a case instantiated for one run before any I/O (canary
 //!   substituted, era envelope built, HTTP shape chosen).
 //! - [`oracle`]: invariants callable without a case, and case judgement on top.
+//! - [`proxy`]: a real host's traffic judged as it passes (`mcperr proxy`).
 //! - [`report`], [`baseline`]: the typed run report and its renderings; known failures.
 //! - [`requirements`]: the spec's error requirements per era, each checked by
 //!   the table's rules or not checked with a reason.
@@ -42,6 +43,7 @@ pub mod oracle;
 pub mod pattern;
 pub mod plan;
 pub mod profile;
+pub mod proxy;
 pub mod redact;
 pub mod report;
 pub mod requirements;

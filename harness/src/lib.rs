@@ -14,6 +14,8 @@
 //!   found, findings shrunk and kept as cases.
 //! - [`matrix`]: judging servers in every era over each of their targets,
 //!   shared by `run` and `matrix`; many servers in parallel as one grid.
+//! - [`proxy`]: a byte-exact relay between a real host and a stdio server,
+//!   its lines judged on the way (`mcperr proxy`).
 //! - [`target`]: the server from the command line or an MCP host's config.
 //! - [`cli`]: the `mcperr` command line: parses, prints, picks exit codes.
 
@@ -25,6 +27,7 @@ pub mod execute;
 pub mod fuzz;
 pub mod matrix;
 pub mod pace;
+pub mod proxy;
 pub mod target;
 pub mod transport;
 

@@ -35,6 +35,9 @@ pub enum Class {
     Envelope(String),
     /// A method the protocol does not define.
     UnknownMethod,
+    /// A request a host sent (`mcperr proxy`) whose kind the traffic does
+    /// not show: only the invariants judge its answer.
+    Observed,
 }
 
 /// How a request's id is written (JSON-RPC allows strings and numbers; MCP

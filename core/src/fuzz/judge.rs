@@ -72,6 +72,24 @@ pub struct Finding {
     pub baselined: bool,
 }
 
+impl Finding {
+    /// Counts `other`, a finding with the same signature, as another hit:
+    /// its eras and methods join this one's.
+    pub fn absorb(&mut self, other: &Finding) {
+        self.hits += other.hits.max(1);
+        for (list, new) in [
+            (&mut self.eras, &other.eras),
+            (&mut self.methods, &other.methods),
+        ] {
+            for x in new {
+                if !list.contains(x) {
+                    list.push(x.clone());
+                }
+            }
+        }
+    }
+}
+
 /// Grades violations for one run: era, profile and transport.
 #[derive(Debug, Clone)]
 pub struct Judge {

@@ -28,8 +28,14 @@ pub fn reproduce(report: &RunReport, case: &CaseResult) -> String {
         }
         _ => String::new(),
     };
+    // A proxied session's findings replay from the case files its --save wrote.
+    let saved = if report.target.kind == "proxy" {
+        " --cases-dir SAVED"
+    } else {
+        ""
+    };
     format!(
-        "mcperr run{target} --era {} --profile {} --cases {}",
+        "mcperr run{target} --era {} --profile {}{saved} --cases {}",
         report.era,
         shell_quote(&report.profile),
         shell_quote(&case.id)

@@ -22,6 +22,7 @@ use crate::transport::Target;
 mod error;
 mod fuzz;
 mod matrix;
+mod proxy;
 mod reference;
 mod requirements;
 mod run;
@@ -67,6 +68,22 @@ enum Command {
     /// died or hung), 2 a usage or setup error. Ctrl-C stops early and
     /// still prints the summary and writes the reports.
     Fuzz(fuzz::FuzzArgs),
+    /// Sit between a real host and a stdio server, and judge the server's answers as they pass.
+    ///
+    /// Put it in the host's configuration in place of the server's command:
+    /// `"command": "mcperr", "args": ["proxy", "--json", "/tmp/r.json", "--",
+    /// "python", "server.py"]`. Every byte goes through unchanged, in both
+    /// directions; each answer is judged as fuzzing judges one (exact ids
+    /// and framing, the era's result shapes, stack traces and secret-shaped
+    /// text, invalid arguments answered as tool errors, unknown prompts and
+    /// methods, requests left unanswered while later ones were answered).
+    /// When the host disconnects, or on SIGINT/SIGTERM, the reports are
+    /// written and the findings printed to stderr (or --log FILE); the
+    /// host's stdout never carries a byte of mcperr's.
+    ///
+    /// Exit codes: 0 no failing finding, 1 a failing finding, 2 a usage
+    /// error or a server that could not be started.
+    Proxy(proxy::ProxyArgs),
     /// Run the suite against several servers and compare them side by side.
     ///
     /// Each --server NAME=TARGET is judged in every era it speaks (servers in
@@ -214,15 +231,9 @@ pub(crate) struct SelectArgs {
     pub(crate) cases_dir: Option<PathBuf>,
 }
 
+/// The report files of a judged run (`run` and `proxy` write the same ones).
 #[derive(Debug, Args)]
-pub(crate) struct RunArgs {
-    #[command(flatten)]
-    pub(crate) target: TargetArgs,
-    #[command(flatten)]
-    pub(crate) select: SelectArgs,
-    /// Known failures (YAML or TOML: case-id or case-id:rule); they do not fail the run.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) baseline: Option<String>,
+pub(crate) struct ReportArgs {
     /// Write the JSON report here.
     #[arg(long, value_name = "PATH")]
     pub(crate) json: Option<PathBuf>,
@@ -242,6 +253,54 @@ pub(crate) struct RunArgs {
     /// failure, error and warning, located by server, era, transport and case).
     #[arg(long, value_name = "PATH")]
     pub(crate) sarif: Option<PathBuf>,
+}
+
+impl ReportArgs {
+    /// Fails (exit 2) before any work when a report's directory is missing.
+    pub(crate) fn check(&self) -> Result<(), CliError> {
+        check_report_paths(&[
+            ("--json", self.json.as_ref()),
+            ("--junit", self.junit.as_ref()),
+            ("--html", self.html.as_ref()),
+            ("--markdown", self.markdown.as_ref()),
+            ("--sarif", self.sarif.as_ref()),
+        ])
+    }
+
+    /// Writes every report asked for.
+    pub(crate) fn write(&self, set: &mcperr_core::report::RunSet) -> Result<(), CliError> {
+        use mcperr_core::report::{html, junit, markdown, sarif};
+        let files = [
+            ("--json", &self.json, set.to_json()),
+            ("--junit", &self.junit, junit::render_all(&set.runs)),
+            ("--html", &self.html, html::render_all(&set.runs)),
+            (
+                "--markdown",
+                &self.markdown,
+                markdown::render_all(&set.runs),
+            ),
+            ("--sarif", &self.sarif, sarif::render_all(&set.runs)),
+        ];
+        for (flag, path, text) in files {
+            if let Some(path) = path {
+                write_report(flag, path, &text)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RunArgs {
+    #[command(flatten)]
+    pub(crate) target: TargetArgs,
+    #[command(flatten)]
+    pub(crate) select: SelectArgs,
+    /// Known failures (YAML or TOML: case-id or case-id:rule); they do not fail the run.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) baseline: Option<String>,
+    #[command(flatten)]
+    pub(crate) reports: ReportArgs,
     /// Run independent cases on N server processes. Each pays the server's
     /// start-up, so this pays off only when the suite outlasts a start-up.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
@@ -300,13 +359,17 @@ fn init_tracing() {
 pub fn main() -> i32 {
     let cli = Cli::parse();
     init_tracing();
-    if !matches!(cli.command, Command::Reference(_) | Command::Fuzz(_)) {
+    if !matches!(
+        cli.command,
+        Command::Reference(_) | Command::Fuzz(_) | Command::Proxy(_)
+    ) {
         signals::stop_servers_on_signals();
     }
     let result = match cli.command {
         Command::Reference(args) => return reference::main(args),
         Command::Run(args) => run::run(args),
         Command::Fuzz(args) => fuzz::fuzz_main(args),
+        Command::Proxy(args) => proxy::proxy_main(args),
         Command::List(args) => list(args),
         Command::Matrix(args) => matrix::matrix(args),
         Command::Explain(args) => explain(args),

@@ -7,38 +7,17 @@
 use std::io::{self, IsTerminal};
 
 use mcperr_core::profile::Profile;
-use mcperr_core::report::{html, junit, markdown, sarif, terminal, RunSet};
+use mcperr_core::report::{markdown, terminal, RunSet};
 use mcperr_protocol::Era;
 
 use super::{
-    check_report_paths, era_choice, load_baseline, out, resolve_target, runtime, selection,
-    settings, CliError, RunArgs, Usage,
+    era_choice, load_baseline, out, resolve_target, runtime, selection, settings, CliError,
+    RunArgs, Usage,
 };
 use crate::engine::{self, EraChoice};
 use crate::matrix::{embedded_http, judge, Judged, Server, ServerTarget};
 use crate::target;
 use crate::transport::Target;
-
-/// Writes the requested report files.
-fn write_reports(args: &RunArgs, set: &RunSet) -> Result<(), CliError> {
-    let files = [
-        ("--json", &args.json, set.to_json()),
-        ("--junit", &args.junit, junit::render_all(&set.runs)),
-        ("--html", &args.html, html::render_all(&set.runs)),
-        (
-            "--markdown",
-            &args.markdown,
-            markdown::render_all(&set.runs),
-        ),
-        ("--sarif", &args.sarif, sarif::render_all(&set.runs)),
-    ];
-    for (flag, path, text) in files {
-        if let Some(path) = path {
-            super::write_report(flag, path, &text)?;
-        }
-    }
-    Ok(())
-}
 
 /// GitHub Actions workflow commands: an `::error` per failure or error
 /// that is not baselined and a `::warning` per warning, so each shows as an
@@ -88,13 +67,7 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
         .as_deref()
         .map(|path| load_baseline("--baseline", path))
         .transpose()?;
-    check_report_paths(&[
-        ("--json", args.json.as_ref()),
-        ("--junit", args.junit.as_ref()),
-        ("--html", args.html.as_ref()),
-        ("--markdown", args.markdown.as_ref()),
-        ("--sarif", args.sarif.as_ref()),
-    ])?;
+    args.reports.check()?;
     let eras: Vec<Era> = match choice {
         EraChoice::Pinned(e) => vec![e],
         EraChoice::Auto => vec![Era::Modern, Era::Legacy],
@@ -134,7 +107,7 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
     // A server that cannot be started at all: its one message says why
     // (after an era it was judged in, the judged runs are kept instead).
     if let (Some(message), true) = (&judged.unstartable, judged.runs.is_empty()) {
-        write_reports(&args, &RunSet::new(judged.failed_setups))?;
+        args.reports.write(&RunSet::new(judged.failed_setups))?;
         return Err(Usage(message.clone()));
     }
     let Judged {
@@ -146,7 +119,7 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
     if runs.is_empty() {
         // Setup failed in every era: the requested reports still say what happened.
         // Each report's one error case says what happened.
-        write_reports(&args, &RunSet::new(failed_setups))?;
+        args.reports.write(&RunSet::new(failed_setups))?;
         return Err(Usage(format!(
             "{} (per-request timeout {} ms, start-up timeout {} ms)",
             notes.join("; "),
@@ -177,6 +150,6 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
     if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
         out(&github_annotations(runs));
     }
-    write_reports(&args, &set)?;
+    args.reports.write(&set)?;
     Ok(set.exit_code())
 }

@@ -192,17 +192,7 @@ impl Store {
         let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
         for f in findings {
             match found.get_mut(&f.signature) {
-                Some(known) => {
-                    let k = &mut known.finding;
-                    k.hits += 1;
-                    for (list, new) in [(&mut k.eras, &f.eras), (&mut k.methods, &f.methods)] {
-                        for x in new {
-                            if !list.contains(x) {
-                                list.push(x.clone());
-                            }
-                        }
-                    }
-                }
+                Some(known) => known.finding.absorb(&f),
                 None => {
                     stats.findings.fetch_add(1, Ordering::Relaxed);
                     found.insert(

@@ -274,11 +274,18 @@ impl StdioConnection {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .remove(&pgid);
-            // SAFETY: killpg only sends a signal; the group is the child's own.
-            unsafe {
-                libc::killpg(pgid, libc::SIGKILL);
-            }
+            kill_process_group(pgid);
         }
+    }
+}
+
+/// Kills a process group mcperr started (a child spawned with
+/// `process_group(0)`: its group id is its pid), grandchildren included.
+pub(crate) fn kill_process_group(pgid: i32) {
+    #[cfg(unix)]
+    // SAFETY: killpg only sends a signal; the group is a child's own.
+    unsafe {
+        libc::killpg(pgid, libc::SIGKILL);
     }
 }
 
@@ -340,7 +347,8 @@ fn child_groups() -> Vec<i32> {
         .collect()
 }
 
-fn describe_status(status: std::process::ExitStatus) -> String {
+/// How a child ended, for people ("exited with code 1", "killed by signal 9").
+pub(crate) fn describe_status(status: std::process::ExitStatus) -> String {
     #[cfg(unix)]
     {
         use std::os::unix::process::ExitStatusExt;

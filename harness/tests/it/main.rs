@@ -7,6 +7,7 @@ mod fuzz;
 mod hostile;
 mod http;
 mod matrix;
+mod proxy;
 mod reference_faults;
 mod reference_wire;
 mod reports;

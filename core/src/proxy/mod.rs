@@ -1,0 +1,447 @@
+//! Judging traffic mcperr did not write: `mcperr proxy` sits between a real
+//! host and a server, forwards every byte unchanged, and hands each line it
+//! forwarded to an [`Observer`], which judges every server answer with the
+//! fuzzing judge ([`crate::fuzz::judge`]): the invariants (ids and framing,
+//! the era's result shapes, stack markers and secret-shaped text), plus what
+//! the request's kind implies where the traffic shows it (arguments that
+//! break the tool's listed `inputSchema` come back as a tool error, an
+//! unlisted prompt is −32602, an unknown method −32601), and liveness (a
+//! request left unanswered while later ones were answered). No I/O here: the
+//! caller feeds lines and the time they passed.
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::Instant;
+
+use mcperr_protocol::Era;
+use serde_json::Value;
+
+use crate::exchange::{Ending, Exchange, Stray};
+use crate::fuzz::inputs::{Class, FuzzInput, IdStyle};
+use crate::fuzz::judge::{Finding, Judge};
+use crate::profile::Profile;
+use crate::report::{CaseResult, RunReport, TargetInfo};
+
+/// The method of the input a stray line is blamed on: it answers no request.
+pub const STDOUT: &str = "(stdout)";
+
+/// Methods a client may send in either era; any other is unknown (J2).
+const KNOWN_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+    "tasks/get",
+    "tasks/list",
+    "tasks/result",
+    "tasks/cancel",
+];
+
+/// A request the host sent, waiting for its answer.
+struct Sent {
+    msg: Value,
+    at: Instant,
+    seq: u64,
+}
+
+/// What a tool's listing says: its input and output validators.
+struct ToolSchemas {
+    input: Option<jsonschema::Validator>,
+    output: Option<jsonschema::Validator>,
+}
+
+/// Counts of what the observer saw.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Seen {
+    /// Requests from the host.
+    pub requests: u64,
+    /// Answers judged.
+    pub judged: u64,
+    /// Requests unanswered when the host left.
+    pub unanswered: u64,
+}
+
+/// Watches one host–server conversation and judges each answer.
+pub struct Observer {
+    profile: Profile,
+    /// The era asked for on the command line; otherwise read from the traffic.
+    pinned: Option<Era>,
+    era: Option<Era>,
+    pending: HashMap<String, Sent>,
+    next_seq: u64,
+    /// The newest `seq` answered, when it was answered.
+    answered_seq: Option<u64>,
+    tools: HashMap<String, ToolSchemas>,
+    prompts: HashMap<String, Vec<String>>,
+    /// One finding per signature, with the request it was first seen on.
+    found: BTreeMap<String, (Finding, FuzzInput)>,
+    seen: Seen,
+}
+
+impl Observer {
+    /// An observer grading with `profile`, judging in `era` when given
+    /// (else in the era the handshake or the first request's envelope names).
+    pub fn new(profile: Profile, era: Option<Era>) -> Observer {
+        Observer {
+            profile,
+            pinned: era,
+            era,
+            pending: HashMap::new(),
+            next_seq: 0,
+            answered_seq: None,
+            tools: HashMap::new(),
+            prompts: HashMap::new(),
+            found: BTreeMap::new(),
+            seen: Seen::default(),
+        }
+    }
+
+    /// The era judged in (the legacy one until the traffic names one).
+    pub fn era(&self) -> Era {
+        self.era.unwrap_or(Era::Legacy)
+    }
+
+    /// What was seen so far.
+    pub fn seen(&self) -> Seen {
+        self.seen
+    }
+
+    fn judge(&self) -> Judge {
+        Judge {
+            era: self.era(),
+            profile: self.profile.clone(),
+            over_http: false,
+        }
+    }
+
+    /// A line the host wrote to the server. Lines that are not JSON are the
+    /// host's business, not the server's: they are only forwarded.
+    pub fn from_host(&mut self, line: &[u8], now: Instant) {
+        let Ok(v) = crate::wire::decode(line) else {
+            return;
+        };
+        let msgs = match v {
+            Value::Array(batch) => batch,
+            one => vec![one],
+        };
+        for msg in msgs {
+            self.host_message(msg, now);
+        }
+    }
+
+    fn host_message(&mut self, msg: Value, now: Instant) {
+        let (Some(method), Some(id)) = (msg.get("method").and_then(Value::as_str), msg.get("id"))
+        else {
+            return; // a notification, or the host's answer to a server request
+        };
+        if self.pinned.is_none() && self.era.is_none() {
+            let version = if method == "initialize" {
+                msg.pointer("/params/protocolVersion")
+            } else {
+                msg.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+            };
+            self.era = version.and_then(Value::as_str).map(era_of_version);
+        }
+        self.seen.requests += 1;
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.pending
+            .insert(id.to_string(), Sent { msg, at: now, seq });
+    }
+
+    /// A line the server wrote to the host.
+    pub fn from_server(&mut self, line: &[u8], now: Instant) {
+        let Ok(v) = crate::wire::decode(line) else {
+            let text = String::from_utf8_lossy(line).into_owned();
+            self.record_stray(Stray::NotJson(text));
+            return;
+        };
+        let msgs = match v {
+            Value::Array(batch) => batch,
+            one => vec![one],
+        };
+        for msg in msgs {
+            self.server_message(msg, now);
+        }
+    }
+
+    fn server_message(&mut self, msg: Value, now: Instant) {
+        if !msg.is_object() {
+            self.record_stray(Stray::NotJson(msg.to_string()));
+            return;
+        }
+        if msg.get("method").is_some() {
+            return; // the server's own request or notification to the host
+        }
+        let key = msg.get("id").map(Value::to_string);
+        let Some(sent) = key.as_ref().and_then(|k| self.pending.remove(k)) else {
+            let stray = match msg.get("id") {
+                None | Some(Value::Null) => Stray::NullIdResponse(msg),
+                Some(_) => Stray::Unsolicited(msg),
+            };
+            self.record_stray(stray);
+            return;
+        };
+        self.answered_seq = self.answered_seq.max(Some(sent.seq));
+        self.learn(&sent.msg, &msg);
+        let exchange = Exchange {
+            request: sent.msg.clone(),
+            ending: Ending::Answered(msg),
+            strays: vec![],
+            duration: now.saturating_duration_since(sent.at),
+            http: None,
+        };
+        self.judge_exchange(&sent.msg, &exchange, false);
+    }
+
+    /// Reads what the handshake and listings tell: the era the server
+    /// chose, each tool's schemas, each prompt's required arguments.
+    fn learn(&mut self, request: &Value, answer: &Value) {
+        let Some(result) = answer.get("result") else {
+            return;
+        };
+        match request.get("method").and_then(Value::as_str) {
+            Some("initialize") if self.pinned.is_none() => {
+                if let Some(v) = result.get("protocolVersion").and_then(Value::as_str) {
+                    self.era = Some(era_of_version(v));
+                }
+            }
+            Some("tools/list") => {
+                for t in result
+                    .get("tools")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    let Some(name) = t.get("name").and_then(Value::as_str) else {
+                        continue;
+                    };
+                    let schema = |k: &str| t.get(k).and_then(crate::generate::validator);
+                    self.tools.insert(
+                        name.to_string(),
+                        ToolSchemas {
+                            input: schema("inputSchema"),
+                            output: schema("outputSchema"),
+                        },
+                    );
+                }
+            }
+            Some("prompts/list") => {
+                for p in result
+                    .get("prompts")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    let Some(name) = p.get("name").and_then(Value::as_str) else {
+                        continue;
+                    };
+                    let required = p
+                        .get("arguments")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter(|a| a.get("required") == Some(&Value::Bool(true)))
+                        .filter_map(|a| a.get("name").and_then(Value::as_str).map(String::from))
+                        .collect();
+                    self.prompts.insert(name.to_string(), required);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The fuzz input an observed request stands for: its kind where the
+    /// traffic shows it, else [`Class::Observed`] (the invariants alone).
+    fn input_of(&self, request: &Value) -> FuzzInput {
+        let method = request
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let params = request.get("params").cloned().unwrap_or(Value::Null);
+        let name = params.get("name").and_then(Value::as_str);
+        let (class, target) = match method.as_str() {
+            "tools/call" => {
+                let class = match name.and_then(|n| self.tools.get(n)) {
+                    Some(ToolSchemas {
+                        input: Some(schema),
+                        ..
+                    }) => {
+                        let args = params.get("arguments").cloned().unwrap_or(Value::Null);
+                        let args = if args.is_null() {
+                            serde_json::json!({})
+                        } else {
+                            args
+                        };
+                        let broken = schema
+                            .iter_errors(&args)
+                            .next()
+                            // The constraint, never the value: one root cause
+                            // whatever value broke it.
+                            .map(|e| format!("'{}' breaks {}", e.instance_path(), e.schema_path()));
+                        match broken {
+                            None => Class::ValidCall,
+                            Some(what) => Class::InvalidCall(what),
+                        }
+                    }
+                    _ => Class::Observed,
+                };
+                (class, name.unwrap_or_default().to_string())
+            }
+            "prompts/get" if !self.prompts.is_empty() => {
+                let class = match name.map(|n| self.prompts.get(n)) {
+                    Some(None) => Class::UnknownPrompt,
+                    Some(Some(required)) => {
+                        let given = params.get("arguments");
+                        if required
+                            .iter()
+                            .any(|r| given.and_then(|g| g.get(r)).is_none())
+                        {
+                            Class::PromptMissingArgument
+                        } else {
+                            Class::PromptOther
+                        }
+                    }
+                    None => Class::Observed,
+                };
+                (class, name.unwrap_or_default().to_string())
+            }
+            m if !KNOWN_METHODS.contains(&m) => (Class::UnknownMethod, method.clone()),
+            _ => (Class::Observed, name.unwrap_or(&method).to_string()),
+        };
+        FuzzInput {
+            method,
+            params,
+            envelope: false,
+            id_style: IdStyle::Counter,
+            class,
+            target,
+        }
+    }
+
+    fn judge_exchange(&mut self, request: &Value, exchange: &Exchange, alive: bool) {
+        let input = self.input_of(request);
+        let output = match (&input.class, self.tools.get(&input.target)) {
+            (Class::ValidCall, Some(t)) => t.output.as_ref(),
+            _ => None,
+        };
+        let found = self
+            .judge()
+            .judge_with(&input, exchange, None, output, None, alive);
+        self.seen.judged += 1;
+        self.record(found, &input);
+    }
+
+    /// Something the server wrote that answers no request of the host's.
+    fn record_stray(&mut self, stray: Stray) {
+        let found = self.judge().strays(vec![stray]);
+        let input = FuzzInput {
+            method: STDOUT.into(),
+            params: Value::Null,
+            envelope: false,
+            id_style: IdStyle::Counter,
+            class: Class::Observed,
+            target: STDOUT.into(),
+        };
+        self.record(found, &input);
+    }
+
+    fn record(&mut self, found: Vec<Finding>, input: &FuzzInput) {
+        for f in found {
+            match self.found.get_mut(&f.signature) {
+                Some((known, _)) => known.absorb(&f),
+                None => {
+                    self.found.insert(f.signature.clone(), (f, input.clone()));
+                }
+            }
+        }
+    }
+
+    /// The host has gone: each request still unanswered although a request
+    /// sent after it was answered was never answered (J4); one the host
+    /// left before any later answer came gets no verdict. Returns every
+    /// finding, one per root cause, each with the request it was first
+    /// seen on (as a fuzz input, for `--save`; [`STDOUT`] for stray output).
+    pub fn finish(mut self, now: Instant) -> (Vec<(Finding, FuzzInput)>, Seen) {
+        let mut left: Vec<Sent> = self.pending.drain().map(|(_, s)| s).collect();
+        left.sort_by_key(|s| s.seq);
+        for sent in left {
+            self.seen.unanswered += 1;
+            if self.answered_seq.is_some_and(|a| a > sent.seq) {
+                let exchange = Exchange {
+                    request: sent.msg.clone(),
+                    ending: Ending::Timeout,
+                    strays: vec![],
+                    duration: now.saturating_duration_since(sent.at),
+                    http: None,
+                };
+                self.judge_exchange(&sent.msg, &exchange, true);
+            }
+        }
+        let mut found: Vec<(Finding, FuzzInput)> = self.found.into_values().collect();
+        found.sort_by(|(a, _), (b, _)| {
+            (b.verdict.weight(), &a.rule, &a.id).cmp(&(a.verdict.weight(), &b.rule, &b.id))
+        });
+        (found, self.seen)
+    }
+
+    /// The report of a proxied session: one result per finding, in the
+    /// shape `mcperr run` reports take, so every report format applies.
+    pub fn report(
+        found: &[(Finding, FuzzInput)],
+        era: Era,
+        profile: &str,
+        target: TargetInfo,
+    ) -> RunReport {
+        let cases = found
+            .iter()
+            .map(|(f, _)| CaseResult {
+                id: f.id.clone(),
+                rule: f.rule.clone(),
+                case_rule: f.rule.clone(),
+                verdict: f.verdict,
+                message: format!(
+                    "{} ({} hit{} in {})",
+                    f.message,
+                    f.hits,
+                    if f.hits == 1 { "" } else { "s" },
+                    f.methods.join(", ")
+                ),
+                request: Some(f.request.clone()),
+                response: Some(f.response.clone()),
+                http_status: f.http_status,
+                body: None,
+                duration_ms: 0,
+                area: "proxy".into(),
+                title: f.aspect.rule().rule().title.clone(),
+                spec: f.aspect.text(era).cite(),
+                baselined: f.baselined,
+                expected: None,
+            })
+            .collect();
+        RunReport::new(target, era.to_string(), "stdio", profile, cases)
+    }
+}
+
+/// The era a protocol version belongs to: 2026-07-28 and later are the
+/// stateless era; every version before it speaks the `initialize` one.
+pub fn era_of_version(version: &str) -> Era {
+    if version >= Era::Modern.version() {
+        Era::Modern
+    } else {
+        Era::Legacy
+    }
+}
+
+#[cfg(test)]
+mod tests;

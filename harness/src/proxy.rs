@@ -1,0 +1,214 @@
+//! `mcperr proxy` over stdio: a transparent man-in-the-middle between a
+//! host and a server it would launch itself. Every byte the host writes
+//! goes to the server's stdin and every byte the server writes to its
+//! stdout goes to the host, unchanged, in order, as soon as it is read;
+//! the server's stderr is the proxy's own (the host sees the server's logs
+//! where it always did). A copy of each complete line goes to the
+//! [`Observer`], which judges the server's answers. The two directions run
+//! as independent futures, so a server that stops reading can never stop
+//! its answers from reaching the host (nor the other way round).
+
+use std::cell::RefCell;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use mcperr_core::lines::{LineDecoder, StdoutEvent};
+use mcperr_core::proxy::Observer;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::process::Command;
+use tokio::sync::Notify;
+
+use crate::transport::stdio::{describe_status, kill_process_group};
+
+/// What to launch and how long to wait for it.
+#[derive(Debug, Clone)]
+pub struct ProxySettings {
+    /// The server's program.
+    pub program: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// The longest line judged (longer ones are still forwarded whole).
+    pub max_line: usize,
+    /// How long the server may take to exit once the host has closed its
+    /// stdin, before its process group is killed.
+    pub exit_grace: Duration,
+}
+
+/// How a relayed session ended.
+pub struct Relayed {
+    /// The observer, with everything it saw.
+    pub observer: Observer,
+    /// How the server ended ("exited with code 0", "killed by signal 9").
+    pub server_exit: String,
+    /// Whether the server ended before the host closed its side.
+    pub server_left_first: bool,
+    /// Bytes forwarded host → server and server → host.
+    pub bytes: (u64, u64),
+}
+
+/// The server could not be started.
+#[derive(Debug, thiserror::Error)]
+#[error("could not start `{command}`: {reason}")]
+pub struct SpawnError {
+    /// The command line.
+    pub command: String,
+    /// The OS's reason.
+    pub reason: std::io::Error,
+}
+
+/// Splits `bytes` into complete lines for the observer (a line longer than
+/// the cap is skipped: it was forwarded, it is not judged here).
+fn lines(decoder: &mut LineDecoder, mut bytes: &[u8], mut each: impl FnMut(&[u8])) {
+    while !bytes.is_empty() {
+        let (used, event) = decoder.push(bytes);
+        bytes = &bytes[used..];
+        if let Some(StdoutEvent::Line(line)) = event {
+            each(&line);
+        }
+    }
+}
+
+/// Relays between the host (`host_in`, `host_out`) and the server until
+/// either side ends or `stop` resolves (a signal), feeding `observer`.
+pub async fn relay<R, W>(
+    settings: &ProxySettings,
+    host_in: R,
+    host_out: W,
+    observer: Observer,
+    stop: impl std::future::Future<Output = ()>,
+) -> Result<Relayed, SpawnError>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let mut cmd = Command::new(&settings.program);
+    cmd.args(&settings.args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true);
+    #[cfg(unix)]
+    cmd.process_group(0);
+    let mut child = cmd.spawn().map_err(|reason| SpawnError {
+        command: std::iter::once(settings.program.as_str())
+            .chain(settings.args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" "),
+        reason,
+    })?;
+    let pgid = child.id().map(|p| p as i32);
+    let mut server_in = child.stdin.take().expect("piped stdin");
+    let mut server_out = child.stdout.take().expect("piped stdout");
+    let observer = RefCell::new(observer);
+    let (host_done, server_done) = (Notify::new(), Notify::new());
+    let server_left_first = std::cell::Cell::new(false);
+    let kill = || {
+        if let Some(g) = pgid {
+            kill_process_group(g);
+        }
+    };
+
+    let up = async {
+        let mut host_in = host_in;
+        let mut buf = vec![0u8; 64 * 1024];
+        let mut decoder = LineDecoder::new(settings.max_line);
+        let mut n_total = 0u64;
+        loop {
+            let n = tokio::select! {
+                r = host_in.read(&mut buf) => r.unwrap_or(0),
+                _ = server_done.notified() => break,
+            };
+            if n == 0 {
+                break;
+            }
+            n_total += n as u64;
+            let chunk = &buf[..n];
+            if server_in.write_all(chunk).await.is_err() || server_in.flush().await.is_err() {
+                break; // the server closed its stdin: its end shows on stdout
+            }
+            let now = Instant::now();
+            lines(&mut decoder, chunk, |l| {
+                observer.borrow_mut().from_host(l, now)
+            });
+        }
+        // EOF to the server, as the host's own EOF would have been.
+        drop(server_in);
+        host_done.notify_one();
+        n_total
+    };
+
+    let down = async {
+        let mut host_out = host_out;
+        let mut buf = vec![0u8; 64 * 1024];
+        let mut decoder = LineDecoder::new(settings.max_line);
+        let mut n_total = 0u64;
+        let mut host_left = false;
+        let mut grace: Option<tokio::time::Instant> = None;
+        loop {
+            let deadline =
+                grace.unwrap_or_else(|| tokio::time::Instant::now() + Duration::from_secs(86_400));
+            let n = tokio::select! {
+                r = server_out.read(&mut buf) => r.unwrap_or(0),
+                _ = host_done.notified(), if grace.is_none() => {
+                    grace = Some(tokio::time::Instant::now() + settings.exit_grace);
+                    continue;
+                }
+                _ = tokio::time::sleep_until(deadline), if grace.is_some() => {
+                    kill(); // it did not exit after its stdin closed
+                    continue;
+                }
+            };
+            if n == 0 {
+                break;
+            }
+            n_total += n as u64;
+            let chunk = &buf[..n];
+            if !host_left
+                && (host_out.write_all(chunk).await.is_err() || host_out.flush().await.is_err())
+            {
+                host_left = true; // the host is gone; the answers are still judged
+            }
+            let now = Instant::now();
+            lines(&mut decoder, chunk, |l| {
+                observer.borrow_mut().from_server(l, now)
+            });
+        }
+        if grace.is_none() {
+            server_left_first.set(true);
+        }
+        server_done.notify_one();
+        n_total
+    };
+
+    let relayed = async { tokio::join!(up, down) };
+    let bytes = tokio::select! {
+        b = relayed => Some(b),
+        _ = stop => None,
+    };
+    kill_if_running(&mut child, pgid, settings.exit_grace).await;
+    let server_exit = match child.try_wait() {
+        Ok(Some(status)) => describe_status(status),
+        _ => "still running when the proxy stopped (killed)".to_string(),
+    };
+    Ok(Relayed {
+        observer: observer.into_inner(),
+        server_exit,
+        server_left_first: server_left_first.get(),
+        bytes: bytes.unwrap_or_default(),
+    })
+}
+
+/// Waits a moment for the server to exit, then kills its process group
+/// (grandchildren included) and reaps it.
+async fn kill_if_running(child: &mut tokio::process::Child, pgid: Option<i32>, grace: Duration) {
+    if tokio::time::timeout(grace, child.wait()).await.is_err() {
+        if let Some(g) = pgid {
+            kill_process_group(g);
+        }
+        let _ = child.start_kill();
+        let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
+    } else if let Some(g) = pgid {
+        // Whatever the server left running in its group goes with it.
+        kill_process_group(g);
+    }
+}
