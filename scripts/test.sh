@@ -79,12 +79,21 @@ fi
 
 echo "== cargo test (workspace, the snapshot suite apart)"
 cargo test --workspace --locked --exclude mcperr-snapshots
+MCPERR_BIN=target/debug/mcperr scripts/action/test.sh   # the GitHub Action's run step, run as a runner runs it (docs/github-action.md)
 
 # Every case against every server as insta snapshots (snapshots/), and the
 # matrix page of the same run opened in headless chromium. --check: insta
 # writes no .snap.new, and a changed or missing snapshot fails.
 echo "== snapshots: cargo insta test --check"
 cargo insta test --check --unreferenced=reject -p mcperr-snapshots
+
+# Installable as users expect: the crates `cargo install mcperr` needs package
+# cleanly (the embedded fixtures inside core's package, each crate built from
+# its own tarball), and the wheel installs into a fresh venv and runs.
+echo "== cargo package (protocol, core, reference server, mcperr)"
+cargo package --workspace --exclude mcperr-snapshots --locked
+echo "== the Python wheel (maturin, bindings = bin; a debug build)"
+scripts/wheel.sh
 
 # Coverage-guided fuzzing: build every cargo-fuzz target through the
 # ClusterFuzzLite build script and run each briefly (MCPERR_SKIP_CARGO_FUZZ=1
