@@ -128,9 +128,95 @@ pub fn made_up_read(r: &Value) -> Vec<Violation> {
     out
 }
 
+/// A tool's refusal of a call: a JSON-RPC error or an `isError` result.
+pub fn refusal(response: &Value) -> bool {
+    response.get("error").is_some()
+        || response.pointer("/result/isError") == Some(&Value::Bool(true))
+}
+
+/// An answer's text: the error's message, or the result's text content.
+pub fn answer_text(answer: &Value) -> String {
+    if let Some(m) = answer.pointer("/error/message").and_then(Value::as_str) {
+        return m.to_string();
+    }
+    answer
+        .pointer("/result/content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c.get("text").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// T4 with an extra property, on a tool that refuses every valid argument
+/// set mcperr can build: whether its refusal of the call with the extra
+/// property (`with`) says more than its refusal of the same set without it
+/// (`without`), i.e. holds a word that neither that refusal nor the extra
+/// property's name and value hold. Only then is the refusal about the extra
+/// property, and the case judged; otherwise the tool may have failed for
+/// another reason and the case is a skip. Numbers and hex runs with a digit
+/// (a request id, a counter, a timestamp) are not words: they change by
+/// themselves.
+pub fn refusal_says_more(with: &str, without: &str, rebase: &crate::case::Rebase) -> bool {
+    fn words(s: &str) -> std::collections::HashSet<String> {
+        let counter = |w: &&str| {
+            w.chars().any(|c| c.is_ascii_digit()) && w.chars().all(|c| c.is_ascii_hexdigit())
+        };
+        s.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty() && !counter(w))
+            .map(str::to_lowercase)
+            .collect()
+    }
+    let mut known = words(without);
+    known.extend(words(&rebase.extra.0));
+    known.extend(words(&rebase.extra.1.to_string()));
+    words(with).iter().any(|w| !known.contains(w))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn rebase() -> crate::case::Rebase {
+        crate::case::Rebase {
+            sets: vec![json!({"title": "x"})],
+            extra: ("unexpected_flag".into(), json!(true)),
+        }
+    }
+
+    #[test]
+    fn a_refusal_of_the_extra_property_says_more_than_the_plain_refusal() {
+        let without = "No book titled 'x' in the catalog (request 4f2a1)";
+        // The same refusal, another request id: it says nothing more.
+        assert!(!refusal_says_more(
+            "No book titled 'x' in the catalog (request 9c3e7)",
+            without,
+            &rebase()
+        ));
+        // Naming the extra property says nothing new either: the case names it.
+        assert!(!refusal_says_more(
+            "No book titled 'x' in the catalog; unexpected_flag true",
+            without,
+            &rebase()
+        ));
+        // A word of its own: the extra property was looked at.
+        assert!(refusal_says_more(
+            "Additional properties are not allowed",
+            without,
+            &rebase()
+        ));
+    }
+
+    #[test]
+    fn a_refusal_is_an_error_or_an_is_error_result_and_its_text_is_read_from_either() {
+        let error = json!({"error": {"code": -32602, "message": "bad"}});
+        let result = json!({"result": {"content": [{"type": "text", "text": "no"}, {"type": "text", "text": "way"}], "isError": true}});
+        let success = json!({"result": {"content": [{"type": "text", "text": "ok"}]}});
+        assert!(refusal(&error) && refusal(&result) && !refusal(&success));
+        assert_eq!(answer_text(&error), "bad");
+        assert_eq!(answer_text(&result), "no way");
+    }
 
     #[test]
     fn a_prompt_error_with_code_zero_is_a_p1_deviation() {

@@ -158,7 +158,10 @@ pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool)
     let mut refusals = Vec::new();
     for next in tries.iter().map(Some).chain([None]) {
         let (result, alive) = execute_once(client, &attempt).await;
-        let refused = result.response.as_ref().is_some_and(refusal);
+        let refused = result
+            .response
+            .as_ref()
+            .is_some_and(mcperr_core::expect::refusal);
         if !alive || result.verdict != Verdict::Pass || !refused {
             return (result, alive);
         }
@@ -249,11 +252,11 @@ async fn rebased(
                 alive,
             );
         };
-        if !refusal(answer) {
+        if !mcperr_core::expect::refusal(answer) {
             accepted = Some(set);
             break;
         }
-        last = Some((set, answer_text(answer)));
+        last = Some((set, mcperr_core::expect::answer_text(answer)));
     }
     client.set_timeout(normal);
     // What the unjudged calls logged is not the case's (a crash's traceback
@@ -271,9 +274,11 @@ async fn rebased(
     let case_text = result
         .response
         .as_ref()
-        .map(answer_text)
+        .map(mcperr_core::expect::answer_text)
         .unwrap_or_default();
-    if result.verdict != Verdict::Pass || says_more(&case_text, &refused, rebase) {
+    if result.verdict != Verdict::Pass
+        || mcperr_core::expect::refusal_says_more(&case_text, &refused, rebase)
+    {
         return (result, alive);
     }
     let mut result = result;
@@ -287,50 +292,8 @@ async fn rebased(
     (result, alive)
 }
 
-/// An answer's text: the error's message, or the result's text content.
-fn answer_text(answer: &Value) -> String {
-    if let Some(m) = answer.pointer("/error/message").and_then(Value::as_str) {
-        return m.to_string();
-    }
-    answer
-        .pointer("/result/content")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|c| c.get("text").and_then(Value::as_str))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// Whether `with` (the refusal of the call with the extra property) holds
-/// a word that neither `without` (the same set's refusal) nor the extra
-/// property's name and value hold. Numbers and hex runs with a digit (a
-/// request id, a counter, a timestamp) are not words: they change by
-/// themselves.
-fn says_more(with: &str, without: &str, rebase: &mcperr_core::case::Rebase) -> bool {
-    fn words(s: &str) -> std::collections::HashSet<String> {
-        let counter = |w: &&str| {
-            w.chars().any(|c| c.is_ascii_digit()) && w.chars().all(|c| c.is_ascii_hexdigit())
-        };
-        s.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .filter(|w| !w.is_empty() && !counter(w))
-            .map(str::to_lowercase)
-            .collect()
-    }
-    let mut known = words(without);
-    known.extend(words(&rebase.extra.0));
-    known.extend(words(&rebase.extra.1.to_string()));
-    words(with).iter().any(|w| !known.contains(w))
-}
-
 fn clip(s: &str) -> String {
     s.chars().take(80).collect()
-}
-
-/// A tool's refusal of a call: a JSON-RPC error or an `isError` result.
-fn refusal(response: &Value) -> bool {
-    response.get("error").is_some()
-        || response.pointer("/result/isError") == Some(&Value::Bool(true))
 }
 
 /// An answer in a few words, for the message of a skipped valid call.
@@ -338,7 +301,7 @@ fn short_answer(response: Option<&Value>) -> String {
     let Some(r) = response else {
         return "no answer".into();
     };
-    let text = clip(&answer_text(r));
+    let text = clip(&mcperr_core::expect::answer_text(r));
     match r.pointer("/error/code") {
         Some(c) => format!("error {c} {text:?}"),
         None => format!("isError {text:?}"),
