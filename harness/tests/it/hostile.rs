@@ -295,3 +295,52 @@ fn an_answer_over_the_cap_is_an_error_at_once_not_a_j5_failure_or_a_timeout() {
         );
     }
 }
+
+/// `big` answers every call with a line of a megabyte, and writes one more
+/// such line, no JSON at all, before its first answer.
+const OVERSIZED_AND_NOISY_CALL: &str = r#"        send.calls = getattr(send, "calls", 0) + 1
+        if send.calls == 1:
+            sys.stdout.write("x" * 1000000 + "\n"); sys.stdout.flush()
+        send({"jsonrpc": "2.0", "id": i, "result": {"content": [{"type": "text", "text": "x" * 1000000}]}})"#;
+
+#[test]
+fn fuzzing_judges_an_oversized_answer_and_an_oversized_stray_line_and_holds_neither() {
+    // The pipelined loop's side of the cap: an answer over --max-line is
+    // judged as its request's (J1: discarded unread), a line over it that
+    // answers nothing is J5 stray output; neither is kept in memory whole,
+    // and the campaign goes on.
+    let dir = scratch("oversized-fuzz");
+    let tools = r#"[{"name": "big", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}}]"#;
+    let command = crate::support::python_stdio_server(
+        "oversized-fuzz-server",
+        tools,
+        OVERSIZED_AND_NOISY_CALL,
+    );
+    let json = dir.join("f.json");
+    let out = mcperr(&[
+        "fuzz",
+        "--stdio",
+        &format!("{command} any"),
+        "--era",
+        "2025-11-25",
+        "--requests",
+        "200",
+        "--seed",
+        "1",
+        "--max-line",
+        "65536",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(1), "{}{}", out.stdout, out.stderr);
+    let r = report(&json);
+    let findings = r["findings"].as_array().unwrap();
+    let about = |rule: &str, words: &str| {
+        findings
+            .iter()
+            .any(|f| f["rule"] == rule && f["message"].as_str().is_some_and(|m| m.contains(words)))
+    };
+    assert!(about("J1", "outgrew --max-line"), "{findings:#?}");
+    assert!(about("J5", ""), "{findings:#?}");
+    assert_eq!(r["stats"]["requests"], 200, "{}", r["stats"]);
+}
