@@ -144,6 +144,20 @@ if ! blank "${INPUT_BASELINE:-}"; then
     cmd+=(--baseline "$INPUT_BASELINE")
 fi
 cmd+=(--json "$json" --junit "$junit" --sarif "$sarif" --markdown "$markdown")
+# GitHub code scanning takes only results located in a file of the
+# repository: locate them in the workflow file that ran this step
+# (GITHUB_WORKFLOW_REF is owner/repo/PATH@ref), unless `args` names one.
+case " ${INPUT_ARGS:-} " in
+*" --sarif-location"*) ;;
+*)
+    workflow="${GITHUB_WORKFLOW_REF:-}"
+    workflow="${workflow#*/*/}"
+    workflow="${workflow%@*}"
+    if [ -n "$workflow" ]; then
+        cmd+=(--sarif-location "$workflow")
+    fi
+    ;;
+esac
 
 # Extra arguments, split like a shell but never evaluated by one (no globbing,
 # no expansion, no command substitution): shlex.split, NUL-separated, through

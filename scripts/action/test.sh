@@ -216,8 +216,14 @@ show_on_failure "$before"
 section "a failing server: --fault no-input-validation, args: --cases 'tools/*' --era 2026-07-28"
 before=$failures
 run_action fail INPUT_COMMAND="$bin reference --fault no-input-validation" \
-    INPUT_ARGS="--cases 'tools/*' --era 2026-07-28"
+    INPUT_ARGS="--cases 'tools/*' --era 2026-07-28" \
+    GITHUB_WORKFLOW_REF="octo/shop/.github/workflows/mcp.yml@refs/heads/main"
 check "exit code 1 (got $rc)" test "$rc" = 1
+check "each SARIF result is located in the workflow file (code scanning needs a file)" python3 -c '
+import json, sys
+results = [r for run in json.load(open(sys.argv[1]))["runs"] for r in run["results"]]
+uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results}
+sys.exit(0 if results and uris == {".github/workflows/mcp.yml"} else 1)' "$(out report-sarif)"
 check "fail=$(out fail) is more than 0" is_positive "$(out fail)"
 check "exit-code=1" test "$(out exit-code)" = 1
 check "stdout has an ::error annotation" grep -q '^::error title=mcperr T4 ' "$dir/stdout"

@@ -51,7 +51,7 @@ fn rule_descriptor(rule: RuleId, era: Option<mcperr_protocol::Era>) -> Value {
     d
 }
 
-fn result(report: &RunReport, c: &CaseResult) -> Option<Value> {
+fn result(report: &RunReport, c: &CaseResult, file: Option<&str>) -> Option<Value> {
     let level = match c.verdict {
         Verdict::Fail | Verdict::Error => "error",
         Verdict::Warn => "warning",
@@ -75,26 +75,38 @@ fn result(report: &RunReport, c: &CaseResult) -> Option<Value> {
     if let Some(s) = c.http_status {
         properties["httpStatus"] = json!(s);
     }
+    let mut location = json!({"logicalLocations": [{
+        "name": c.id,
+        "fullyQualifiedName": format!(
+            "{} / {} / {} / {}",
+            report.target.shown(), report.era, report.transport, c.id
+        ),
+        "kind": "test",
+    }]});
+    if let Some(uri) = file {
+        // Code scanning accepts only results in a file of the repository.
+        location["physicalLocation"] = json!({
+            "artifactLocation": {"uri": uri},
+            "region": {"startLine": 1},
+        });
+    }
     Some(json!({
         "ruleId": rule.as_str(),
         "ruleIndex": index,
         "level": level,
         "message": {"text": format!("{}: {}", c.title, c.message.trim())},
-        "locations": [{"logicalLocations": [{
-            "name": c.id,
-            "fullyQualifiedName": format!(
-                "{} / {} / {} / {}",
-                report.target.shown(), report.era, report.transport, c.id
-            ),
-            "kind": "test",
-        }]}],
+        "locations": [location],
         "baselineState": if c.baselined { "unchanged" } else { "new" },
         "properties": properties,
     }))
 }
 
-/// Renders the runs of one invocation as one SARIF log.
-pub fn render_all(reports: &[RunReport]) -> String {
+/// Renders the runs of one invocation as one SARIF log. A result is
+/// located logically (server, era, transport, case); with `file` (a path
+/// relative to the repository root, `--sarif-location`) also in that file,
+/// at its first line, since GitHub code scanning refuses a log whose
+/// results name no file.
+pub fn render_all(reports: &[RunReport], file: Option<&str>) -> String {
     let runs: Vec<Value> = reports
         .iter()
         .map(|report| {
@@ -109,7 +121,7 @@ pub fn render_all(reports: &[RunReport]) -> String {
                 }},
                 "automationDetails": {"id": format!("mcperr/{}/{}/", report.era, report.transport)},
                 "properties": {"target": report.target.shown(), "profile": report.profile},
-                "results": report.cases.iter().filter_map(|c| result(report, c)).collect::<Vec<_>>(),
+                "results": report.cases.iter().filter_map(|c| result(report, c, file)).collect::<Vec<_>>(),
             })
         })
         .collect();

@@ -253,6 +253,11 @@ pub(crate) struct ReportArgs {
     /// failure, error and warning, located by server, era, transport and case).
     #[arg(long, value_name = "PATH")]
     pub(crate) sarif: Option<PathBuf>,
+    /// Also locate each SARIF result in FILE, a path relative to the
+    /// repository root (the server's entry point, or the CI workflow):
+    /// GitHub code scanning refuses results that name no file.
+    #[arg(long, value_name = "FILE", requires = "sarif")]
+    pub(crate) sarif_location: Option<String>,
 }
 
 impl ReportArgs {
@@ -279,7 +284,11 @@ impl ReportArgs {
                 &self.markdown,
                 markdown::render_all(&set.runs),
             ),
-            ("--sarif", &self.sarif, sarif::render_all(&set.runs)),
+            (
+                "--sarif",
+                &self.sarif,
+                sarif::render_all(&set.runs, self.sarif_location.as_deref()),
+            ),
         ];
         for (flag, path, text) in files {
             if let Some(path) = path {

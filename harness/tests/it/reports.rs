@@ -63,7 +63,16 @@ fn escape_pattern(v: &mut Value, stray: &str) -> usize {
 fn the_sarif_log_is_valid_and_holds_a_result_per_failure() {
     let dir = scratch("sarif");
     let path = dir.join("r.sarif");
-    let (code, _) = leaky_run(&["--sarif", path.to_str().unwrap()], &[]);
+    // Located in a file too, as GitHub code scanning needs.
+    let (code, _) = leaky_run(
+        &[
+            "--sarif",
+            path.to_str().unwrap(),
+            "--sarif-location",
+            "src/server.py",
+        ],
+        &[],
+    );
     assert_eq!(code, Some(1));
     let log: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let mut schema = sarif_schema();
@@ -91,6 +100,9 @@ fn the_sarif_log_is_valid_and_holds_a_result_per_failure() {
         assert_eq!(r["level"], "error");
         let i = r["ruleIndex"].as_u64().unwrap() as usize;
         assert_eq!(rules[i]["id"], rule);
+        let file = &r["locations"][0]["physicalLocation"];
+        assert_eq!(file["artifactLocation"]["uri"], "src/server.py");
+        assert_eq!(file["region"]["startLine"], 1);
         let loc = &r["locations"][0]["logicalLocations"][0];
         assert!(loc["fullyQualifiedName"]
             .as_str()
