@@ -12,13 +12,15 @@
 //!    measured by a minimal lockstep client, and `mcperr fuzz` against it
 //!    (target: at least 90 % of the ceiling). Needs the peers installed
 //!    (scripts/test.sh, or each fixture's setup.sh).
-//! 5. Peak resident memory of a 1,000,000-request `mcperr fuzz` (target:
+//! 5. What `mcperr proxy` adds per message: lockstep round trips with the
+//!    reference server, direct and through the proxy.
+//! 6. Peak resident memory of a 1,000,000-request `mcperr fuzz` (target:
 //!    flat, under 100 MB), with `/usr/bin/time -v` when it is there.
 //!
 //! `BENCH_QUICK=1` shortens every run (a smoke test of the benchmark itself).
 //! Names after `--` pick figures: `pipe`, `stdio`, `in-process`, `python`,
 //! `typescript`, `typescript-v1`, `fastmcp`, `fastmcp-ts`, `mcp-framework`, `rmcp`,
-//! `memory` (`cargo bench -p mcperr --bench fuzz -- in-process`); none runs all.
+//! `proxy`, `memory` (`cargo bench -p mcperr --bench fuzz -- in-process`); none runs all.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -73,6 +75,46 @@ fn cat_lockstep(n: u64) -> Duration {
     let took = start.elapsed();
     drop(stdin);
     child.wait().unwrap();
+    took / n as u32
+}
+
+/// Lockstep round trips of one `tools/call` against the reference server
+/// started by `command` (after its handshake): the mean time per request.
+fn reference_lockstep(command: &[&str], n: u64) -> Duration {
+    let mut child = Command::new(command[0])
+        .args(&command[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the reference server");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut buf = String::new();
+    let mut ask = |line: &str, answer: bool| {
+        stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        if answer {
+            buf.clear();
+            stdout.read_line(&mut buf).unwrap();
+        }
+    };
+    ask(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#,
+        true,
+    );
+    ask(
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        false,
+    );
+    let line = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_author","arguments":{"title":"Dune"}}}"#;
+    let start = Instant::now();
+    for _ in 0..n {
+        ask(line, true);
+    }
+    let took = start.elapsed();
+    drop(stdin);
+    let _ = child.wait();
     took / n as u32
 }
 
@@ -411,6 +453,24 @@ fn main() {
             "mcperr fuzz, reference server as two children over stdio (--jobs 2, a thread each), 2025-11-25: \
              {rate:.0} requests/s (target >= 20000)"
         );
+    }
+
+    if wanted("proxy") {
+        // What `mcperr proxy` adds to each message a host exchanges with its
+        // server: lockstep round trips, direct and through the proxy, side
+        // by side (alternating, three pairs).
+        let n = scale(20_000);
+        for _ in 0..if quick() { 1 } else { 3 } {
+            let direct = reference_lockstep(&[MCPERR, "reference"], n);
+            let proxied = reference_lockstep(&[MCPERR, "proxy", "--", MCPERR, "reference"], n);
+            println!(
+                "mcperr proxy, lockstep round trips with the reference server ({n} tools/call): direct {:.1} µs, \
+                 through the proxy {:.1} µs: +{:.1} µs per request and its answer",
+                direct.as_secs_f64() * 1e6,
+                proxied.as_secs_f64() * 1e6,
+                (proxied.as_secs_f64() - direct.as_secs_f64()) * 1e6
+            );
+        }
     }
 
     if wanted("in-process") {
