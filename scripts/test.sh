@@ -91,6 +91,15 @@ cargo insta test --check --unreferenced=reject -p mcperr-snapshots
 # cleanly (the embedded fixtures inside core's package, each crate built from
 # its own tarball), and the wheel installs into a fresh venv and runs.
 echo "== cargo package (protocol, core, reference server, mcperr)"
+# cargo verifies each crate against the others' tarballs through a temporary
+# registry, and takes a registry crate's version as immutable: it unpacks it
+# under $CARGO_HOME/registry/src/-<hash of the registry's path>/ once, and
+# builds it into target/debug once. A second run from the same folder would
+# build the first run's sources (CI's second run on one machine failed so).
+# Both copies go first; the workspace's own builds of these crates with them.
+cargo_home="${CARGO_HOME:-$HOME/.cargo}"
+rm -rf "$cargo_home"/registry/src/-*/mcperr-* "$cargo_home"/registry/cache/-*/mcperr-*
+cargo clean -p mcperr-protocol -p mcperr-core -p mcperr-reference -p mcperr
 cargo package --workspace --exclude mcperr-snapshots --locked
 echo "== the Python wheel (maturin, bindings = bin; a debug build)"
 scripts/wheel.sh
