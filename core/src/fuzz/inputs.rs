@@ -90,7 +90,28 @@ pub struct FuzzInput {
     pub target: String,
 }
 
+/// The method of the input stray output is blamed on: it answers no request.
+pub const STRAY_OUTPUT: &str = "(stdout)";
+
 impl FuzzInput {
+    /// The input a finding on stray output (a line answering no request)
+    /// is recorded under, in fuzzing and in the proxy alike.
+    pub fn stray_output() -> FuzzInput {
+        FuzzInput {
+            method: STRAY_OUTPUT.into(),
+            params: Value::Null,
+            envelope: false,
+            id_style: IdStyle::Counter,
+            class: Class::UnknownMethod,
+            target: "stdout".into(),
+        }
+    }
+
+    /// Whether this is [`FuzzInput::stray_output`]: no request to save or replay.
+    pub fn is_stray_output(&self) -> bool {
+        self.method == STRAY_OUTPUT
+    }
+
     /// The JSON-RPC request for era `era`, with the `n`th id of its style.
     pub fn message(&self, era: Era, n: u64) -> Value {
         self.message_with_id(era, self.id_style.id(n))

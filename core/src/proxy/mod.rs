@@ -21,9 +21,6 @@ use crate::fuzz::judge::{Finding, Judge};
 use crate::profile::Profile;
 use crate::report::{CaseResult, RunReport, TargetInfo};
 
-/// The method of the input a stray line is blamed on: it answers no request.
-pub const STDOUT: &str = "(stdout)";
-
 /// Methods a client may send in either era; any other is unknown (J2).
 const KNOWN_METHODS: &[&str] = &[
     "initialize",
@@ -72,7 +69,8 @@ pub struct Seen {
 
 /// Watches one host–server conversation and judges each answer.
 pub struct Observer {
-    profile: Profile,
+    /// Grades in the era judged in; its era follows [`Observer::era`].
+    judge: Judge,
     /// The era asked for on the command line; otherwise read from the traffic.
     pinned: Option<Era>,
     era: Option<Era>,
@@ -92,7 +90,11 @@ impl Observer {
     /// (else in the era the handshake or the first request's envelope names).
     pub fn new(profile: Profile, era: Option<Era>) -> Observer {
         Observer {
-            profile,
+            judge: Judge {
+                era: era.unwrap_or(Era::Legacy),
+                profile,
+                over_http: false,
+            },
             pinned: era,
             era,
             pending: HashMap::new(),
@@ -115,11 +117,11 @@ impl Observer {
         self.seen
     }
 
-    fn judge(&self) -> Judge {
-        Judge {
-            era: self.era(),
-            profile: self.profile.clone(),
-            over_http: false,
+    /// Sets the era the traffic names (unless one is pinned).
+    fn set_era(&mut self, era: Option<Era>) {
+        if self.pinned.is_none() && era.is_some() {
+            self.era = era;
+            self.judge.era = self.era();
         }
     }
 
@@ -143,13 +145,13 @@ impl Observer {
         else {
             return; // a notification, or the host's answer to a server request
         };
-        if self.pinned.is_none() && self.era.is_none() {
+        if self.era.is_none() {
             let version = if method == "initialize" {
                 msg.pointer("/params/protocolVersion")
             } else {
                 msg.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
             };
-            self.era = version.and_then(Value::as_str).map(era_of_version);
+            self.set_era(version.and_then(Value::as_str).map(era_of_version));
         }
         self.seen.requests += 1;
         let seq = self.next_seq;
@@ -210,10 +212,9 @@ impl Observer {
             return;
         };
         match request.get("method").and_then(Value::as_str) {
-            Some("initialize") if self.pinned.is_none() => {
-                if let Some(v) = result.get("protocolVersion").and_then(Value::as_str) {
-                    self.era = Some(era_of_version(v));
-                }
+            Some("initialize") => {
+                let version = result.get("protocolVersion").and_then(Value::as_str);
+                self.set_era(version.map(era_of_version));
             }
             Some("tools/list") => {
                 for t in result
@@ -336,7 +337,7 @@ impl Observer {
             _ => None,
         };
         let found = self
-            .judge()
+            .judge
             .judge_with(&input, exchange, None, output, None, alive);
         self.seen.judged += 1;
         self.record(found, &input);
@@ -344,16 +345,8 @@ impl Observer {
 
     /// Something the server wrote that answers no request of the host's.
     fn record_stray(&mut self, stray: Stray) {
-        let found = self.judge().strays(vec![stray]);
-        let input = FuzzInput {
-            method: STDOUT.into(),
-            params: Value::Null,
-            envelope: false,
-            id_style: IdStyle::Counter,
-            class: Class::Observed,
-            target: STDOUT.into(),
-        };
-        self.record(found, &input);
+        let found = self.judge.strays(vec![stray]);
+        self.record(found, &FuzzInput::stray_output());
     }
 
     fn record(&mut self, found: Vec<Finding>, input: &FuzzInput) {
@@ -371,7 +364,8 @@ impl Observer {
     /// sent after it was answered was never answered (J4); one the host
     /// left before any later answer came gets no verdict. Returns every
     /// finding, one per root cause, each with the request it was first
-    /// seen on (as a fuzz input, for `--save`; [`STDOUT`] for stray output).
+    /// seen on (as a fuzz input, for `--save`; [`FuzzInput::stray_output`]
+    /// for stray output).
     pub fn finish(mut self, now: Instant) -> (Vec<(Finding, FuzzInput)>, Seen) {
         let mut left: Vec<Sent> = self.pending.drain().map(|(_, s)| s).collect();
         left.sort_by_key(|s| s.seq);

@@ -281,11 +281,7 @@ pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, CliError> {
     outcome.report.deadline_reached = deadline_hit.load(Ordering::SeqCst);
     let mut saved = Vec::new();
     if let Some(dir) = &args.save {
-        for f in outcome
-            .found
-            .iter()
-            .filter(|f| f.input.method != "(stdout)")
-        {
+        for f in outcome.found.iter().filter(|f| !f.input.is_stray_output()) {
             let era: Era = f.finding.era.parse().unwrap_or(Era::Legacy);
             let (name, text) = case_file(&f.finding, &f.input, era, seed, f.counted);
             let path = dir.join(name);

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use mcperr_core::fuzz::replay::case_file;
 use mcperr_core::profile::Profile;
-use mcperr_core::proxy::{Observer, STDOUT};
+use mcperr_core::proxy::Observer;
 use mcperr_core::report::{RunSet, TargetInfo};
 use mcperr_protocol::Era;
 
@@ -128,7 +128,7 @@ pub(crate) fn proxy_main(args: ProxyArgs) -> Result<i32, CliError> {
     }
     let mut saved = 0;
     if let Some(dir) = &args.save {
-        for (f, input) in found.iter().filter(|(_, i)| i.method != STDOUT) {
+        for (f, input) in found.iter().filter(|(_, i)| !i.is_stray_output()) {
             let (name, text) = case_file(f, input, era, 0, false);
             super::write_report("--save", &dir.join(name), &text)?;
             saved += 1;

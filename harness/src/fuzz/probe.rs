@@ -216,7 +216,7 @@ pub(crate) async fn shrink(
     // An unanswered request is re-tried with a probe behind it, judged a
     // short grace after the probe's answer (not a whole timeout per try).
     let unanswered = sig.ends_with("no answer");
-    if best.input.method == "(stdout)" || sig.ends_with("(alive)") {
+    if best.input.is_stray_output() || sig.ends_with("(alive)") {
         return (best, client);
     }
     if unanswered && w.settings.run.target.is_http() {

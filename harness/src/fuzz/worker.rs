@@ -10,7 +10,6 @@ use std::time::Instant;
 use mcperr_core::exchange::{Exchange, Stray};
 use mcperr_core::fuzz::{Class, FuzzInput, Generator, Judge, Seeded};
 use mcperr_protocol::Era;
-use serde_json::Value;
 
 use super::{FuzzSettings, Store};
 
@@ -143,14 +142,7 @@ impl Worker<'_> {
 
     pub(crate) fn record_strays(&self, strays: Vec<Stray>) {
         let findings = self.judge.strays(strays);
-        let input = FuzzInput {
-            method: "(stdout)".into(),
-            params: Value::Null,
-            envelope: false,
-            id_style: mcperr_core::fuzz::IdStyle::Counter,
-            class: Class::UnknownMethod,
-            target: "stdout".into(),
-        };
+        let input = FuzzInput::stray_output();
         self.store
             .record(&self.settings.stats, findings, &input, self.counted);
     }

@@ -171,15 +171,25 @@ fn a_signal_stops_the_proxy_with_its_reports_and_the_server_with_it() {
         .spawn()
         .unwrap();
     let mut stdin = proxy.stdin.take().unwrap();
-    let mut stdout = BufReader::new(proxy.stdout.take().unwrap());
+    // The proxy's stdout is read on a thread, so that no read can hang the test.
+    let (lines, got) = std::sync::mpsc::channel();
+    let stdout = proxy.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if lines.send(line.unwrap_or_default()).is_err() {
+                return;
+            }
+        }
+    });
     // Requests after which the reference server answers at once; the host
     // keeps its stdin open (as a host that is being shut down would).
     stdin
         .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n")
         .unwrap();
     stdin.flush().unwrap();
-    let mut line = String::new();
-    stdout.read_line(&mut line).unwrap();
+    let line = got
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the proxy relayed no answer within 20 s");
     assert!(line.contains("\"id\":1"), "{line}");
     // The server the proxy started (Linux lists a task's children).
     let children = std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", proxy.id()))
@@ -209,10 +219,13 @@ fn a_signal_stops_the_proxy_with_its_reports_and_the_server_with_it() {
     );
     let r = report(&json);
     assert_eq!(r["target"]["kind"], "proxy");
-    // Nothing but the server's answer reached the host's stdout.
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
-    assert_eq!(rest, "");
+    // Nothing but the server's answer reached the host's stdout (it is
+    // closed now: the reader thread ends without another line).
+    match got.recv_timeout(Duration::from_secs(5)) {
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {}
+        Ok(line) => panic!("more on the host's stdout: {line}"),
+        Err(e) => panic!("the host's stdout stayed open after the proxy exited: {e}"),
+    }
 }
 
 #[test]
