@@ -13,14 +13,15 @@
 //!    (target: at least 90 % of the ceiling). Needs the peers installed
 //!    (scripts/test.sh, or each fixture's setup.sh).
 //! 5. What `mcperr proxy` adds per message: lockstep round trips with the
-//!    reference server, direct and through the proxy.
+//!    reference server, direct and through the proxy, over stdio (`proxy`)
+//!    and over Streamable HTTP (`proxy-http`).
 //! 6. Peak resident memory of a 1,000,000-request `mcperr fuzz` (target:
 //!    flat, under 100 MB), with `/usr/bin/time -v` when it is there.
 //!
 //! `BENCH_QUICK=1` shortens every run (a smoke test of the benchmark itself).
 //! Names after `--` pick figures: `pipe`, `stdio`, `in-process`, `python`,
 //! `typescript`, `typescript-v1`, `fastmcp`, `fastmcp-ts`, `mcp-framework`, `rmcp`,
-//! `proxy`, `memory` (`cargo bench -p mcperr --bench fuzz -- in-process`); none runs all.
+//! `proxy`, `proxy-http`, `memory` (`cargo bench -p mcperr --bench fuzz -- in-process`); none runs all.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -116,6 +117,64 @@ fn reference_lockstep(command: &[&str], n: u64) -> Duration {
     drop(stdin);
     let _ = child.wait();
     took / n as u32
+}
+
+/// Starts `command` (a server that prints its URL on stdout first) and
+/// returns it with the URL.
+fn url_server(command: &[&str]) -> (std::process::Child, String) {
+    let mut child = Command::new(command[0])
+        .args(&command[1..])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the server");
+    let mut url = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut url)
+        .expect("its URL");
+    (child, url.trim().to_string())
+}
+
+/// The mean time of one 2026-07-28 `tools/call` over one keep-alive
+/// HTTP/1.1 connection to `url`, lockstep: a minimal client (a request
+/// written whole, the answer read by its Content-Length).
+fn http_lockstep(url: &str, n: u64) -> Duration {
+    let addr = url.trim_start_matches("http://").split('/').next().unwrap();
+    let path = &url[url.find(addr).unwrap() + addr.len()..];
+    let stream = std::net::TcpStream::connect(addr).expect("connect");
+    stream.set_nodelay(true).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    let mut reader = BufReader::new(stream);
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_author","arguments":{"title":"Dune"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: get_author\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut line = String::new();
+    let mut answer = Vec::new();
+    let start = Instant::now();
+    for _ in 0..n {
+        writer.write_all(request.as_bytes()).unwrap();
+        let mut length = 0;
+        loop {
+            line.clear();
+            reader.read_line(&mut line).expect("an answer");
+            if line == "\r\n" {
+                break;
+            }
+            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = v.trim().parse().unwrap();
+            }
+        }
+        answer.resize(length, 0);
+        std::io::Read::read_exact(&mut reader, &mut answer).unwrap();
+    }
+    start.elapsed() / n as u32
 }
 
 /// Lines per second through `cat` with writer and reader concurrent: the
@@ -471,6 +530,36 @@ fn main() {
                 (proxied.as_secs_f64() - direct.as_secs_f64()) * 1e6
             );
         }
+    }
+
+    if wanted("proxy-http") {
+        // The same over Streamable HTTP: one keep-alive connection to the
+        // reference server's HTTP edge, direct and through
+        // `mcperr proxy --listen --upstream`.
+        let n = scale(20_000);
+        let (mut server, url) = url_server(&[MCPERR, "reference", "--http", "127.0.0.1:0"]);
+        let (mut proxy, proxy_url) = url_server(&[
+            MCPERR,
+            "proxy",
+            "--listen",
+            "127.0.0.1:0",
+            "--upstream",
+            &url,
+        ]);
+        for _ in 0..if quick() { 1 } else { 3 } {
+            let direct = http_lockstep(&url, n);
+            let proxied = http_lockstep(&proxy_url, n);
+            println!(
+                "mcperr proxy over HTTP, lockstep round trips with the reference server ({n} tools/call, 2026-07-28, keep-alive): \
+                 direct {:.1} µs, through the proxy {:.1} µs: +{:.1} µs per request and its answer",
+                direct.as_secs_f64() * 1e6,
+                proxied.as_secs_f64() * 1e6,
+                (proxied.as_secs_f64() - direct.as_secs_f64()) * 1e6
+            );
+        }
+        let _ = proxy.kill();
+        let _ = server.kill();
+        let _ = (proxy.wait(), server.wait());
     }
 
     if wanted("in-process") {

@@ -15,7 +15,7 @@ use std::time::Instant;
 use mcperr_protocol::Era;
 use serde_json::Value;
 
-use crate::exchange::{Ending, Exchange, Stray};
+use crate::exchange::{Ending, Exchange, HttpAnswer, Stray};
 use crate::fuzz::inputs::{Class, FuzzInput, IdStyle};
 use crate::fuzz::judge::{Finding, Judge};
 use crate::profile::Profile;
@@ -44,7 +44,7 @@ const KNOWN_METHODS: &[&str] = &[
 ];
 
 /// A request the host sent, waiting for its answer.
-struct Sent {
+pub(crate) struct Sent {
     msg: Value,
     at: Instant,
     seq: u64,
@@ -65,7 +65,13 @@ pub struct Seen {
     pub judged: u64,
     /// Requests unanswered when the host left.
     pub unanswered: u64,
+    /// Requests the server refused at the HTTP level (a status ≥ 400
+    /// without their answer): HTTP's business, forwarded, not judged.
+    pub rejected: u64,
 }
+
+/// The one channel of a stdio session.
+pub const STDIO: u64 = 0;
 
 /// Watches one host–server conversation and judges each answer.
 pub struct Observer {
@@ -74,12 +80,18 @@ pub struct Observer {
     /// The era asked for on the command line; otherwise read from the traffic.
     pinned: Option<Era>,
     era: Option<Era>,
-    pending: HashMap<String, Sent>,
+    /// Keyed by the channel the request came on and its id: over stdio one
+    /// channel ([`STDIO`]), over HTTP one per POST (each answered on its own
+    /// response), so that two sessions reusing an id never meet.
+    pending: HashMap<(u64, String), Sent>,
     next_seq: u64,
     /// The newest `seq` answered, when it was answered.
     answered_seq: Option<u64>,
     tools: HashMap<String, ToolSchemas>,
     prompts: HashMap<String, Vec<String>>,
+    /// What was wrong with an HTTP response's body, per channel, until the
+    /// channel ends.
+    problems: HashMap<u64, String>,
     /// One finding per signature, with the request it was first seen on.
     found: BTreeMap<String, (Finding, FuzzInput)>,
     seen: Seen,
@@ -102,6 +114,7 @@ impl Observer {
             answered_seq: None,
             tools: HashMap::new(),
             prompts: HashMap::new(),
+            problems: HashMap::new(),
             found: BTreeMap::new(),
             seen: Seen::default(),
         }
@@ -128,6 +141,11 @@ impl Observer {
     /// A line the host wrote to the server. Lines that are not JSON are the
     /// host's business, not the server's: they are only forwarded.
     pub fn from_host(&mut self, line: &[u8], now: Instant) {
+        self.from_host_on(STDIO, line, now)
+    }
+
+    /// A message (a line, or an HTTP request's body) the host sent on `channel`.
+    pub fn from_host_on(&mut self, channel: u64, line: &[u8], now: Instant) {
         let Ok(v) = crate::wire::decode(line) else {
             return;
         };
@@ -136,11 +154,11 @@ impl Observer {
             one => vec![one],
         };
         for msg in msgs {
-            self.host_message(msg, now);
+            self.host_message(channel, msg, now);
         }
     }
 
-    fn host_message(&mut self, msg: Value, now: Instant) {
+    fn host_message(&mut self, channel: u64, msg: Value, now: Instant) {
         let (Some(method), Some(id)) = (msg.get("method").and_then(Value::as_str), msg.get("id"))
         else {
             return; // a notification, or the host's answer to a server request
@@ -157,7 +175,7 @@ impl Observer {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.pending
-            .insert(id.to_string(), Sent { msg, at: now, seq });
+            .insert((channel, id.to_string()), Sent { msg, at: now, seq });
     }
 
     /// A line the server wrote to the host.
@@ -167,16 +185,34 @@ impl Observer {
             self.record_stray(Stray::NotJson(text));
             return;
         };
+        self.server_value(STDIO, v, None, now);
+    }
+
+    /// One JSON value (a message or a batch) the server sent on `channel`,
+    /// with the HTTP answer it came in, over HTTP.
+    pub(crate) fn server_value(
+        &mut self,
+        channel: u64,
+        v: Value,
+        http: Option<&HttpAnswer>,
+        now: Instant,
+    ) {
         let msgs = match v {
             Value::Array(batch) => batch,
             one => vec![one],
         };
         for msg in msgs {
-            self.server_message(msg, now);
+            self.server_message(channel, msg, http, now);
         }
     }
 
-    fn server_message(&mut self, msg: Value, now: Instant) {
+    fn server_message(
+        &mut self,
+        channel: u64,
+        msg: Value,
+        http: Option<&HttpAnswer>,
+        now: Instant,
+    ) {
         if !msg.is_object() {
             self.record_stray(Stray::NotJson(msg.to_string()));
             return;
@@ -184,8 +220,15 @@ impl Observer {
         if msg.get("method").is_some() {
             return; // the server's own request or notification to the host
         }
-        let key = msg.get("id").map(Value::to_string);
+        let key = msg.get("id").map(|id| (channel, id.to_string()));
         let Some(sent) = key.as_ref().and_then(|k| self.pending.remove(k)) else {
+            if http.is_some_and(|a| a.status >= 400) {
+                // The body of an HTTP-level rejection, which "MAY comprise
+                // a JSON-RPC error response that has no id" (Streamable
+                // HTTP, sending messages to the server): the channel's end
+                // counts its request as rejected.
+                return;
+            }
             let stray = match msg.get("id") {
                 None | Some(Value::Null) => Stray::NullIdResponse(msg),
                 Some(_) => Stray::Unsolicited(msg),
@@ -200,7 +243,7 @@ impl Observer {
             ending: Ending::Answered(msg),
             strays: vec![],
             duration: now.saturating_duration_since(sent.at),
-            http: None,
+            http: http.cloned(),
         };
         self.judge_exchange(&sent.msg, &exchange, false);
     }
@@ -330,7 +373,7 @@ impl Observer {
         }
     }
 
-    fn judge_exchange(&mut self, request: &Value, exchange: &Exchange, alive: bool) {
+    pub(crate) fn judge_exchange(&mut self, request: &Value, exchange: &Exchange, alive: bool) {
         let input = self.input_of(request);
         let output = match (&input.class, self.tools.get(&input.target)) {
             (Class::ValidCall, Some(t)) => t.output.as_ref(),
@@ -361,17 +404,19 @@ impl Observer {
     }
 
     /// The host has gone: each request still unanswered although a request
-    /// sent after it was answered was never answered (J4); one the host
+    /// sent after it was answered was never answered (J4, over stdio); one the host
     /// left before any later answer came gets no verdict. Returns every
     /// finding, one per root cause, each with the request it was first
     /// seen on (as a fuzz input, for `--save`; [`FuzzInput::stray_output`]
     /// for stray output).
     pub fn finish(mut self, now: Instant) -> (Vec<(Finding, FuzzInput)>, Seen) {
-        let mut left: Vec<Sent> = self.pending.drain().map(|(_, s)| s).collect();
-        left.sort_by_key(|s| s.seq);
-        for sent in left {
+        let mut left: Vec<(u64, Sent)> = self.pending.drain().map(|((c, _), s)| (c, s)).collect();
+        left.sort_by_key(|(_, s)| s.seq);
+        for (channel, sent) in left {
             self.seen.unanswered += 1;
-            if self.answered_seq.is_some_and(|a| a > sent.seq) {
+            // Over HTTP a request whose response is still open when the
+            // proxy stops is still being worked on: slow is not dead.
+            if channel == STDIO && self.answered_seq.is_some_and(|a| a > sent.seq) {
                 let exchange = Exchange {
                     request: sent.msg.clone(),
                     ending: Ending::Timeout,
@@ -423,7 +468,12 @@ impl Observer {
                 expected: None,
             })
             .collect();
-        RunReport::new(target, era.to_string(), "stdio", profile, cases)
+        let transport = if target.url.is_some() {
+            "http"
+        } else {
+            "stdio"
+        };
+        RunReport::new(target, era.to_string(), transport, profile, cases)
     }
 }
 
@@ -436,6 +486,9 @@ pub fn era_of_version(version: &str) -> Era {
         Era::Legacy
     }
 }
+
+mod over_http;
+pub use over_http::{answer_head, ChannelEnd};
 
 #[cfg(test)]
 mod tests;

@@ -82,7 +82,8 @@ fn a_clean_conversation_has_no_finding_and_names_its_era() {
         Seen {
             requests: 4,
             judged: 4,
-            unanswered: 0
+            unanswered: 0,
+            rejected: 0
         }
     );
 }
@@ -206,4 +207,66 @@ fn versions_before_2026_07_28_speak_the_initialize_era() {
     assert_eq!(era_of_version("2025-06-18"), Era::Legacy);
     assert_eq!(era_of_version("2025-11-25"), Era::Legacy);
     assert_eq!(era_of_version("2026-07-28"), Era::Modern);
+}
+
+/// Over HTTP: `v` as the JSON body of the response on `channel`.
+fn http_json(o: &mut Observer, channel: u64, status: u16, v: Option<Value>) {
+    let mut answer = answer_head(
+        status,
+        vec![("content-type".into(), "application/json".into())],
+    );
+    answer.body = v.map(|v| v.to_string()).unwrap_or_default();
+    o.http_body(channel, answer, Instant::now());
+}
+
+fn http_host(o: &mut Observer, channel: u64, v: Value) {
+    o.from_host_on(channel, v.to_string().as_bytes(), Instant::now());
+}
+
+#[test]
+fn over_http_each_post_is_its_own_channel_so_two_sessions_may_reuse_an_id() {
+    let mut o = observer("spec").over_http();
+    http_host(&mut o, 1, call(5, json!(7)));
+    http_host(&mut o, 2, call(5, json!(8)));
+    // Each answer goes with its own POST, in any order.
+    http_json(&mut o, 2, 200, Some(ok(5)));
+    http_json(&mut o, 1, 200, Some(ok(5)));
+    let (found, seen) = o.finish(Instant::now());
+    assert_eq!(rules(&found), vec![]);
+    assert_eq!((seen.requests, seen.judged, seen.unanswered), (2, 2, 0));
+}
+
+#[test]
+fn over_http_a_response_without_the_answer_is_judged_and_a_refusal_is_not() {
+    let mut o = observer("spec").over_http();
+    // 200 with an empty body: no JSON-RPC response to a request (J1).
+    http_host(&mut o, 1, call(1, json!(7)));
+    http_json(&mut o, 1, 200, None);
+    // An SSE stream that ends without the answer (H3).
+    http_host(&mut o, 2, call(2, json!(7)));
+    let sse = answer_head(
+        200,
+        vec![("content-type".into(), "text/event-stream".into())],
+    );
+    o.sse_event(2, "message", r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}"#, &sse, Instant::now());
+    o.end_channel(2, &sse, ChannelEnd::Complete, Instant::now());
+    // 400 with an id-less error: the server refused the input at the HTTP
+    // level, which it MUST do for input it cannot accept: not judged.
+    http_host(&mut o, 3, call(3, json!(7)));
+    http_json(
+        &mut o,
+        3,
+        400,
+        Some(
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Bad Request: no session"}}),
+        ),
+    );
+    // The host dropped the stream: nothing is known of the server.
+    http_host(&mut o, 4, call(4, json!(7)));
+    o.end_channel(4, &sse, ChannelEnd::Abandoned, Instant::now());
+    let (found, seen) = o.finish(Instant::now());
+    let mut got = rules(&found);
+    got.sort();
+    assert_eq!(got, vec![("H3".into(), 1), ("J1".into(), 1)], "{found:#?}");
+    assert_eq!((seen.rejected, seen.unanswered), (1, 1));
 }

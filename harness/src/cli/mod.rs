@@ -68,7 +68,7 @@ enum Command {
     /// died or hung), 2 a usage or setup error. Ctrl-C stops early and
     /// still prints the summary and writes the reports.
     Fuzz(fuzz::FuzzArgs),
-    /// Sit between a real host and a stdio server, and judge the server's answers as they pass.
+    /// Sit between a real host and a server (stdio or Streamable HTTP), and judge the server's answers as they pass.
     ///
     /// Put it in the host's configuration in place of the server's command:
     /// `"command": "mcperr", "args": ["proxy", "--json", "/tmp/r.json", "--",
@@ -81,8 +81,14 @@ enum Command {
     /// written and the findings printed to stderr (or --log FILE); the
     /// host's stdout never carries a byte of mcperr's.
     ///
+    /// Over Streamable HTTP: `mcperr proxy --listen 127.0.0.1:8931
+    /// --upstream http://127.0.0.1:8000/mcp` prints the URL to give the
+    /// host (http://127.0.0.1:8931/mcp), forwards every request to the
+    /// server and streams each answer back as it comes (SSE included);
+    /// SIGINT/SIGTERM stops it and writes the reports.
+    ///
     /// Exit codes: 0 no failing finding, 1 a failing finding, 2 a usage
-    /// error or a server that could not be started.
+    /// error or a server that could not be started (or listened for).
     Proxy(proxy::ProxyArgs),
     /// Run the suite against several servers and compare them side by side.
     ///

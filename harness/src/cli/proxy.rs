@@ -4,6 +4,10 @@
 //! and write the usual reports when the host disconnects or a signal comes.
 //! Its stdout belongs to the host: everything mcperr says goes to stderr or
 //! to `--log FILE`.
+//!
+//! `mcperr proxy --listen ADDR --upstream URL`: the same over Streamable
+//! HTTP; the host is pointed at the printed URL instead of the server's,
+//! and the reports are written when a signal stops the proxy.
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -18,6 +22,7 @@ use mcperr_protocol::Era;
 
 use super::{era_choice, load_baseline, redact, CliError, ReportArgs, Usage};
 use crate::engine::EraChoice;
+use crate::proxy::http::{serve, HttpProxySettings};
 use crate::proxy::{relay, ProxySettings};
 
 #[derive(Debug, Args)]
@@ -53,9 +58,42 @@ pub(crate) struct ProxyArgs {
     /// stdin, in milliseconds, before its process group is killed.
     #[arg(long, value_name = "MS", default_value_t = 2000)]
     exit_grace_ms: u64,
+    /// Over Streamable HTTP: the address to serve the host on (port 0 picks
+    /// a free one). The URL to give the host is printed on stdout, e.g.
+    /// http://127.0.0.1:8931/mcp for an upstream ending in /mcp.
+    #[arg(long, value_name = "ADDR", requires = "upstream")]
+    listen: Option<String>,
+    /// Over Streamable HTTP: the server's MCP endpoint URL, e.g.
+    /// http://127.0.0.1:8000/mcp. Every request reaching --listen is
+    /// forwarded to its host and port with the request's own path; the
+    /// ones to this URL's path are judged. SIGINT or SIGTERM stops the
+    /// proxy and writes the reports.
+    #[arg(
+        long,
+        value_name = "URL",
+        requires = "listen",
+        conflicts_with = "server"
+    )]
+    upstream: Option<String>,
     /// The server's command line, after `--` (as the host would run it).
-    #[arg(last = true, required = true, value_name = "SERVER")]
+    #[arg(
+        last = true,
+        required_unless_present = "upstream",
+        value_name = "SERVER"
+    )]
     server: Vec<String>,
+}
+
+/// What a proxied session leaves for the reports, whichever the transport.
+struct Session {
+    observer: Observer,
+    /// What was proxied: the server's command, or where the host connects.
+    what: String,
+    target: TargetInfo,
+    /// Shown after the findings, to stderr or the log.
+    summary: String,
+    /// The era the saved cases replay in, and how they are replayed.
+    replay: String,
 }
 
 /// Where mcperr's own words go: never the host's stdout.
@@ -89,38 +127,24 @@ pub(crate) fn proxy_main(args: ProxyArgs) -> Result<i32, CliError> {
         std::fs::create_dir_all(dir).map_err(|e| CliError::file("--save", dir.display(), e))?;
     }
     let mut log = diagnostics(&args.log)?;
-    let (program, rest) = args
-        .server
-        .split_first()
-        .ok_or_else(|| Usage("name the server's command after --".into()))?;
-    let settings = ProxySettings {
-        program: program.clone(),
-        args: rest.to_vec(),
-        max_line: args.max_line,
-        exit_grace: Duration::from_millis(args.exit_grace_ms),
-    };
-    let command = shell_words::join(&args.server);
+    let observer = Observer::new(profile.clone(), era);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| Usage(format!("could not start the runtime: {e}")))?;
-    let observer = Observer::new(profile.clone(), era);
-    let relayed = rt
-        .block_on(relay(
-            &settings,
-            tokio::io::stdin(),
-            tokio::io::stdout(),
-            observer,
-            stop_signal(),
-        ))
-        .map_err(|e| Usage(e.to_string()));
+    let session = match (&args.listen, &args.upstream) {
+        (Some(listen), Some(upstream)) => {
+            over_http(&rt, &args, listen, upstream, observer, &mut log)
+        }
+        _ => over_stdio(&rt, &args, observer),
+    };
     // tokio reads stdin on a blocking thread that a runtime's drop would
     // wait for: a host that keeps its stdin open (or a signal) must not
     // hold the proxy there.
     rt.shutdown_background();
-    let relayed = relayed?;
-    let era: Era = relayed.observer.era();
-    let (mut found, seen) = relayed.observer.finish(Instant::now());
+    let session = session?;
+    let era: Era = session.observer.era();
+    let (mut found, seen) = session.observer.finish(Instant::now());
     for (f, _) in &mut found {
         f.baselined = baseline
             .as_ref()
@@ -134,17 +158,12 @@ pub(crate) fn proxy_main(args: ProxyArgs) -> Result<i32, CliError> {
             saved += 1;
         }
     }
-    let target = TargetInfo {
-        kind: "proxy".into(),
-        command: Some(command.clone()),
-        url: None,
-    };
-    let report = Observer::report(&found, era, &profile.name, target);
+    let report = Observer::report(&found, era, &profile.name, session.target);
     let set = RunSet::new(vec![report]);
     args.reports.write(&set)?;
     let mut text = format!(
-        "mcperr proxy: {command} · era {era} · profile {}\n",
-        profile.name
+        "mcperr proxy: {} · era {era} · profile {}\n",
+        session.what, profile.name
     );
     for (f, _) in &found {
         text.push_str(&format!(
@@ -162,20 +181,151 @@ pub(crate) fn proxy_main(args: ProxyArgs) -> Result<i32, CliError> {
         ));
     }
     text.push_str(&format!(
-        "proxy: {} requests from the host, {} answers judged, {} unanswered when the host left; {} findings{}; {} bytes to the server, {} to the host; the server {}{}\n",
+        "proxy: {} requests from the host, {} answers judged, {} unanswered when the host left{}; {} findings{}; {}\n",
         seen.requests,
         seen.judged,
         seen.unanswered,
+        if seen.rejected > 0 {
+            format!(", {} refused at the HTTP level (not judged)", seen.rejected)
+        } else {
+            String::new()
+        },
         found.len(),
-        if saved > 0 { format!(" ({saved} saved)") } else { String::new() },
-        relayed.bytes.0,
-        relayed.bytes.1,
-        relayed.server_exit,
-        if relayed.server_left_first { " before the host left" } else { "" },
+        if saved > 0 {
+            format!(" ({saved} saved; replay: mcperr run {} --era {era} --cases-dir DIR)", session.replay)
+        } else {
+            String::new()
+        },
+        session.summary,
     ));
     let _ = log.write_all(redact(&text).as_bytes());
     let _ = log.flush();
     Ok(set.exit_code())
+}
+
+/// Relays a host's stdio to the server it names, until the host leaves.
+fn over_stdio(
+    rt: &tokio::runtime::Runtime,
+    args: &ProxyArgs,
+    observer: Observer,
+) -> Result<Session, CliError> {
+    let (program, rest) = args.server.split_first().ok_or_else(|| {
+        Usage("name the server's command after --, or use --listen ADDR --upstream URL".into())
+    })?;
+    let settings = ProxySettings {
+        program: program.clone(),
+        args: rest.to_vec(),
+        max_line: args.max_line,
+        exit_grace: Duration::from_millis(args.exit_grace_ms),
+    };
+    let command = shell_words::join(&args.server);
+    let relayed = rt
+        .block_on(relay(
+            &settings,
+            tokio::io::stdin(),
+            tokio::io::stdout(),
+            observer,
+            stop_signal(),
+        ))
+        .map_err(|e| Usage(e.to_string()))?;
+    let summary = format!(
+        "{} bytes to the server, {} to the host; the server {}{}",
+        relayed.bytes.0,
+        relayed.bytes.1,
+        relayed.server_exit,
+        if relayed.server_left_first {
+            " before the host left"
+        } else {
+            ""
+        },
+    );
+    Ok(Session {
+        observer: relayed.observer,
+        what: command.clone(),
+        target: TargetInfo {
+            kind: "proxy".into(),
+            command: Some(command.clone()),
+            url: None,
+        },
+        summary,
+        replay: format!("--stdio {}", shell_words::quote(&command)),
+    })
+}
+
+/// Serves a host over Streamable HTTP, forwarding to `upstream`, until a
+/// signal stops it.
+fn over_http(
+    rt: &tokio::runtime::Runtime,
+    args: &ProxyArgs,
+    listen: &str,
+    upstream: &str,
+    observer: Observer,
+    log: &mut Box<dyn std::io::Write>,
+) -> Result<Session, CliError> {
+    let url = reqwest::Url::parse(upstream).map_err(|e| {
+        Usage(format!(
+            "--upstream {upstream}: not a URL ({e}); e.g. http://127.0.0.1:8000/mcp"
+        ))
+    })?;
+    if url.scheme() != "http" || url.host_str().is_none() {
+        return Err(Usage(format!(
+            "--upstream {upstream}: only http://HOST:PORT/PATH URLs are supported by this build (https is not)"
+        )));
+    }
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind(listen))
+        .map_err(|e| Usage(format!("--listen {listen}: cannot listen there: {e}")))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| Usage(format!("--listen {listen}: {e}")))?;
+    let path = url.path().to_string();
+    // The URL to give the host, on stdout (which no host reads here), as
+    // `mcperr reference --http` prints its own.
+    println!("http://{addr}{path}");
+    let _ = std::io::stdout().flush();
+    let _ = writeln!(
+        log,
+        "mcperr proxy: listening on http://{addr}{path}, forwarding to {url}; SIGINT or SIGTERM stops it and writes the reports"
+    );
+    let _ = log.flush();
+    let settings = HttpProxySettings {
+        upstream: url.clone(),
+        max_body: args.max_line,
+        connect_timeout: Duration::from_secs(10),
+    };
+    let relayed = rt
+        .block_on(serve(
+            listener,
+            settings,
+            observer.over_http(),
+            stop_signal(),
+        ))
+        .map_err(|e| Usage(e.to_string()))?;
+    let summary = format!(
+        "{} HTTP requests forwarded{}; {} body bytes to the server, {} to the host",
+        relayed.requests,
+        if relayed.unreachable > 0 {
+            format!(
+                " ({} could not reach the server: answered 502)",
+                relayed.unreachable
+            )
+        } else {
+            String::new()
+        },
+        relayed.bytes.0,
+        relayed.bytes.1,
+    );
+    Ok(Session {
+        observer: relayed.observer,
+        what: format!("http://{addr}{path} → {url}"),
+        target: TargetInfo {
+            kind: "proxy".into(),
+            command: None,
+            url: Some(url.to_string()),
+        },
+        summary,
+        replay: format!("--http {}", shell_words::quote(url.as_str())),
+    })
 }
 
 /// Resolves on SIGINT or SIGTERM (a host stopping its server sends one):

@@ -72,12 +72,13 @@ pub struct HttpConnection {
 
 type Bytes = BoxStream<'static, Result<Vec<u8>, HttpFailure>>;
 
-fn describe(e: reqwest::Error) -> HttpFailure {
+/// What a reqwest error means for an exchange, with its causes.
+pub(crate) fn describe(e: &reqwest::Error) -> HttpFailure {
     if e.is_timeout() {
         return HttpFailure::Timeout;
     }
     let mut s = e.to_string();
-    let mut src = std::error::Error::source(&e);
+    let mut src = std::error::Error::source(e);
     while let Some(cause) = src {
         s = format!("{s}: {cause}");
         src = cause.source();
@@ -189,7 +190,7 @@ impl HttpConnection {
                 if let Some(b) = body {
                     req = req.body(b);
                 }
-                let resp = req.send().await.map_err(describe)?;
+                let resp = req.send().await.map_err(|e| describe(&e))?;
                 let status = resp.status().as_u16();
                 let headers = resp
                     .headers()
@@ -203,7 +204,7 @@ impl HttpConnection {
                     .collect();
                 let bytes = resp
                     .bytes_stream()
-                    .map(|r| r.map(|b| b.to_vec()).map_err(describe))
+                    .map(|r| r.map(|b| b.to_vec()).map_err(|e| describe(&e)))
                     .boxed();
                 Ok((status, headers, bytes))
             }

@@ -52,6 +52,26 @@ impl HttpServer {
         server
     }
 
+    /// Stops it with SIGTERM, as a host or a shell would, and returns its
+    /// exit code once it has exited (within 20 s).
+    pub fn terminate(mut self) -> Option<i32> {
+        // SAFETY: kill only sends a signal to the process this test started.
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGTERM);
+        }
+        let start = std::time::Instant::now();
+        loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                return s.code();
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "it ignored SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     pub fn reference(args: &[&str]) -> HttpServer {
         let mut all = vec!["reference", "--http", "127.0.0.1:0"];
         all.extend_from_slice(args);
@@ -117,7 +137,7 @@ fn the_reference_server_over_http_passes_in_both_eras_as_json_and_as_sse() {
 }
 
 /// One raw HTTP/1.1 exchange: the status and the whole response text.
-fn raw(url: &str, request_head: &str, body: &[u8]) -> (u16, String) {
+pub fn raw(url: &str, request_head: &str, body: &[u8]) -> (u16, String) {
     let addr = url
         .trim_start_matches("http://")
         .split('/')

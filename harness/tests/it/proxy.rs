@@ -3,12 +3,14 @@
 //! launch a Bookshop through the proxy exactly as a host configuration
 //! would. The clients must see the same session as without the proxy, byte
 //! for byte what the server wrote, and the report must name the Bookshop's
-//! real deviations.
+//! real deviations. Over Streamable HTTP the same: the Python SDK's client
+//! pointed at the proxy's URL sees the session it sees without it.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::http::{raw, HttpServer};
 use crate::sdk_peers::{npm_bookshop, python};
 use crate::support::{mcperr, report, scratch, MCPERR};
 
@@ -116,15 +118,22 @@ fn the_python_sdk_client_works_unchanged_through_the_proxy_and_its_deviations_ar
     }
     // Each saved finding replays with `mcperr run --cases-dir` to the same verdict.
     let saved = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("proxy-python/saved");
-    let out = mcperr(&[
-        "run",
-        "--stdio",
-        &format!("{py} {ROOT}/fixtures/servers/python/bookshop.py"),
+    let server = format!("{py} {ROOT}/fixtures/servers/python/bookshop.py");
+    replays_to_the_prompt_warnings(&["--stdio", &server], &saved);
+}
+
+/// The Python Bookshop's saved findings, replayed with `mcperr run
+/// TARGET --cases-dir SAVED`, warn under P1 and P2 again.
+fn replays_to_the_prompt_warnings(target: &[&str], saved: &std::path::Path) {
+    let mut args = vec!["run"];
+    args.extend(target);
+    args.extend([
         "--era",
         "2025-11-25",
         "--cases-dir",
         saved.to_str().unwrap(),
     ]);
+    let out = mcperr(&args);
     assert_eq!(out.code, Some(0), "{}", out.stdout);
     for rule in ["P1", "P2"] {
         assert!(
@@ -240,4 +249,153 @@ fn bad_input_to_the_proxy_is_a_one_line_error() {
     assert_eq!(out.stdout, "");
     let out = mcperr(&["proxy"]);
     assert_eq!(out.code, Some(2), "{}", out.stderr);
+}
+
+/// `mcperr proxy --listen 127.0.0.1:0 --upstream URL` with reports in
+/// `dir`, as a server process that printed the URL to give the host.
+fn http_proxy(dir: &std::path::Path, upstream: &str) -> HttpServer {
+    let d = |f: &str| dir.join(f).to_str().unwrap().to_string();
+    HttpServer::start(
+        MCPERR,
+        &[
+            "proxy",
+            "--listen",
+            "127.0.0.1:0",
+            "--upstream",
+            upstream,
+            "--json",
+            &d("r.json"),
+            "--save",
+            &d("saved"),
+            "--log",
+            &d("log"),
+        ],
+    )
+}
+
+#[test]
+fn the_python_sdk_client_works_unchanged_through_the_http_proxy_and_its_deviations_are_named() {
+    let py = python();
+    let bookshop = format!("{ROOT}/fixtures/servers/python/bookshop.py");
+    let server = HttpServer::start(&py, &[&bookshop, "--http", "127.0.0.1:0"]);
+    let dir = scratch("proxy-http-python");
+    let proxy = http_proxy(&dir, &server.url);
+    let client = format!("{ROOT}/fixtures/clients/python_client.py");
+    let direct = self::client(&[
+        py.clone(),
+        client.clone(),
+        "--url".into(),
+        server.url.clone(),
+    ]);
+    let proxied = self::client(&[py.clone(), client, "--url".into(), proxy.url.clone()]);
+    assert_eq!(
+        proxied, direct,
+        "the client saw another session through the proxy"
+    );
+    assert_eq!(proxy.terminate(), Some(0));
+    let r = report(&dir.join("r.json"));
+    assert_eq!(r["era"], "2025-11-25");
+    assert_eq!(r["transport"], "http");
+    assert_eq!(r["target"]["url"], server.url.as_str());
+    let found = findings(&r);
+    for rule in ["P1", "P2"] {
+        assert!(found.contains(&(rule.into(), "warn".into())), "{found:?}");
+    }
+    let log = std::fs::read_to_string(dir.join("log")).unwrap();
+    assert!(log.contains("18 answers judged"), "{log}");
+    // The saved findings replay against the server itself, over HTTP.
+    replays_to_the_prompt_warnings(&["--http", &server.url], &dir.join("saved"));
+}
+
+/// A stateless (2026-07-28) `tools/call` of `tool` with `args`, as raw HTTP.
+fn modern_call(url: &str, tool: &str, args: &str) -> (u16, String) {
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {{host}}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: {tool}\r\nContent-Length: {{len}}\r\nConnection: close\r\n\r\n"
+    );
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"{tool}","arguments":{args},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+    );
+    let (status, text) = raw(url, &head, body.as_bytes());
+    // The Date header is the only part of an answer that is the hour's.
+    let text = text
+        .lines()
+        .filter(|l| !l.to_ascii_lowercase().starts_with("date:"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    (status, text)
+}
+
+#[test]
+fn the_http_proxy_forwards_answers_unchanged_and_judges_them() {
+    // A stream cut before the answer leaves nothing to judge: an `error`
+    // under H3, as `mcperr run --http` reports the same fault.
+    for (fault, rule) in [(None, None), (Some("http-sse-truncated"), Some("H3"))] {
+        let mut args = vec!["reference", "--http", "127.0.0.1:0", "--sse"];
+        if let Some(f) = fault {
+            args.extend(["--fault", f]);
+        }
+        let server = HttpServer::start(MCPERR, &args);
+        let dir = scratch(&format!("proxy-http-{}", fault.unwrap_or("clean")));
+        let proxy = http_proxy(&dir, &server.url);
+        for (tool, args) in [
+            ("get_author", r#"{"title":"Dune"}"#),
+            ("get_author", r#"{"title":"Necronomicon"}"#),
+            ("limited", r#"{"limit":"many"}"#),
+        ] {
+            let direct = modern_call(&server.url, tool, args);
+            let proxied = modern_call(&proxy.url, tool, args);
+            assert_eq!(proxied, direct, "{fault:?}: {tool} {args}");
+        }
+        assert_eq!(proxy.terminate(), Some(if rule.is_some() { 1 } else { 0 }));
+        let r = report(&dir.join("r.json"));
+        assert_eq!(r["era"], "2026-07-28");
+        let found = findings(&r);
+        match rule {
+            None => assert_eq!(found, vec![], "the reference server deviates from nothing"),
+            Some(rule) => assert!(
+                found.contains(&(rule.into(), "error".into())),
+                "{fault:?}: {found:?}"
+            ),
+        }
+    }
+}
+
+#[test]
+fn bad_input_to_the_http_proxy_is_a_one_line_error() {
+    for (args, says) in [
+        (
+            vec![
+                "--listen",
+                "127.0.0.1:0",
+                "--upstream",
+                "https://example.com/mcp",
+            ],
+            "https is not",
+        ),
+        (
+            vec!["--listen", "127.0.0.1:0", "--upstream", "not a url"],
+            "not a URL",
+        ),
+        (
+            vec![
+                "--listen",
+                "256.0.0.1:1",
+                "--upstream",
+                "http://127.0.0.1:9/mcp",
+            ],
+            "cannot listen there",
+        ),
+        (vec!["--upstream", "http://127.0.0.1:9/mcp"], "--listen"),
+    ] {
+        let mut all = vec!["proxy"];
+        all.extend(args);
+        let out = mcperr(&all);
+        assert_eq!(out.code, Some(2), "{all:?}: {}", out.stderr);
+        assert!(out.stderr.contains(says), "{all:?}: {}", out.stderr);
+        if out.stderr.starts_with("mcperr:") {
+            // mcperr's own refusals are one line (clap's usage errors are clap's).
+            assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
+        }
+    }
 }

@@ -1,4 +1,4 @@
-//! `mcperr proxy` over stdio: a transparent man-in-the-middle between a
+//! The proxy over stdio: a transparent man-in-the-middle between a
 //! host and a server it would launch itself. Every byte the host writes
 //! goes to the server's stdin and every byte the server writes to its
 //! stdout goes to the host, unchanged, in order, as soon as it is read;
