@@ -330,13 +330,24 @@ fn modern_call(url: &str, tool: &str, args: &str) -> (u16, String) {
 fn the_http_proxy_forwards_answers_unchanged_and_judges_them() {
     // A stream cut before the answer leaves nothing to judge: an `error`
     // under H3, as `mcperr run --http` reports the same fault.
-    for (fault, rule) in [(None, None), (Some("http-sse-truncated"), Some("H3"))] {
-        let mut args = vec!["reference", "--http", "127.0.0.1:0", "--sse"];
+    for (sse, fault, rule) in [
+        (false, None, None),
+        (true, None, None),
+        (true, Some("http-sse-truncated"), Some("H3")),
+    ] {
+        let mut args = vec!["reference", "--http", "127.0.0.1:0"];
+        if sse {
+            args.push("--sse");
+        }
         if let Some(f) = fault {
             args.extend(["--fault", f]);
         }
         let server = HttpServer::start(MCPERR, &args);
-        let dir = scratch(&format!("proxy-http-{}", fault.unwrap_or("clean")));
+        let dir = scratch(&format!(
+            "proxy-http-{}-{}",
+            if sse { "sse" } else { "json" },
+            fault.unwrap_or("clean")
+        ));
         let proxy = http_proxy(&dir, &server.url);
         for (tool, args) in [
             ("get_author", r#"{"title":"Dune"}"#),
