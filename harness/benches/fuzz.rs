@@ -259,6 +259,7 @@ fn in_process(requests: u64, jobs: usize) -> f64 {
             requests: Some(requests),
         },
         in_flight: 64,
+        tune_in_flight: false,
         max_findings: None,
         baseline: None,
         stats: Arc::new(Stats::default()),
@@ -275,16 +276,34 @@ fn in_process(requests: u64, jobs: usize) -> f64 {
     out.report.stats.requests_per_s
 }
 
+/// Whether a request id is one the campaign drew (`1 << 20` on, in every id
+/// style: negative, shifted past 2^31 or 2^53, or a `fz-N…` string) or its
+/// in-pipeline count of `limited_calls` (`mcperr-count-N`), not the
+/// client's own small counter (handshake, discovery, confirming and
+/// shrinking after the campaign).
+fn campaign_id(id: &serde_json::Value) -> bool {
+    match id {
+        serde_json::Value::Number(n) => n.as_f64().is_some_and(|f| f.abs() >= (1u64 << 20) as f64),
+        serde_json::Value::String(s) => s.starts_with("fz-") || s.starts_with("mcperr-count-"),
+        _ => false,
+    }
+}
+
 /// A minimal lockstep client: replays `lines` (the requests a fuzz run
 /// sent, recorded by `tee`) one at a time, each waiting for its answer, on
-/// a fresh server. Requests the server never answered are left out (the
-/// client would only wait out a timeout on them). The server's own ceiling
-/// for exactly this stream.
+/// a fresh server, and times the campaign's part of the stream as the fuzz
+/// report times its own: from the first request the campaign drew to the
+/// last before the confirming and shrinking that follow it (the handshake
+/// and discovery before are replayed untimed, the rest not at all). A
+/// request the server never answered is sent without waiting: the server
+/// does its work for it as it did in the campaign, and the client knows, as
+/// no real client could, that no answer will come. The server's own
+/// ceiling for exactly the campaign's stream.
 fn lockstep_ceiling(
     server: &[String],
     lines: &[String],
     answered: &std::collections::HashSet<String>,
-) -> f64 {
+) -> (f64, u64) {
     let mut child = Command::new(&server[0])
         .args(&server[1..])
         .stdin(Stdio::piped())
@@ -296,22 +315,27 @@ fn lockstep_ceiling(
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut buf = String::new();
     let mut sent = 0u64;
-    let start = Instant::now();
+    let mut start: Option<Instant> = None;
     for line in lines {
         // A line serde_json refuses (a lone surrogate) is sent without waiting:
         // a parser may refuse it in silence, which a lockstep client cannot
         // tell from slowness.
         let msg: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
-        let id = msg.get("id").map(|i| i.to_string());
-        let wait = msg.get("method").is_some() && id.as_ref().is_some_and(|i| answered.contains(i));
-        if id.is_some() && !wait {
-            continue;
+        let id = msg.get("id");
+        match (start, id.map(campaign_id)) {
+            (None, Some(true)) => start = Some(Instant::now()),
+            (Some(_), Some(false)) => break, // the campaign is over
+            _ => {}
         }
+        let id = id.map(|i| i.to_string());
+        let wait = msg.get("method").is_some() && id.as_ref().is_some_and(|i| answered.contains(i));
         // One write per line: split writes (the line, then its newline)
         // cost a Node server a scheduling round each.
         stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
         stdin.flush().unwrap();
-        sent += 1;
+        if start.is_some() && id.is_some() {
+            sent += 1;
+        }
         if !wait {
             continue;
         }
@@ -326,10 +350,14 @@ fn lockstep_ceiling(
             }
         }
     }
-    let rate = sent as f64 / start.elapsed().as_secs_f64();
+    let rate = sent as f64
+        / start
+            .expect("the campaign drew requests")
+            .elapsed()
+            .as_secs_f64();
     let _ = child.kill();
     let _ = child.wait();
-    rate
+    (rate, sent)
 }
 
 /// The request lines and the answered ids of a fuzz run recorded with `tee`.
@@ -414,7 +442,7 @@ fn peer_ratio(label: &str, program: &str, script: &str, eras: &[&str], requests:
         let mut ratios = Vec::new();
         let mut unanswered = 0;
         for _ in 0..if quick() { 1 } else { 3 } {
-            let ceiling = lockstep_ceiling(&server, &lines, &answered);
+            let (ceiling, timed) = lockstep_ceiling(&server, &lines, &answered);
             let (rate, report) = fuzz_rate(&all);
             unanswered = report["findings"].as_array().map_or(0, |f| {
                 f.iter()
@@ -427,7 +455,7 @@ fn peer_ratio(label: &str, program: &str, script: &str, eras: &[&str], requests:
                     .sum::<u64>()
             });
             println!(
-                "  {label}, {era}: lockstep replay of the answered ones {ceiling:.0} requests/s, \
+                "  {label}, {era}: lockstep replay of the campaign's {timed} requests {ceiling:.0} requests/s, \
                  mcperr fuzz {rate:.0} requests/s = {:.0} %",
                 rate / ceiling * 100.0
             );

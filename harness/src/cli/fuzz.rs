@@ -42,9 +42,13 @@ pub(crate) struct FuzzArgs {
     /// thread (each has its own stream: seed + index); use up to one per core.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
     pub(crate) jobs: u64,
-    /// Requests in flight per server process (JSON-RPC lets a server answer in any order).
-    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=1024))]
-    pub(crate) in_flight: u64,
+    /// Requests in flight per server process (JSON-RPC lets a server answer
+    /// in any order). Default over stdio: measured; the campaign tries 64,
+    /// 32, 16, 8 and 4 for a moment each and keeps the fastest (a Node or
+    /// Rust server wants a deep pipe, a Python one a shallow one); over
+    /// HTTP, 64 concurrent requests.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub(crate) in_flight: Option<u64>,
     /// How strictly to grade findings: spec (MUST → fail, SHOULD → warn),
     /// model, python-sdk, or a profile TOML file.
     #[arg(long, value_name = "NAME|FILE", default_value = "spec")]
@@ -250,7 +254,8 @@ pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, CliError> {
         profile,
         seed,
         budget,
-        in_flight: args.in_flight as usize,
+        in_flight: args.in_flight.unwrap_or(64) as usize,
+        tune_in_flight: args.in_flight.is_none(),
         max_findings: args.max_findings,
         baseline,
         stats: stats.clone(),

@@ -13,6 +13,7 @@
 mod campaign;
 mod pipeline;
 mod probe;
+mod width;
 mod worker;
 
 use std::collections::BTreeMap;
@@ -63,8 +64,12 @@ pub struct FuzzSettings {
     pub seed: u64,
     /// How long.
     pub budget: Budget,
-    /// Requests in flight per server process.
+    /// Requests in flight per server process (over stdio, the most when
+    /// `tune_in_flight`).
     pub in_flight: usize,
+    /// Over stdio, choose the depth by measuring (a short survey of depths
+    /// from 64 down, the best kept) instead of keeping `in_flight`.
+    pub tune_in_flight: bool,
     /// Stop the campaign once this many distinct findings are recorded.
     pub max_findings: Option<u64>,
     /// Known findings.

@@ -37,6 +37,7 @@ use mcperr_protocol::Era;
 use serde_json::Value;
 
 use super::probe::{alive_probe, count_in, count_params, probe};
+use super::width::Width;
 use super::worker::{Stop, Worker, COUNT_WINDOW};
 use crate::client::{is_response, Client, Conn};
 use crate::transport::{LineConn, StdoutEvent};
@@ -166,9 +167,21 @@ impl Pipe {
 
     /// Room for another request: lone-surrogate requests, which a server may
     /// leave unanswered for good, do not take a place (up to another `width`).
+    /// Whether another request fits in the pipe. A request that requests
+    /// sent after it have overtaken (answered first) holds no slot while
+    /// it waits out its drop grace: the server has moved past it, and a
+    /// slot it held would only idle the server (a few per cent of a
+    /// campaign's requests go unanswered on most SDKs' servers).
     fn has_room(&self, width: usize) -> bool {
-        let silent = self.pending.values().filter(|p| p.silent_ok).count();
-        self.pending.len() - silent < width && silent < width
+        let (mut silent, mut live) = (0, 0);
+        for p in self.pending.values() {
+            if p.silent_ok {
+                silent += 1;
+            } else if self.answered_sent.is_none_or(|s| s <= p.sent) {
+                live += 1;
+            }
+        }
+        live < width && silent < width
     }
 
     /// The request whose deadline comes first, and that deadline: for a
@@ -251,14 +264,18 @@ fn lines(client: &mut Client) -> &mut LineConn {
 /// Runs until the budget is spent or the server is lost.
 pub(crate) async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
     let timeout = w.settings.run.timeout;
-    let width = w.settings.in_flight.max(1);
+    let mut width = if w.settings.tune_in_flight {
+        Width::surveyed(Instant::now())
+    } else {
+        Width::fixed(w.settings.in_flight)
+    };
     let mut pipe = Pipe::default();
     let mut draining = false;
     let mut spent = false;
     let mut batch: Vec<u8> = Vec::new();
     loop {
         let mut redraws = 0;
-        while !draining && !spent && pipe.has_room(width) {
+        while !draining && !spent && pipe.has_room(width.get()) {
             if !w.take() {
                 spent = true;
                 pipe.spent_at = Some(Instant::now());
@@ -369,6 +386,7 @@ pub(crate) async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
                 Some(StdoutEvent::Eof) => return lost(&mut pipe),
                 Some(StdoutEvent::TooLong(o)) => too_long(w, &mut pipe, &o),
                 Some(StdoutEvent::Line(bytes)) => {
+                    width.answered(Instant::now());
                     if answer(w, &mut pipe, &bytes) {
                         draining = true;
                     }
