@@ -276,25 +276,25 @@ fn in_process(requests: u64, jobs: usize) -> f64 {
     out.report.stats.requests_per_s
 }
 
-/// Whether a request id is one the campaign drew (`1 << 20` on, in every id
-/// style: negative, shifted past 2^31 or 2^53, or a `fz-N…` string) or its
-/// in-pipeline count of `limited_calls` (`mcperr-count-N`), not the
-/// client's own small counter (handshake, discovery, confirming and
-/// shrinking after the campaign).
+/// Whether a request id is one the campaign drew for an input (`1 << 20` on,
+/// in every id style: negative, shifted past 2^31 or 2^53, or a `fz-N…`
+/// string), not the client's own small counter (handshake, discovery, the
+/// lockstep probes) nor its `limited_calls` count (`mcperr-count-N`).
 fn campaign_id(id: &serde_json::Value) -> bool {
     match id {
         serde_json::Value::Number(n) => n.as_f64().is_some_and(|f| f.abs() >= (1u64 << 20) as f64),
-        serde_json::Value::String(s) => s.starts_with("fz-") || s.starts_with("mcperr-count-"),
+        serde_json::Value::String(s) => s.starts_with("fz-"),
         _ => false,
     }
 }
 
 /// A minimal lockstep client: replays `lines` (the requests a fuzz run
 /// sent, recorded by `tee`) one at a time, each waiting for its answer, on
-/// a fresh server, and times the campaign's part of the stream as the fuzz
-/// report times its own: from the first request the campaign drew to the
-/// last before the confirming and shrinking that follow it (the handshake
-/// and discovery before are replayed untimed, the rest not at all). A
+/// a fresh server, and times the campaign's `requests` as the fuzz report
+/// times its own: from the first input the campaign drew to its
+/// `requests`-th (the handshake and discovery before are replayed untimed;
+/// the confirming and shrinking after, which draw ids the same way, not at
+/// all; the probes in between are replayed and timed, not counted). A
 /// request the server never answered is sent without waiting: the server
 /// does its work for it as it did in the campaign, and the client knows, as
 /// no real client could, that no answer will come. The server's own
@@ -303,6 +303,7 @@ fn lockstep_ceiling(
     server: &[String],
     lines: &[String],
     answered: &std::collections::HashSet<String>,
+    requests: u64,
 ) -> (f64, u64) {
     let mut child = Command::new(&server[0])
         .args(&server[1..])
@@ -314,18 +315,20 @@ fn lockstep_ceiling(
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut buf = String::new();
-    let mut sent = 0u64;
+    let mut drawn = 0u64;
     let mut start: Option<Instant> = None;
     for line in lines {
+        if drawn == requests {
+            break; // the campaign is over
+        }
         // A line serde_json refuses (a lone surrogate) is sent without waiting:
         // a parser may refuse it in silence, which a lockstep client cannot
         // tell from slowness.
         let msg: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
         let id = msg.get("id");
-        match (start, id.map(campaign_id)) {
-            (None, Some(true)) => start = Some(Instant::now()),
-            (Some(_), Some(false)) => break, // the campaign is over
-            _ => {}
+        if id.is_some_and(campaign_id) {
+            start.get_or_insert_with(Instant::now);
+            drawn += 1;
         }
         let id = id.map(|i| i.to_string());
         let wait = msg.get("method").is_some() && id.as_ref().is_some_and(|i| answered.contains(i));
@@ -333,9 +336,6 @@ fn lockstep_ceiling(
         // cost a Node server a scheduling round each.
         stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
         stdin.flush().unwrap();
-        if start.is_some() && id.is_some() {
-            sent += 1;
-        }
         if !wait {
             continue;
         }
@@ -350,14 +350,14 @@ fn lockstep_ceiling(
             }
         }
     }
-    let rate = sent as f64
+    let rate = drawn as f64
         / start
             .expect("the campaign drew requests")
             .elapsed()
             .as_secs_f64();
     let _ = child.kill();
     let _ = child.wait();
-    (rate, sent)
+    (rate, drawn)
 }
 
 /// The request lines and the answered ids of a fuzz run recorded with `tee`.
@@ -415,7 +415,8 @@ fn record(
 /// `script` may be empty (a compiled server is its own program); `requests`
 /// is sized so that each run lasts about a second at the peer's pace.
 fn peer_ratio(label: &str, program: &str, script: &str, eras: &[&str], requests: u64) {
-    let n = scale(requests).to_string();
+    let requests_per_era = scale(requests);
+    let n = requests_per_era.to_string();
     let server: Vec<String> = std::iter::once(program)
         .chain((!script.is_empty()).then_some(script))
         .map(String::from)
@@ -442,7 +443,7 @@ fn peer_ratio(label: &str, program: &str, script: &str, eras: &[&str], requests:
         let mut ratios = Vec::new();
         let mut unanswered = 0;
         for _ in 0..if quick() { 1 } else { 3 } {
-            let (ceiling, timed) = lockstep_ceiling(&server, &lines, &answered);
+            let (ceiling, timed) = lockstep_ceiling(&server, &lines, &answered, requests_per_era);
             let (rate, report) = fuzz_rate(&all);
             unanswered = report["findings"].as_array().map_or(0, |f| {
                 f.iter()
