@@ -165,13 +165,13 @@ impl Pipe {
         self.pending.values().filter(|p| !p.silent_ok).count()
     }
 
-    /// Room for another request: lone-surrogate requests, which a server may
-    /// leave unanswered for good, do not take a place (up to another `width`).
-    /// Whether another request fits in the pipe. A request that requests
-    /// sent after it have overtaken (answered first) holds no slot while
-    /// it waits out its drop grace: the server has moved past it, and a
-    /// slot it held would only idle the server (a few per cent of a
-    /// campaign's requests go unanswered on most SDKs' servers).
+    /// Room for another request. Lone-surrogate requests, which a server may
+    /// leave unanswered for good, do not take a place (up to another
+    /// `width`). Nor does a request that requests sent after it have
+    /// overtaken (answered first) while it waits out its drop grace: the
+    /// server has moved past it, and a slot it held would only idle the
+    /// server (a few per cent of a campaign's requests go unanswered on
+    /// most SDKs' servers).
     fn has_room(&self, width: usize) -> bool {
         let (mut silent, mut live) = (0, 0);
         for p in self.pending.values() {
