@@ -3,9 +3,8 @@
 //! Servers differ: a Node or Rust server answers faster the deeper the
 //! pipe (it overlaps reading, work and writing: 3,265 requests/s at 64 in
 //! flight against 734 at 8 for the TypeScript SDK's Bookshop), while a
-//! Python server that starts a task per request loses to its own
-//! scheduling when many wait (the Python SDK's Bookshop: 743 at 8, 616 at
-//! 64). No fixed depth suits both, so unless `--in-flight` fixes one, the
+//! Python server that starts a task per request does better with few
+//! waiting (the Python SDK's Bookshop: 743 at 8, 616 at 64; one run each). No fixed depth suits both, so unless `--in-flight` fixes one, the
 //! campaign surveys depths from the widest down, one short epoch each,
 //! stops the survey once a depth is clearly worse than the best seen, and
 //! keeps the best for the rest of the campaign.
