@@ -144,6 +144,21 @@ pub struct HttpAnswer {
 }
 
 impl HttpAnswer {
+    /// The status and headers of an answer, its body not read yet, and
+    /// whether they announce an SSE stream (where the HTTP transport starts
+    /// reading, and what each message the proxy judges from it carries).
+    pub fn head(status: u16, headers: Vec<(String, String)>) -> HttpAnswer {
+        let mut answer = HttpAnswer {
+            status,
+            headers,
+            ..Default::default()
+        };
+        answer.sse = answer
+            .header("content-type")
+            .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/event-stream"));
+        answer
+    }
+
     /// A header value by (case-insensitive) name.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers

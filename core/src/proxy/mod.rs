@@ -488,7 +488,7 @@ pub fn era_of_version(version: &str) -> Era {
 }
 
 mod over_http;
-pub use over_http::{answer_head, ChannelEnd};
+pub use over_http::ChannelEnd;
 
 #[cfg(test)]
 mod tests;

@@ -85,19 +85,11 @@ impl Observer {
         now: Instant,
     ) {
         let problem = self.problems.remove(&channel);
-        let mut left: Vec<Sent> = Vec::new();
-        self.pending.retain(|(c, _), sent| {
-            if *c == channel {
-                left.push(Sent {
-                    msg: std::mem::take(&mut sent.msg),
-                    at: sent.at,
-                    seq: sent.seq,
-                });
-                false
-            } else {
-                true
-            }
-        });
+        let mut left: Vec<Sent> = self
+            .pending
+            .extract_if(|(c, _), _| *c == channel)
+            .map(|(_, sent)| sent)
+            .collect();
         left.sort_by_key(|s| s.seq);
         for sent in left {
             let ending = match &end {
@@ -131,20 +123,5 @@ impl Observer {
             };
             self.judge_exchange(&sent.msg, &exchange, false);
         }
-    }
-}
-
-/// The status and headers of an HTTP answer, without its body: what each
-/// message judged from it carries.
-pub fn answer_head(status: u16, headers: Vec<(String, String)>) -> HttpAnswer {
-    let sse = headers.iter().any(|(k, v)| {
-        k.eq_ignore_ascii_case("content-type")
-            && v.to_ascii_lowercase().starts_with("text/event-stream")
-    });
-    HttpAnswer {
-        status,
-        headers,
-        sse,
-        ..Default::default()
     }
 }

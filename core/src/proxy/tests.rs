@@ -211,7 +211,7 @@ fn versions_before_2026_07_28_speak_the_initialize_era() {
 
 /// Over HTTP: `v` as the JSON body of the response on `channel`.
 fn http_json(o: &mut Observer, channel: u64, status: u16, v: Option<Value>) {
-    let mut answer = answer_head(
+    let mut answer = HttpAnswer::head(
         status,
         vec![("content-type".into(), "application/json".into())],
     );
@@ -244,7 +244,7 @@ fn over_http_a_response_without_the_answer_is_judged_and_a_refusal_is_not() {
     http_json(&mut o, 1, 200, None);
     // An SSE stream that ends without the answer (H3).
     http_host(&mut o, 2, call(2, json!(7)));
-    let sse = answer_head(
+    let sse = HttpAnswer::head(
         200,
         vec![("content-type".into(), "text/event-stream".into())],
     );

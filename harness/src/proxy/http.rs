@@ -27,7 +27,7 @@ use axum::response::Response;
 use eventsource_stream::Eventsource;
 use futures_util::StreamExt;
 use mcperr_core::exchange::HttpAnswer;
-use mcperr_core::proxy::{answer_head, ChannelEnd, Observer};
+use mcperr_core::proxy::{ChannelEnd, Observer};
 use tokio::sync::mpsc;
 
 /// Where to listen and what to forward to.
@@ -222,17 +222,9 @@ async fn forward(State(shared): State<Arc<Shared>>, req: Request) -> Response {
             out_headers.append(k.clone(), v.clone());
         }
     }
-    let head = answer_head(
+    let head = HttpAnswer::head(
         status.as_u16(),
-        resp.headers()
-            .iter()
-            .map(|(k, v)| {
-                (
-                    k.as_str().to_string(),
-                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                )
-            })
-            .collect(),
+        crate::transport::http::header_pairs(resp.headers()),
     );
     let (tap, taps) = mpsc::unbounded_channel();
     if judged {

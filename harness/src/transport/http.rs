@@ -72,6 +72,19 @@ pub struct HttpConnection {
 
 type Bytes = BoxStream<'static, Result<Vec<u8>, HttpFailure>>;
 
+/// Response headers as (name, value) text pairs, as [`HttpAnswer`] keeps them.
+pub(crate) fn header_pairs(headers: &reqwest::header::HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.as_str().to_string(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect()
+}
+
 /// What a reqwest error means for an exchange, with its causes.
 pub(crate) fn describe(e: &reqwest::Error) -> HttpFailure {
     if e.is_timeout() {
@@ -192,16 +205,7 @@ impl HttpConnection {
                 }
                 let resp = req.send().await.map_err(|e| describe(&e))?;
                 let status = resp.status().as_u16();
-                let headers = resp
-                    .headers()
-                    .iter()
-                    .map(|(k, v)| {
-                        (
-                            k.as_str().to_string(),
-                            String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                        )
-                    })
-                    .collect();
+                let headers = header_pairs(resp.headers());
                 let bytes = resp
                     .bytes_stream()
                     .map(|r| r.map(|b| b.to_vec()).map_err(|e| describe(&e)))
@@ -248,14 +252,8 @@ impl HttpConnection {
             tracing::debug!(target: "mcperr::wire", "→ {method} {} {final_headers:?} {shown}", self.target.url);
         }
         let (status, headers, bytes) = self.exchange_bytes(method, final_headers, body).await?;
-        let mut answer = HttpAnswer {
-            status,
-            headers,
-            ..Default::default()
-        };
-        let is_sse = answer
-            .header("content-type")
-            .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/event-stream"));
+        let mut answer = HttpAnswer::head(status, headers);
+        let is_sse = answer.sse;
         let max = self.target.max_body;
         // The body as its chunks (no reallocation as it grows), and their total.
         let raw: Arc<Mutex<(Vec<Vec<u8>>, usize)>> = Arc::default();
@@ -274,7 +272,6 @@ impl HttpConnection {
                 all.0.push(chunk.clone());
                 Ok(chunk)
             });
-            answer.sse = true;
             read_sse(capped, want, &mut answer).await?;
         } else {
             // A JSON body is only kept: each chunk moves in, no copy.
