@@ -38,7 +38,7 @@ pub fn tool_rejection_shape() -> Shape {
 /// T4: what is wrong with the answer to invalid arguments (`what`: the
 /// constraint broken), if anything.
 pub fn tool_rejection(r: &Value, what: &str) -> Option<Violation> {
-    let code = r.pointer("/error/code").and_then(Value::as_i64);
+    let code = crate::wire::at(r, &["error", "code"]).and_then(Value::as_i64);
     let result = r.get("result");
     let is_error = result.and_then(|x| x.get("isError")) == Some(&Value::Bool(true));
     match (result, code) {
@@ -76,7 +76,7 @@ pub fn prompt_error(aspect: AspectId, r: &Value, what: &str) -> Option<Violation
             format!("{what} was rendered instead of failing with -32602"),
         ));
     }
-    match r.pointer("/error/code") {
+    match crate::wire::at(r, &["error", "code"]) {
         Some(c) if c.as_i64() == Some(-32602) => None,
         Some(c) => Some(Violation::new(
             aspect,
@@ -119,7 +119,7 @@ pub fn made_up_read(r: &Value) -> Vec<Violation> {
             "a read of a value mcperr made up (it should not exist) came back with empty contents",
         ));
     }
-    if r.pointer("/error/code").and_then(Value::as_i64) == Some(-32002) {
+    if crate::wire::at(r, &["error", "code"]).and_then(Value::as_i64) == Some(-32002) {
         out.push(Violation::new(
             AspectId::R1Retired32002,
             "a missing resource answered -32002",
@@ -131,12 +131,12 @@ pub fn made_up_read(r: &Value) -> Vec<Violation> {
 /// A tool's refusal of a call: a JSON-RPC error or an `isError` result.
 pub fn refusal(response: &Value) -> bool {
     response.get("error").is_some()
-        || response.pointer("/result/isError") == Some(&Value::Bool(true))
+        || crate::wire::at(response, &["result", "isError"]) == Some(&Value::Bool(true))
 }
 
 /// An answer's text: the error's message, or the result's text content.
 pub fn answer_text(answer: &Value) -> String {
-    if let Some(m) = answer.pointer("/error/message").and_then(Value::as_str) {
+    if let Some(m) = crate::wire::at(answer, &["error", "message"]).and_then(Value::as_str) {
         return m.to_string();
     }
     answer

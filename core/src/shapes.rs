@@ -56,18 +56,30 @@ fn shapes(era: Era) -> &'static EraShapes {
 /// `resultType` itself is not checked here (see [`missing_result_type`]).
 pub fn check(era: Era, method: &str, response: &Value) -> Option<String> {
     let s = shapes(era);
-    let (what, validator, instance) = match (response.get("result"), response.get("error")) {
-        (Some(r), None) => (format!("{method} result"), s.results.get(method)?, r),
-        (None, Some(e)) => ("error object".to_string(), &s.error, e),
+    let (is_result, validator, instance) = match (response.get("result"), response.get("error")) {
+        (Some(r), None) => (true, s.results.get(method)?, r),
+        (None, Some(e)) => (false, &s.error, e),
         _ => return None,
     };
-    let mut instance = instance.clone();
-    if let (Some(obj), true) = (instance.as_object_mut(), response.get("result").is_some()) {
-        obj.entry("resultType")
-            .or_insert_with(|| Value::String("complete".into()));
+    // 2026-07-28 requires resultType, which `missing_result_type` judges on
+    // its own: a result without it is checked here as if it said "complete".
+    // (2025-11-25 results have none and allow any extra key: no change.)
+    let defaulted;
+    let instance = match instance.as_object() {
+        Some(obj) if era == Era::Modern && is_result && !obj.contains_key("resultType") => {
+            let mut obj = obj.clone();
+            obj.insert("resultType".into(), Value::String("complete".into()));
+            defaulted = Value::Object(obj);
+            &defaulted
+        }
+        _ => instance,
+    };
+    // Most answers fit: the yes-or-no check is the cheap path.
+    if validator.is_valid(instance) {
+        return None;
     }
     let errors: Vec<String> = validator
-        .iter_errors(&instance)
+        .iter_errors(instance)
         .take(3)
         .map(|e| {
             let at = e.instance_path().to_string();
@@ -79,6 +91,11 @@ pub fn check(era: Era, method: &str, response: &Value) -> Option<String> {
             format!("{e} (at {at})")
         })
         .collect();
+    let what = if is_result {
+        format!("{method} result")
+    } else {
+        "error object".to_string()
+    };
     (!errors.is_empty()).then(|| {
         format!(
             "the {what} does not fit the {era} schema: {}",

@@ -128,6 +128,13 @@ pub fn refused_lone_surrogate(response: Option<&Value>) -> bool {
     response.is_some_and(|r| r.get("id") == Some(&Value::Null) && r.get("error").is_some())
 }
 
+/// The value at `keys` under `v`, as `v.pointer("/a/b")` finds it without
+/// parsing a pointer (which allocates per step: the judge looks up a few
+/// paths in every answer of a campaign).
+pub fn at<'a>(v: &'a serde_json::Value, keys: &[&str]) -> Option<&'a serde_json::Value> {
+    keys.iter().try_fold(v, |v, k| v.get(k))
+}
+
 /// Decodes one JSON-RPC message the way every transport of mcperr does
 /// (stdio lines, HTTP bodies, SSE `data`). JSON may carry a lone surrogate as
 /// an escape (RFC 8259 §8.2: a server echoing one mcperr sent does nothing

@@ -100,7 +100,10 @@ pub(crate) fn signature(
         // an error code): a match with hits or without, or an era's extra
         // result fields, is the same deviation.
         Ending::Answered(r) | Ending::WrongId(r) if v.rule() != crate::rules::RuleId::J1 => {
-            match (r.pointer("/error/code"), r.pointer("/result/isError")) {
+            match (
+                crate::wire::at(r, &["error", "code"]),
+                crate::wire::at(r, &["result", "isError"]),
+            ) {
                 (Some(code), _) => format!("error {code}"),
                 (None, Some(Value::Bool(true))) => "isError result".into(),
                 (None, _) if r.get("result").is_some() => "result".into(),

@@ -291,7 +291,7 @@ impl Judge {
         body_ran: Option<bool>,
         output: Option<&jsonschema::Validator>,
     ) -> Vec<Violation> {
-        let code = r.pointer("/error/code").and_then(Value::as_i64);
+        let code = crate::wire::at(r, &["error", "code"]).and_then(Value::as_i64);
         let result = r.get("result");
         let is_error_result = result.and_then(|x| x.get("isError")) == Some(&Value::Bool(true));
         let mut out = Vec::new();

@@ -58,17 +58,36 @@ const HOSTILE: &[char] = &[
 ];
 
 /// A random string of `len` characters; `hostile` lets edge cases in.
+/// A long one is a random run of [`RUN`] characters repeated, with one
+/// fresh character drawn into each repeat: as varied at its edges and as
+/// long, at a fraction of the draws (a campaign draws millions).
 pub fn text(src: &mut dyn Source, len: usize, hostile: bool) -> String {
-    (0..len)
-        .map(|_| {
-            if hostile && src.chance(1, 3) {
-                HOSTILE[src.index(HOSTILE.len())]
-            } else {
-                PLAIN[src.index(PLAIN.len())]
-            }
-        })
-        .collect()
+    let draw = |src: &mut dyn Source| {
+        if hostile && src.chance(1, 3) {
+            HOSTILE[src.index(HOSTILE.len())]
+        } else {
+            PLAIN[src.index(PLAIN.len())]
+        }
+    };
+    if len <= RUN {
+        return (0..len).map(|_| draw(src)).collect();
+    }
+    let run: Vec<char> = (0..RUN).map(|_| draw(src)).collect();
+    let mut out = String::with_capacity(len * 2);
+    let mut done = 0;
+    while done < len {
+        let n = RUN.min(len - done);
+        let fresh = src.index(n);
+        for (i, c) in run[..n].iter().enumerate() {
+            out.push(if i == fresh { draw(src) } else { *c });
+        }
+        done += n;
+    }
+    out
 }
+
+/// The length of the run a long [`text`] repeats.
+const RUN: usize = 64;
 
 /// A random-length string: usually short, sometimes long, sometimes empty.
 pub fn any_text(src: &mut dyn Source) -> String {

@@ -121,33 +121,44 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
             out.push(Violation::new(AspectId::H3ErrorStatus, why));
         }
     }
-    if let Some(why) = leak_in_error(response, &exchange.request, ctx.canary) {
-        out.push(Violation::new(AspectId::J7Main, why).late());
-    } else if let Some((error_side, shape)) = secret_in(response, &exchange.request) {
-        let (aspect, side) = if error_side {
-            (AspectId::J7Main, "the error")
-        } else {
-            (AspectId::J7SecretInResult, "the result")
-        };
-        let why = format!("{side} carries secret-shaped text the request did not: {shape}");
-        out.push(Violation::new(aspect, why).late());
+    if let Some(v) = leak_or_secret(response, &exchange.request, ctx.canary) {
+        out.push(v.late());
     }
     out
 }
 
-/// Secret-shaped text ([`super::secrets`]) in a response that the request
-/// did not carry, and whether it is on the error side (a JSON-RPC error or
-/// an `isError` result) rather than in a successful result.
-fn secret_in(response: &Value, request: &Value) -> Option<(bool, &'static str)> {
-    let (part, error_side) = match (response.get("error"), response.get("result")) {
-        (Some(e), _) => (e, true),
-        (None, Some(r)) => (r, r.get("isError") == Some(&Value::Bool(true))),
-        _ => return None,
-    };
+/// J7: a leak on the error side ([`leak_in`]), else secret-shaped text
+/// ([`super::secrets`]) that the request did not carry, on either side: the
+/// error (a JSON-RPC error or an `isError` result) or a successful result.
+/// The part judged is serialized once for both searches.
+fn leak_or_secret(response: &Value, request: &Value, canary: Option<&str>) -> Option<Violation> {
+    let (part, error_side) = judged_part(response)?;
     let text = serde_json::to_string(part).unwrap_or_default();
+    if error_side {
+        if let Some(why) = leak_in(part, &text, request, canary) {
+            return Some(Violation::new(AspectId::J7Main, why));
+        }
+    }
     // Echoes are taken out only when a shape shows at all (most answers carry none).
     super::secrets::secret_shape(&text)?;
-    super::secrets::secret_shape(&without_echoes(part, request)).map(|s| (error_side, s))
+    let shape = super::secrets::secret_shape(&without_echoes(part, request))?;
+    let (aspect, side) = if error_side {
+        (AspectId::J7Main, "the error")
+    } else {
+        (AspectId::J7SecretInResult, "the result")
+    };
+    let why = format!("{side} carries secret-shaped text the request did not: {shape}");
+    Some(Violation::new(aspect, why))
+}
+
+/// The part of a response J7 reads, and whether it is the error side (a
+/// JSON-RPC `error`, or an `isError` result) rather than a success.
+fn judged_part(response: &Value) -> Option<(&Value, bool)> {
+    match (response.get("error"), response.get("result")) {
+        (Some(e), _) => Some((e, true)),
+        (None, Some(r)) => Some((r, r.get("isError") == Some(&Value::Bool(true)))),
+        _ => None,
+    }
 }
 
 /// The violations that stray output during the exchange makes (J5, J1, J3).
@@ -282,7 +293,9 @@ pub fn framing(response: &Value, request: &Value) -> Vec<(AspectId, String)> {
 /// 400 or 200 (SDKs differ, the spec is silent); −32601 may be 404 or 200;
 /// −32603 and results are 200.
 pub fn http_status(status: u16, response: &Value) -> Option<String> {
-    let allowed: &[u16] = match response.pointer("/error/code").and_then(Value::as_i64) {
+    let allowed: &[u16] = match crate::wire::at(response, &["error", "code"])
+        .and_then(Value::as_i64)
+    {
         None => &[200],
         Some(-32602) => &[200, 400],
         Some(-32601) => &[200, 404],
@@ -374,7 +387,7 @@ fn strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
 /// legitimately names the URI, which may carry the planted secret).
 pub fn searchable(value: &Value, request: &Value) -> String {
     let mut text = serde_json::to_string(value).unwrap_or_default();
-    if let Some(uri) = request.pointer("/params/uri").and_then(Value::as_str) {
+    if let Some(uri) = crate::wire::at(request, &["params", "uri"]).and_then(Value::as_str) {
         if !uri.is_empty() {
             let encoded = Value::String(uri.to_string()).to_string();
             text = text.replace(encoded.trim_matches('"'), "");
@@ -449,16 +462,11 @@ fn without_quoted(text: &str, canary: &str, len: usize) -> String {
     out
 }
 
-/// J7 on the error side of a response (a JSON-RPC `error`, or an `isError`
-/// result): a stack marker, or the planted `canary`. A success's content is
-/// the tool's own data and may quote code, so it is not searched here.
-pub fn leak_in_error(response: &Value, request: &Value, canary: Option<&str>) -> Option<String> {
-    let errorish = match (response.get("error"), response.get("result")) {
-        (Some(e), _) => e,
-        (None, Some(r)) if r.get("isError") == Some(&Value::Bool(true)) => r,
-        _ => return None,
-    };
-    let text = serde_json::to_string(errorish).unwrap_or_default();
+/// J7 on the error side `errorish` of a response (a JSON-RPC `error`, or an
+/// `isError` result), whose JSON text is `text`: a stack marker, or the
+/// planted `canary`. A success's content is the tool's own data and may
+/// quote code, so it is not searched here.
+fn leak_in(errorish: &Value, text: &str, request: &Value, canary: Option<&str>) -> Option<String> {
     if let Some(c) = canary.filter(|c| !c.is_empty()) {
         if text.contains(c) && searchable(errorish, request).contains(c) {
             return Some(format!(
@@ -468,7 +476,7 @@ pub fn leak_in_error(response: &Value, request: &Value, canary: Option<&str>) ->
     }
     // Echoes of the request are taken out only when a marker shows at all
     // (the fuzzer judges every answer; most carry none).
-    leak_marker(&text)?;
+    leak_marker(text)?;
     leak_marker(&without_echoes(errorish, request))
         .map(|m| format!("the error carries a stack trace marker: {m}"))
 }
