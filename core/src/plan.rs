@@ -37,9 +37,13 @@ pub fn with_envelope(params: Option<Value>) -> Value {
         .expect("made an object above")
         .entry("_meta")
         .or_insert_with(|| json!({}));
-    if let (Some(meta), Value::Object(env)) = (meta.as_object_mut(), envelope()) {
+    // Built once: a campaign wraps every 2026-07-28 request.
+    static ENVELOPE: std::sync::LazyLock<Value> = std::sync::LazyLock::new(envelope);
+    if let (Some(meta), Value::Object(env)) = (meta.as_object_mut(), &*ENVELOPE) {
         for (k, v) in env {
-            meta.entry(k).or_insert(v);
+            if !meta.contains_key(k) {
+                meta.insert(k.clone(), v.clone());
+            }
         }
     }
     params
