@@ -80,6 +80,9 @@ pub struct RunSettings {
     pub hung: crate::pace::HungMethods,
     /// When `--deadline` ends the run: cases after it are not run.
     pub deadline: Option<std::time::Instant>,
+    /// Whether an in-process stdio server runs on a thread of its own
+    /// (fuzzing with a core to spare) rather than inline (exactly repeatable).
+    pub server_thread: bool,
     /// The reference server shared by in-process connections of this run.
     memory: Option<Memory>,
 }
@@ -123,6 +126,7 @@ impl RunSettings {
             slow_timeout: crate::pace::DEFAULT_SLOW,
             hung: Default::default(),
             deadline: None,
+            server_thread: false,
             memory,
         }
     }
@@ -142,6 +146,11 @@ impl RunSettings {
     /// The report's description of the target.
     pub fn target_info(&self, embedded: bool) -> TargetInfo {
         let (kind, command, url) = match &self.target {
+            Target::InProcess(_) if embedded => (
+                "embedded",
+                Some("mcperr reference (embedded reference server, in process)".to_string()),
+                None,
+            ),
             _ if embedded => (
                 "embedded",
                 Some("mcperr reference (embedded reference server)".to_string()),
@@ -169,6 +178,9 @@ impl RunSettings {
                 StdioConnection::spawn(t).map_err(setup)?,
             ))),
             (Target::Http(t), _) => Conn::Http(HttpConnection::remote(t, timeout).map_err(setup)?),
+            (Target::InProcess(_), Some(Memory::Lines(h))) if self.server_thread => {
+                Conn::Lines(LineConn::Memory(MemoryLines::threaded(h.clone())))
+            }
             (Target::InProcess(_), Some(Memory::Lines(h))) => {
                 Conn::Lines(LineConn::Memory(MemoryLines::new(h.clone())))
             }

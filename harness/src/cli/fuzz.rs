@@ -19,6 +19,7 @@ use super::{
 };
 use crate::engine::EngineError;
 use crate::fuzz::{fuzz, Budget, FuzzOutcome, FuzzSettings, Stats};
+use crate::transport::{InProcess, Target};
 
 #[derive(Debug, Args)]
 pub(crate) struct FuzzArgs {
@@ -190,6 +191,19 @@ fn render(outcome: &FuzzOutcome, saved: &[(String, PathBuf)]) -> String {
 
 pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, CliError> {
     let (target, embedded) = resolve_target(&args.target)?;
+    // The embedded reference server is fuzzed in process: the stdio edge
+    // `mcperr reference` serves, fed each line without a pipe between (a
+    // pipe's system calls would cost the campaign more than the server's
+    // own work); `--stdio "mcperr reference"` fuzzes it as a process.
+    let target = if embedded {
+        Target::InProcess(InProcess {
+            http: false,
+            sse: false,
+            fault: None,
+        })
+    } else {
+        target
+    };
     let choice = era_choice(&args.target.era)?;
     let mut profile = Profile::load(&args.profile)?;
     profile.strict = args.strict;

@@ -53,6 +53,7 @@ pub struct Stats {
 }
 
 /// Settings of one fuzz campaign.
+#[derive(Clone)]
 pub struct FuzzSettings {
     /// How to reach the server, timeouts, server processes (`jobs`).
     pub run: RunSettings,
@@ -264,6 +265,14 @@ pub struct FuzzOutcome {
     pub found: Vec<Found>,
 }
 
+/// Whether the in-process reference server gets a thread of its own: only
+/// with a core to spare beside the jobs' own threads (on a busy machine the
+/// hand-over between threads costs more than it gains).
+fn server_thread_pays(settings: &FuzzSettings) -> bool {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    !settings.run.target.is_http() && settings.run.jobs.max(1) * 2 <= cores
+}
+
 /// Fuzzes every era `choice` names that the server speaks (found first, so
 /// the budget is split over those alone), on `settings.run.jobs` server
 /// processes per era.
@@ -272,6 +281,18 @@ pub async fn fuzz(
     choice: EraChoice,
     target: TargetInfo,
 ) -> Result<FuzzOutcome, EngineError> {
+    let threaded;
+    let settings = if server_thread_pays(settings) {
+        let mut run = settings.run.clone();
+        run.server_thread = true;
+        threaded = FuzzSettings {
+            run,
+            ..settings.clone()
+        };
+        &threaded
+    } else {
+        settings
+    };
     let mut not_fuzzed = Vec::new();
     let eras = match choice {
         EraChoice::Pinned(e) => vec![e],

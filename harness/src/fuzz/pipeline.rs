@@ -47,6 +47,38 @@ use mcperr_core::lines::OverLong;
 pub(crate) const SILENCE_OK: Duration = Duration::from_secs(1);
 /// Late ids remembered, at most.
 const LATE_KEPT: usize = 256;
+
+/// The places taken in the window. Lone-surrogate requests, which a server
+/// may leave unanswered for good, do not take a place (up to another
+/// `width`). Nor does a request that requests sent after it have overtaken
+/// (answered first) while it waits out its drop grace: the server has moved
+/// past it, and a slot it held would only idle the server (a few per cent of
+/// a campaign's requests go unanswered on most SDKs' servers).
+struct Occupancy {
+    silent: usize,
+    live: usize,
+}
+
+impl Occupancy {
+    /// Room for another request.
+    fn has_room(&self, width: usize) -> bool {
+        self.live < width && self.silent < width
+    }
+
+    /// A request just sent takes its place.
+    fn add(&mut self, silent_ok: bool) {
+        if silent_ok {
+            self.silent += 1;
+        } else {
+            self.live += 1;
+        }
+    }
+}
+
+/// Answers judged per turn before the window is refilled, where the
+/// transport holds the rest back (a server thread in process): the server
+/// gets new lines while the fuzzer judges, instead of running dry.
+const PER_TURN: usize = 8;
 /// Dropped requests waiting for a late answer per lane (method and target),
 /// at most: further inputs of a full lane are drawn again.
 pub(crate) const LANE_LIMIT: usize = 4;
@@ -165,14 +197,9 @@ impl Pipe {
         self.pending.values().filter(|p| !p.silent_ok).count()
     }
 
-    /// Room for another request. Lone-surrogate requests, which a server may
-    /// leave unanswered for good, do not take a place (up to another
-    /// `width`). Nor does a request that requests sent after it have
-    /// overtaken (answered first) while it waits out its drop grace: the
-    /// server has moved past it, and a slot it held would only idle the
-    /// server (a few per cent of a campaign's requests go unanswered on
-    /// most SDKs' servers).
-    fn has_room(&self, width: usize) -> bool {
+    /// The places the requests out hold, counted once per refill of the
+    /// window (see [`Occupancy`]).
+    fn occupancy(&self) -> Occupancy {
         let (mut silent, mut live) = (0, 0);
         for p in self.pending.values() {
             if p.silent_ok {
@@ -181,7 +208,7 @@ impl Pipe {
                 live += 1;
             }
         }
-        live < width && silent < width
+        Occupancy { silent, live }
     }
 
     /// The request whose deadline comes first, and that deadline: for a
@@ -275,7 +302,8 @@ pub(crate) async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
     let mut batch: Vec<u8> = Vec::new();
     loop {
         let mut redraws = 0;
-        while !draining && !spent && pipe.has_room(width.get()) {
+        let mut held = pipe.occupancy();
+        while !draining && !spent && held.has_room(width.get()) {
             if !w.take() {
                 spent = true;
                 pipe.spent_at = Some(Instant::now());
@@ -303,6 +331,7 @@ pub(crate) async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
             }
             pipe.order.push_back(key.clone());
             let silent_ok = input.has_lone_surrogate();
+            held.add(silent_ok);
             pipe.pending.insert(
                 key,
                 Pending {
@@ -365,29 +394,40 @@ pub(crate) async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
             }
             continue;
         }
-        let Some((oldest, deadline)) = pipe.first_deadline(timeout, w.settings.run.slow_timeout)
-        else {
-            continue;
+        // What has arrived is taken without a wait (nor the deadlines worked
+        // out); else the first event waits, and what arrived with it is taken.
+        let ready = lines(client).ready_answers(PER_TURN);
+        let (events, oldest) = if ready.is_empty() {
+            let Some((oldest, deadline)) =
+                pipe.first_deadline(timeout, w.settings.run.slow_timeout)
+            else {
+                continue;
+            };
+            let wait = deadline.saturating_duration_since(Instant::now());
+            let first = lines(client).next_answer(wait).await;
+            let more = match first {
+                Some((StdoutEvent::Line(_), _)) => lines(client).ready_answers(PER_TURN),
+                _ => vec![],
+            };
+            let events: Vec<_> = std::iter::once(first)
+                .chain(more.into_iter().map(Some))
+                .collect();
+            (events, oldest)
+        } else {
+            (ready.into_iter().map(Some).collect(), String::new())
         };
-        let wait = deadline.saturating_duration_since(Instant::now());
-        // The first event waits; whatever else has arrived is taken with it.
-        let first = lines(client).next_event(wait).await;
-        let more = match first {
-            Some(StdoutEvent::Line(_)) => lines(client).pending(),
-            _ => vec![],
-        };
-        for event in std::iter::once(first).chain(more.into_iter().map(Some)) {
+        for event in events {
             match event {
                 None => {
                     if let Some(stop) = overdue(w, client, &mut pipe, &oldest).await {
                         return stop;
                     }
                 }
-                Some(StdoutEvent::Eof) => return lost(&mut pipe),
-                Some(StdoutEvent::TooLong(o)) => too_long(w, &mut pipe, &o),
-                Some(StdoutEvent::Line(bytes)) => {
+                Some((StdoutEvent::Eof, _)) => return lost(&mut pipe),
+                Some((StdoutEvent::TooLong(o), _)) => too_long(w, &mut pipe, &o),
+                Some((StdoutEvent::Line(bytes), decoded)) => {
                     width.answered(Instant::now());
-                    if answer(w, &mut pipe, &bytes) {
+                    if answer(w, &mut pipe, &bytes, decoded) {
                         draining = true;
                     }
                 }
@@ -593,13 +633,14 @@ fn never_answered(w: &mut Worker<'_>, p: Pending) {
     w.judge_and_record_alive(&p.input, &ex, None, true);
 }
 
-/// One line from the server. Returns true when the pipe must drain (an
-/// answer with an id nobody sent).
-fn answer(w: &mut Worker<'_>, pipe: &mut Pipe, bytes: &[u8]) -> bool {
+/// One line from the server, with its value if the transport decoded it
+/// already. Returns true when the pipe must drain (an answer with an id
+/// nobody sent).
+fn answer(w: &mut Worker<'_>, pipe: &mut Pipe, bytes: &[u8], decoded: Option<Value>) -> bool {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return false;
     }
-    let Ok(value @ Value::Object(_)) = parse_line(bytes) else {
+    let Ok(value @ Value::Object(_)) = decoded.map_or_else(|| parse_line(bytes), Ok) else {
         w.record_strays(vec![Stray::NotJson(
             String::from_utf8_lossy(bytes).into_owned(),
         )]);

@@ -13,6 +13,8 @@ pub mod stdio;
 
 use std::time::Duration;
 
+use serde_json::Value;
+
 pub use http::{HttpConnection, HttpFailure, HttpTarget};
 pub use memory::MemoryLines;
 pub use stdio::{StderrLog, StdioConnection, StdioTarget, StdoutEvent};
@@ -95,7 +97,7 @@ impl LineConn {
     pub async fn next_event(&mut self, wait: Duration) -> Option<StdoutEvent> {
         let e = match self {
             LineConn::Child(c) => c.next_event(wait).await,
-            LineConn::Memory(m) => m.next_event(),
+            LineConn::Memory(m) => m.next_event(wait),
         };
         if let Some(StdoutEvent::Line(l)) = &e {
             tracing::debug!(target: "mcperr::wire", "← {}", String::from_utf8_lossy(l));
@@ -109,6 +111,37 @@ impl LineConn {
             LineConn::Child(c) => c.pending(),
             LineConn::Memory(m) => m.pending(),
         }
+    }
+
+    /// [`LineConn::next_event`] for the fuzz pipeline: a line comes with its
+    /// decoded value where the transport decoded it already (the in-process
+    /// server's thread does).
+    pub async fn next_answer(&mut self, wait: Duration) -> Option<(StdoutEvent, Option<Value>)> {
+        let e = match self {
+            LineConn::Child(c) => c.next_event(wait).await.map(|e| (e, None)),
+            LineConn::Memory(m) => m.next_decoded(wait),
+        };
+        if let Some((StdoutEvent::Line(l), _)) = &e {
+            tracing::debug!(target: "mcperr::wire", "← {}", String::from_utf8_lossy(l));
+        }
+        e
+    }
+
+    /// [`LineConn::pending`] for the fuzz pipeline, each line with its
+    /// decoded value as [`LineConn::next_answer`] gives it; from a server
+    /// thread in process at most `limit` (the rest stay queued), so that the
+    /// pipeline feeds it again before the thread runs dry.
+    pub fn ready_answers(&mut self, limit: usize) -> Vec<(StdoutEvent, Option<Value>)> {
+        let events: Vec<_> = match self {
+            LineConn::Child(c) => c.pending().into_iter().map(|e| (e, None)).collect(),
+            LineConn::Memory(m) => m.pending_decoded(limit),
+        };
+        for (e, _) in &events {
+            if let StdoutEvent::Line(l) = e {
+                tracing::debug!(target: "mcperr::wire", "← {}", String::from_utf8_lossy(l));
+            }
+        }
+        events
     }
 
     /// The server's stderr.

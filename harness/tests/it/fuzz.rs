@@ -59,6 +59,11 @@ fn the_embedded_reference_server_gives_no_finding_in_either_era() {
     assert!(requests > 500, "{r}");
     assert!(r["stats"]["requests_per_s"].as_f64().unwrap() > 0.0);
     assert!(stdout.contains("seed 11"), "{stdout}");
+    // Fuzzed in process (its stdio edge on a thread of its own), and said so.
+    assert_eq!(
+        r["target"]["command"],
+        "mcperr reference (embedded reference server, in process)"
+    );
 }
 
 #[test]
