@@ -12,19 +12,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ -x fixtures/servers/python/setup.sh ]; then
-    echo "== python peer: installing the MCP Python SDK into target/py-venv"
+    echo "== [${SECONDS}s] python peer: installing the MCP Python SDK into target/py-venv"
     MCPERR_PYTHON="$(fixtures/servers/python/setup.sh | tail -n 1)"
     export MCPERR_PYTHON
 fi
 
 if [ -x fixtures/servers/typescript/setup.sh ]; then
-    echo "== typescript peer: installing the MCP TypeScript SDK (npm ci)"
+    echo "== [${SECONDS}s] typescript peer: installing the MCP TypeScript SDK (npm ci)"
     MCPERR_TS_SERVER="$(fixtures/servers/typescript/setup.sh | tail -n 1)"
     export MCPERR_TS_SERVER
 fi
 
 if [ -x fixtures/servers/typescript-v1/setup.sh ]; then
-    echo "== typescript 1.x peer: installing @modelcontextprotocol/sdk 1.x (npm ci)"
+    echo "== [${SECONDS}s] typescript 1.x peer: installing @modelcontextprotocol/sdk 1.x (npm ci)"
     fixtures/servers/typescript-v1/setup.sh >/dev/null
 fi
 
@@ -32,13 +32,13 @@ fi
 # install): FastMCP from PyPI in its own venv, punkpeye's fastmcp and
 # mcp-framework from npm, each from its committed pins.
 if [ -x fixtures/servers/fastmcp/setup.sh ]; then
-    echo "== fastmcp (PyPI) peer: installing into target/fastmcp-venv"
+    echo "== [${SECONDS}s] fastmcp (PyPI) peer: installing into target/fastmcp-venv"
     MCPERR_FASTMCP_PYTHON="$(fixtures/servers/fastmcp/setup.sh | tail -n 1)"
     export MCPERR_FASTMCP_PYTHON
 fi
 for fixture in fastmcp-ts mcp-framework; do
     if [ -x "fixtures/servers/$fixture/setup.sh" ]; then
-        echo "== $fixture (npm) peer: npm ci"
+        echo "== [${SECONDS}s] $fixture (npm) peer: npm ci"
         "fixtures/servers/$fixture/setup.sh" >/dev/null
     fi
 done
@@ -46,27 +46,27 @@ done
 # rmcp, the official Rust SDK, from crates.io: its own crate and lock file,
 # built once into target/rmcp-fixture (about 1 min 40 s on 2 cores from cold).
 if [ -x fixtures/servers/rust/setup.sh ]; then
-    echo "== rmcp (crates.io) peer: cargo build --release in fixtures/servers/rust"
+    echo "== [${SECONDS}s] rmcp (crates.io) peer: cargo build --release in fixtures/servers/rust"
     MCPERR_RMCP_BOOKSHOP="$(fixtures/servers/rust/setup.sh | tail -n 1)"
     export MCPERR_RMCP_BOOKSHOP
 fi
 
 # The SARIF 2.1.0 schema the --sarif test validates against (npm, pinned).
 if [ -x fixtures/tools/sarif-schema/setup.sh ]; then
-    echo "== SARIF 2.1.0 schema (npm ci)"
+    echo "== [${SECONDS}s] SARIF 2.1.0 schema (npm ci)"
     MCPERR_SARIF_SCHEMA="$(fixtures/tools/sarif-schema/setup.sh | tail -n 1)"
     export MCPERR_SARIF_SCHEMA
 fi
 
 tools="$PWD/target/tools"
 if ! "$tools/bin/cargo-insta" --version >/dev/null 2>&1; then
-    echo "== cargo-insta: installing 1.49.0 into target/tools"
+    echo "== [${SECONDS}s] cargo-insta: installing 1.49.0 into target/tools"
     # --debug: it only drives `cargo test`; a debug build takes half the time on 2 cores.
     cargo install --locked --debug --version 1.49.0 --root "$tools" cargo-insta
 fi
 export PATH="$tools/bin:$PATH"
 
-echo "== chromium (the matrix page is checked in a real browser)"
+echo "== [${SECONDS}s] chromium (the matrix page is checked in a real browser)"
 if MCPERR_CHROMIUM="$(scripts/chromium.sh | tail -n 1)"; then
     export MCPERR_CHROMIUM
 elif [ -n "${CI:-}" ]; then
@@ -77,20 +77,20 @@ else
     export MCPERR_SKIP_BROWSER=1
 fi
 
-echo "== cargo test (workspace, the snapshot suite apart)"
+echo "== [${SECONDS}s] cargo test (workspace, the snapshot suite apart)"
 cargo test --workspace --locked --exclude mcperr-snapshots
 MCPERR_BIN=target/debug/mcperr scripts/action/test.sh   # the GitHub Action's run step, run as a runner runs it (docs/github-action.md)
 
 # Every case against every server as insta snapshots (snapshots/), and the
 # matrix page of the same run opened in headless chromium. --check: insta
 # writes no .snap.new, and a changed or missing snapshot fails.
-echo "== snapshots: cargo insta test --check"
+echo "== [${SECONDS}s] snapshots: cargo insta test --check"
 cargo insta test --check --unreferenced=reject -p mcperr-snapshots
 
 # Installable as users expect: the crates `cargo install mcperr` needs package
 # cleanly (the embedded fixtures inside core's package, each crate built from
 # its own tarball), and the wheel installs into a fresh venv and runs.
-echo "== cargo package (protocol, core, reference server, mcperr)"
+echo "== [${SECONDS}s] cargo package (protocol, core, reference server, mcperr)"
 # cargo verifies each crate against the others' tarballs through a temporary
 # registry, and takes a registry crate's version as immutable: it unpacks it
 # under $CARGO_HOME/registry/src/-<hash of the registry's path>/ once, and
@@ -101,12 +101,15 @@ cargo_home="${CARGO_HOME:-$HOME/.cargo}"
 rm -rf "$cargo_home"/registry/src/-*/mcperr-* "$cargo_home"/registry/cache/-*/mcperr-*
 cargo clean -p mcperr-protocol -p mcperr-core -p mcperr-reference -p mcperr
 cargo package --workspace --exclude mcperr-snapshots --locked
-echo "== the Python wheel (maturin, bindings = bin; a debug build)"
+echo "== [${SECONDS}s] the Python wheel (maturin, bindings = bin; a debug build)"
 scripts/wheel.sh
 
 # Coverage-guided fuzzing: build every cargo-fuzz target through the
 # ClusterFuzzLite build script and run each briefly (MCPERR_SKIP_CARGO_FUZZ=1
 # skips it for a quick local run; CI always runs it).
 if [ "${MCPERR_SKIP_CARGO_FUZZ:-}" != "1" ] || [ -n "${CI:-}" ]; then
+    echo "== [${SECONDS}s] cargo fuzz (scripts/fuzz-ci.sh)"
     scripts/fuzz-ci.sh
 fi
+# Each stage above prints the seconds since the start: CI must stay under 20 minutes.
+echo "== [${SECONDS}s] all passed"
