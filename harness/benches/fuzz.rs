@@ -483,12 +483,8 @@ fn wanted(name: &str) -> bool {
 }
 
 fn main() {
-    // As the binary does (harness/src/main.rs): no transparent huge pages.
-    #[cfg(target_os = "linux")]
-    // SAFETY: PR_SET_THP_DISABLE takes integer arguments and touches no memory of ours.
-    unsafe {
-        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
-    }
+    // As the binary does: no transparent huge pages.
+    mcperr::no_huge_pages();
     // The pipe's floor is the yardstick of the stdio figures too.
     let (rtt, pipe) = if wanted("pipe") || wanted("stdio") {
         (cat_lockstep(scale(20_000)), cat_pipelined(scale(1_000_000)))

@@ -198,14 +198,6 @@ impl MemoryLines {
         }
     }
 
-    /// Events already written, without waiting.
-    pub fn pending(&mut self) -> Vec<StdoutEvent> {
-        self.pending_decoded(usize::MAX)
-            .into_iter()
-            .map(|(e, _)| e)
-            .collect()
-    }
-
     /// At most `limit` of the events already written, without waiting, each
     /// line with its decoded value when the server thread decoded it.
     pub fn pending_decoded(&mut self, limit: usize) -> Vec<(StdoutEvent, Option<Value>)> {

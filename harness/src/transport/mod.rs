@@ -95,22 +95,13 @@ impl LineConn {
 
     /// The next stdout event, or `None` after `wait` without one.
     pub async fn next_event(&mut self, wait: Duration) -> Option<StdoutEvent> {
-        let e = match self {
-            LineConn::Child(c) => c.next_event(wait).await,
-            LineConn::Memory(m) => m.next_event(wait),
-        };
-        if let Some(StdoutEvent::Line(l)) = &e {
-            tracing::debug!(target: "mcperr::wire", "← {}", String::from_utf8_lossy(l));
-        }
-        e
+        self.next_answer(wait).await.map(|(e, _)| e)
     }
 
     /// Events already waiting, without blocking.
     pub fn pending(&mut self) -> Vec<StdoutEvent> {
-        match self {
-            LineConn::Child(c) => c.pending(),
-            LineConn::Memory(m) => m.pending(),
-        }
+        let all = self.ready_answers(usize::MAX);
+        all.into_iter().map(|(e, _)| e).collect()
     }
 
     /// [`LineConn::next_event`] for the fuzz pipeline: a line comes with its
