@@ -23,6 +23,11 @@ pub enum Need {
     Prompt(String),
     /// Any tool the run may call (`tool:*`); `{{tool}}` names it.
     AnyTool,
+    /// A capability the server declares (`capability:logging`).
+    Capability(String),
+    /// A capability the server does not declare (`undeclared:tools`): the
+    /// cases that check it is not served anyway.
+    Undeclared(String),
 }
 
 impl std::fmt::Display for Need {
@@ -32,6 +37,8 @@ impl std::fmt::Display for Need {
             Need::Template(n) => write!(f, "template:{n}"),
             Need::Prompt(n) => write!(f, "prompt:{n}"),
             Need::AnyTool => write!(f, "tool:*"),
+            Need::Capability(c) => write!(f, "capability:{c}"),
+            Need::Undeclared(c) => write!(f, "undeclared:{c}"),
         }
     }
 }
@@ -56,6 +63,13 @@ pub enum Check {
     /// The answer is not the retired −32002 (R1 `retired-32002`: a MUST NOT
     /// in 2026-07-28, nothing in 2025-11-25, from the table).
     NoRetiredCode,
+    /// Over HTTP, an `Mcp-Session-Id` minted with the answer has only visible
+    /// ASCII, 0x21 to 0x7E (H2 `session-id-ascii`).
+    SessionIdAscii,
+    /// Over HTTP, an `Mcp-Session-Id` minted with the answer is not the id
+    /// of the run's own session, nor the next number after it (H2
+    /// `session-id-random`).
+    SessionIdRandom,
 }
 
 impl FromStr for Check {
@@ -69,9 +83,11 @@ impl FromStr for Check {
             "structured-output" => Check::StructuredOutput,
             "no-empty-contents" => Check::NoEmptyContents,
             "no-retired-code" => Check::NoRetiredCode,
+            "session-id-ascii" => Check::SessionIdAscii,
+            "session-id-random" => Check::SessionIdRandom,
             other => {
                 return Err(FieldError(format!(
-                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code)"
+                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random)"
                 )))
             }
         })
@@ -102,6 +118,11 @@ pub enum SendStep {
         /// Its params.
         #[serde(default)]
         params: Option<Value>,
+        /// The request id to use (string or number), so that a later step
+        /// can name it (a cancellation of a finished request); default: a
+        /// fresh number.
+        #[serde(default)]
+        id: Option<Value>,
     },
 }
 
@@ -241,6 +262,12 @@ pub struct Case {
     /// Add the modern `_meta` envelope to requests (default true).
     #[serde(default = "yes")]
     pub envelope: bool,
+    /// Whether the judged request goes on the run's connection, after its
+    /// handshake (default true). `false` opens a connection of its own with
+    /// no handshake (a fresh process over stdio, no session over HTTP), so
+    /// that the lifecycle cases can judge the answer to `initialize` itself.
+    #[serde(default = "yes")]
+    pub handshake: bool,
     /// Steps before the judged request.
     #[serde(default)]
     pub send: Vec<SendStep>,
@@ -441,8 +468,10 @@ impl Case {
                 Some(("tool", x)) => Ok(Need::Tool(x.into())),
                 Some(("template", x)) => Ok(Need::Template(x.into())),
                 Some(("prompt", x)) => Ok(Need::Prompt(x.into())),
+                Some(("capability", x)) => Ok(Need::Capability(x.into())),
+                Some(("undeclared", x)) => Ok(Need::Undeclared(x.into())),
                 _ => Err(FieldError(format!(
-                    "bad need '{n}' (expected tool:NAME, template:URI-TEMPLATE or prompt:NAME)"
+                    "bad need '{n}' (expected tool:NAME, template:URI-TEMPLATE, prompt:NAME, capability:NAME or undeclared:NAME)"
                 ))),
             })
             .collect()

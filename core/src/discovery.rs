@@ -44,6 +44,8 @@ impl Discovery {
             Need::Template(t) => named(&self.templates, "uriTemplate", t),
             Need::Prompt(p) => named(&self.prompts, "name", p),
             Need::AnyTool => !self.tools.is_empty(),
+            Need::Capability(c) => self.advertises(c),
+            Need::Undeclared(c) => !self.advertises(c),
         }
     }
 
@@ -59,17 +61,37 @@ impl Discovery {
                 )));
             }
         }
-        let missing: Vec<String> = case
+        let unmet: Vec<Need> = case
             .needs()
             .unwrap_or_default()
-            .iter()
+            .into_iter()
             .filter(|n| !self.has(n))
-            .map(|n| n.to_string())
             .collect();
-        if missing.is_empty() {
-            Ok(())
-        } else {
-            Err(Skip(format!("the server lacks {}", missing.join(", "))))
+        let (declared, missing): (Vec<Need>, Vec<Need>) = unmet
+            .into_iter()
+            .partition(|n| matches!(n, Need::Undeclared(_)));
+        let list = |needs: &[Need], show: fn(&Need) -> String| {
+            needs.iter().map(show).collect::<Vec<_>>().join(", ")
+        };
+        if !missing.is_empty() {
+            return Err(Skip(format!(
+                "the server lacks {}",
+                list(&missing, |n| match n {
+                    Need::Capability(c) => format!("a declared {c} capability"),
+                    n => n.to_string(),
+                })
+            )));
         }
+        if !declared.is_empty() {
+            let cap = |n: &Need| match n {
+                Need::Undeclared(c) => c.clone(),
+                n => n.to_string(),
+            };
+            return Err(Skip(format!(
+                "the server declares {}: this case judges a server that does not",
+                list(&declared, cap)
+            )));
+        }
+        Ok(())
     }
 }

@@ -24,6 +24,12 @@ pub enum Stray {
     /// An unjudged request (a step, a probe, discovery) answered with
     /// another id, `null` included (J1).
     Misanswered(Value),
+    /// A message whose bytes are not UTF-8 (J1 `utf8`), read with U+FFFD
+    /// for each bad sequence (its start, shown).
+    NotUtf8(String),
+    /// A message written over this many stdout lines (J5
+    /// `no-embedded-newlines`), with its start.
+    Split(usize, String),
     /// More strays than are kept; this many were dropped.
     More(usize),
 }
@@ -141,6 +147,9 @@ pub struct HttpAnswer {
     pub problem: Option<String>,
     /// The body was an SSE stream.
     pub sse: bool,
+    /// The body's bytes were not UTF-8: `body` holds them read with U+FFFD
+    /// for each bad sequence (J1 `utf8`).
+    pub not_utf8: bool,
 }
 
 impl HttpAnswer {

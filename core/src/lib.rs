@@ -44,6 +44,7 @@ pub mod pattern;
 pub mod plan;
 pub mod profile;
 pub mod proxy;
+pub mod reassemble;
 pub mod redact;
 pub mod report;
 pub mod requirements;

@@ -246,8 +246,13 @@ impl CasePlan {
                     notification,
                     params,
                 } => Step::Send(outgoing(IdChoice::Notification, notification, params)),
-                SendStep::Request { method, params } => {
-                    Step::Send(outgoing(IdChoice::Fresh, method, params))
+                SendStep::Request { method, params, id } => {
+                    let id = id.as_ref().and_then(Id::from_value);
+                    Step::Send(outgoing(
+                        id.map_or(IdChoice::Fresh, IdChoice::Given),
+                        method,
+                        params,
+                    ))
                 }
             })
             .collect();

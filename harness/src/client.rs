@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use mcperr_core::exchange::{push_stray, Ending, Exchange, HttpAnswer, NoResponse, Stray};
 use mcperr_core::plan;
+use mcperr_core::reassemble::{Read, Reassembler};
 use mcperr_protocol::jsonrpc;
 use mcperr_protocol::{Era, Id};
 use serde_json::{json, Value};
@@ -58,6 +59,10 @@ pub struct Client {
     /// Ids (as JSON text) of requests sent around the client whose answers
     /// may still come: skipped, not taken for another request's answer.
     ignored: std::collections::HashSet<String>,
+    /// The `Mcp-Session-Id` of another connection of the run, when this one
+    /// was opened for a case of its own: what a freshly minted id must not
+    /// repeat (H2 `session-id-random`).
+    pub other_session: Option<String>,
     /// Ignored ids (timed-out requests among them) whose answer did come
     /// late, with that answer.
     late_seen: std::collections::HashMap<String, Value>,
@@ -114,10 +119,19 @@ impl Client {
             next_id: 0,
             unanswerable_sent: false,
             ignored: Default::default(),
+            other_session: None,
             late_seen: Default::default(),
             pending: vec![],
             answered: Default::default(),
             no_log: StderrLog::default(),
+        }
+    }
+
+    /// The `Mcp-Session-Id` this connection was given (HTTP, 2025-11-25).
+    pub fn session_id(&self) -> Option<String> {
+        match &self.conn {
+            Conn::Http(h) => h.session.clone(),
+            Conn::Lines(_) => None,
         }
     }
 
@@ -247,6 +261,10 @@ impl Client {
                         http.session = Some(s.to_string());
                     }
                 }
+                if answer.not_utf8 {
+                    let start: String = answer.body.chars().take(120).collect();
+                    strays.push(Stray::NotUtf8(start));
+                }
                 let ending = http_ending(&answer, want.as_ref());
                 for other in answer.messages.iter().filter(|m| is_response(m)) {
                     if Some(other) != ending_value(&ending) {
@@ -276,6 +294,7 @@ impl Client {
         let want = id.to_value();
         let answered = &self.answered;
         let mut seen_late = Vec::new();
+        let mut reader = Reassembler::default();
         let ending = loop {
             // Checked first: a server that floods stdout must not outrun the timeout.
             let now = Instant::now();
@@ -295,15 +314,17 @@ impl Client {
                     if line.iter().all(u8::is_ascii_whitespace) {
                         continue;
                     }
-                    let Ok(Value::Object(obj)) = mcperr_core::fuzz::inputs::parse_line(&line)
-                    else {
-                        push_stray(
-                            &mut strays,
-                            Stray::NotJson(String::from_utf8_lossy(&line).into_owned()),
-                        );
-                        continue;
+                    let value = match reader.feed(&line) {
+                        Read::Message(value, found) => {
+                            found.into_iter().for_each(|s| push_stray(&mut strays, s));
+                            value
+                        }
+                        Read::Strays(found) => {
+                            found.into_iter().for_each(|s| push_stray(&mut strays, s));
+                            continue;
+                        }
+                        Read::Held => continue,
                     };
-                    let value = Value::Object(obj);
                     if !is_response(&value) {
                         // A server-to-client request or notification: allowed, not ours.
                         continue;
@@ -334,6 +355,10 @@ impl Client {
                 }
             }
         };
+        reader
+            .flush()
+            .into_iter()
+            .for_each(|s| push_stray(&mut strays, s));
         self.late_seen.extend(seen_late);
         if ending == Ending::Timeout {
             // Its answer may still come: a late answer, not a duplicate or an

@@ -414,6 +414,11 @@ async fn run_group(
             out.push((i, CaseResult::skipped(&plan.case, &plan.citation, why)));
             continue;
         }
+        if !plan.case.handshake {
+            let other = client.as_ref().and_then(Client::session_id);
+            out.push((i, execute_alone(settings, era, &plan, other).await));
+            continue;
+        }
         if client.is_none() {
             match connect(settings, EraChoice::Pinned(era)).await {
                 Ok((mut c, _)) => {
@@ -450,6 +455,35 @@ async fn run_group(
         c.conn.close().await;
     }
     out
+}
+
+/// Runs a case that opens a connection of its own, with no handshake
+/// (`handshake = false`): a fresh process over stdio, no session over HTTP.
+/// Its request is the server's first, so it waits as long as start-up may.
+/// `other_session` is the run's own session id, for the session-id checks.
+async fn execute_alone(
+    settings: &RunSettings,
+    era: Era,
+    plan: &CasePlan,
+    other_session: Option<String>,
+) -> CaseResult {
+    let wait = settings.startup_timeout;
+    let conn = match settings.spawn(wait) {
+        Ok(c) => c,
+        Err(e) => {
+            let why = format!(
+                "could not start the server for a connection of its own: {}",
+                e.message
+            );
+            let j = Judgement::new(Verdict::Error, &plan.case.rule, why);
+            return CaseResult::planned(plan, &plan.citation, j, None, None, 0);
+        }
+    };
+    let mut client = Client::new(conn, era, wait);
+    client.other_session = other_session;
+    let (result, _) = execute(&mut client, plan).await;
+    client.conn.close().await;
+    result
 }
 
 /// A fresh canary: a random secret planted in crash inputs.

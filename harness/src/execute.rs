@@ -369,7 +369,10 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
     } else {
         None
     };
-    let mut evidence = Evidence::default();
+    let mut evidence = Evidence {
+        other_session: client.other_session.clone(),
+        ..Evidence::default()
+    };
     for s in &plan.steps {
         if let Err(ex) = step(client, s).await {
             let ms = ex.duration.as_millis() as u64;

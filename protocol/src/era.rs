@@ -9,6 +9,8 @@ pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion
 pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 /// `params._meta` key carrying the client's identity (optional).
 pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// `params._meta` key carrying the log level a modern request asks for (optional).
+pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
 /// A protocol era: how a session starts and what every request must carry.
 ///

@@ -246,6 +246,19 @@ fn crash_prompt(args: &Map<String, Value>) -> Result<String, Vec<String>> {
     panic!("template engine failed on secret {secret}")
 }
 
+/// Completion suggestions: catalog titles for `books://{title}`, nothing
+/// for any other argument.
+pub fn suggest(target: &str, name: &str, value: &str) -> Vec<String> {
+    if (target, name) != ("books://{title}", "title") {
+        return Vec::new();
+    }
+    CATALOG
+        .iter()
+        .filter(|(t, _)| t.starts_with(value))
+        .map(|(t, _)| t.to_string())
+        .collect()
+}
+
 /// The Bookshop's prompts, in `prompts/list` order.
 pub fn prompts() -> Vec<PromptDef> {
     vec![

@@ -76,12 +76,16 @@ faults! {
         "a crashing resource's error message includes the exception text";
     ResourceMcpErrorAltered => "resource-mcperror-altered", "R5",
         "a protocol error raised in a resource handler gets data.uri added";
+    UriUnvalidated => "uri-unvalidated", "R6",
+        "a resources/read uri without a scheme (no URI at all) is read as the first template's parameter: \"Dune\" as books://Dune";
     UriMissingInternal => "uri-missing-internal", "R6",
         "resources/read without a string uri is answered -32603 instead of -32602";
     UnknownPromptInternal => "unknown-prompt-internal", "P1",
         "an unknown prompt is answered -32603 instead of -32602";
     MissingArgumentRenders => "missing-argument-renders", "P2",
         "a prompt with a missing required argument is rendered anyway";
+    PromptArgumentsUnchecked => "prompt-arguments-unchecked", "P2",
+        "prompt arguments that are not strings are rendered as their JSON text instead of refused";
     PromptCrashLeaks => "prompt-crash-leaks", "P3",
         "a crashing prompt's error message includes the exception text";
     NoResultType => "no-result-type", "J1",
@@ -90,6 +94,30 @@ faults! {
         "ping is answered with a non-empty result ({\"status\": \"ok\"}) instead of an empty one";
     CursorIgnored => "cursor-ignored", "U2",
         "a list request with a cursor the server never issued is answered with the first page instead of -32602";
+    InitializeOlderVersion => "initialize-older-version", "L1",
+        "initialize is answered with protocolVersion 2025-06-18 whatever was asked, 2025-11-25 included";
+    InitializeEchoesVersion => "initialize-echoes-version", "L1",
+        "initialize is answered with the protocolVersion asked for, even one the server does not support";
+    InitializeNoServerInfo => "initialize-no-server-info", "L1",
+        "initialize is answered without serverInfo";
+    VerboseErrorMessage => "verbose-error-message", "J1",
+        "an unknown method's -32601 error message runs on to a second line naming the dispatcher";
+    CancelMisapplied => "cancel-misapplied", "U3",
+        "over stdio: a cancellation of no running request (an unknown or finished id, or none) cancels the next request instead, which is answered -32800";
+    UndeclaredTools => "undeclared-tools", "L2",
+        "the tools capability is left out of initialize's and server/discover's result, while tools are still served";
+    UndeclaredResources => "undeclared-resources", "L2",
+        "the resources capability is left out of initialize's and server/discover's result, while resources are still served";
+    UndeclaredPrompts => "undeclared-prompts", "L2",
+        "the prompts capability is left out of initialize's and server/discover's result, while prompts are still served";
+    CompletionsUndeclared => "completions-undeclared", "L2",
+        "the completions capability is left out of initialize's and server/discover's result, while completion/complete is still served";
+    CompletionUnchecked => "completion-unchecked", "U4",
+        "completion/complete is not validated: an unknown prompt, a missing argument or a malformed ref gets an empty completion instead of -32602";
+    LogLevelUnchecked => "log-level-unchecked", "U5",
+        "a log level that is none of the eight (logging/setLevel's level; 2026-07-28: _meta's logLevel) is accepted instead of -32602";
+    Latin1Messages => "latin1-messages", "J1",
+        "messages are written in Latin-1, not UTF-8: an unknown method's error says \"Méthode inconnue\" with é as the one byte E9";
     WrongId => "wrong-id", "J1",
         "responses carry a different id than the request's";
     IdTypeChanged => "id-type-changed", "J1",
@@ -104,6 +132,8 @@ faults! {
         "over stdio: the process exits after a crashing tool call has been answered";
     ExitAfterError => "exit-after-error", "J4",
         "over stdio: the process exits after answering an unknown method";
+    PrettyPrinted => "pretty-printed", "J5",
+        "over stdio: an unknown method's error is written pretty-printed, one message over several lines";
     LogOnStdout => "log-on-stdout", "J5",
         "over stdio: log lines are written to stdout instead of stderr";
     GarbageKills => "garbage-kills", "J6",
@@ -130,6 +160,10 @@ faults! {
         "over HTTP: legacy requests without a valid Mcp-Session-Id are served";
     HttpOriginUnchecked => "http-origin-unchecked", "H1",
         "over HTTP: a foreign Origin is served instead of 403";
+    SessionIdCounter => "session-id-counter", "H2",
+        "over HTTP: legacy session ids are a counter (1, 2, 3, ...)";
+    SessionIdSpaces => "session-id-spaces", "H2",
+        "over HTTP: legacy session ids hold a space (\"session 4f1c...\"), outside visible ASCII";
     HttpSseTruncated => "http-sse-truncated", "H3",
         "over HTTP: every tools/call answer is an SSE stream that ends before the response";
     NonAsciiTitleLeaks => "non-ascii-title-leaks", "J7",
@@ -169,6 +203,8 @@ impl Fault {
         matches!(
             self,
             Fault::NotificationAnswered
+                | Fault::CancelMisapplied
+                | Fault::PrettyPrinted
                 | Fault::ExitAfterCrash
                 | Fault::ExitAfterError
                 | Fault::LogOnStdout
@@ -189,10 +225,21 @@ impl Fault {
                 | Fault::HttpMalformedPage
                 | Fault::HttpNotificationBody
                 | Fault::HttpSessionUnchecked
+                | Fault::SessionIdCounter
+                | Fault::SessionIdSpaces
                 | Fault::HttpOriginUnchecked
                 | Fault::HttpSseTruncated
         )
     }
+}
+
+/// `bytes` (UTF-8) re-encoded as Latin-1, `?` for what it cannot hold (the
+/// `latin1-messages` fault).
+pub(crate) fn as_latin1(bytes: &[u8]) -> Vec<u8> {
+    String::from_utf8_lossy(bytes)
+        .chars()
+        .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
+        .collect()
 }
 
 impl fmt::Display for Fault {

@@ -6,12 +6,13 @@
 //! one place that joins those rules to the Bookshop's definitions
 //! ([`crate::bookshop`]); nothing below it imports it.
 
-use mcperr_protocol::era::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
+use mcperr_protocol::era::{META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION};
 use mcperr_protocol::{codes, Era, ErrorObject, Request};
 use serde_json::{json, Value};
 
 use crate::answer::Answer;
 use crate::bookshop;
+use crate::completion;
 use crate::faults::Fault;
 use crate::fixture::{FixtureState, PromptDef, TemplateDef};
 use crate::prompts;
@@ -52,9 +53,43 @@ impl Handler {
         &self.shop
     }
 
-    fn capabilities() -> Value {
-        json!({"tools": {"listChanged": false}, "resources": {"subscribe": false, "listChanged": false},
-               "prompts": {"listChanged": false}})
+    fn capabilities(&self) -> Value {
+        let mut caps = json!({"tools": {"listChanged": false},
+            "resources": {"subscribe": false, "listChanged": false},
+            "prompts": {"listChanged": false}, "completions": {}, "logging": {}});
+        let undeclared = match self.fault {
+            Some(Fault::UndeclaredTools) => Some("tools"),
+            Some(Fault::UndeclaredResources) => Some("resources"),
+            Some(Fault::UndeclaredPrompts) => Some("prompts"),
+            Some(Fault::CompletionsUndeclared) => Some("completions"),
+            _ => None,
+        };
+        if let (Some(c), Some(caps)) = (undeclared, caps.as_object_mut()) {
+            caps.remove(c);
+        }
+        caps
+    }
+
+    /// A log level that is none of the eight (server/utilities/logging#log-levels):
+    /// -32602, unless the fault accepts any.
+    fn unknown_log_level(&self, level: &Value) -> Option<ErrorObject> {
+        const LEVELS: [&str; 8] = [
+            "debug",
+            "info",
+            "notice",
+            "warning",
+            "error",
+            "critical",
+            "alert",
+            "emergency",
+        ];
+        let known = level.as_str().is_some_and(|l| LEVELS.contains(&l));
+        (!known && self.fault != Some(Fault::LogLevelUnchecked)).then(|| {
+            ErrorObject::new(
+                codes::INVALID_PARAMS,
+                format!("Invalid params: unknown log level {level}"),
+            )
+        })
     }
 
     fn server_info() -> Value {
@@ -103,12 +138,13 @@ impl Handler {
                 | "resources/read"
                 | "prompts/list"
                 | "prompts/get"
+                | "completion/complete"
         );
         common
             || match era {
                 // 2026-07-28 has no `ping` (the Python SDK answers it -32601 there);
                 // `server/discover` is the modern liveness probe.
-                Era::Legacy => method == "initialize" || method == "ping",
+                Era::Legacy => matches!(method, "initialize" | "ping" | "logging/setLevel"),
                 Era::Modern => method == "server/discover",
             }
     }
@@ -148,10 +184,14 @@ impl Handler {
             if self.fault == Some(Fault::UnknownMethodResult) {
                 return Answer::result(json!({}));
             }
-            let answer = Answer::error(ErrorObject::new(
-                codes::METHOD_NOT_FOUND,
-                format!("Method not found: {}", req.method),
-            ));
+            let mut message = match self.fault {
+                Some(Fault::Latin1Messages) => format!("Méthode inconnue: {}", req.method),
+                _ => format!("Method not found: {}", req.method),
+            };
+            if self.fault == Some(Fault::VerboseErrorMessage) {
+                message.push_str("\n  raised by Handler::dispatch (no route matched)");
+            }
+            let answer = Answer::error(ErrorObject::new(codes::METHOD_NOT_FOUND, message));
             if self.fault == Some(Fault::ExitAfterError) {
                 return answer.then_exit();
             }
@@ -161,6 +201,13 @@ impl Handler {
             if let Err(e) = Self::check_envelope(params) {
                 return Answer::error(e);
             }
+        }
+        // 2026-07-28 asks for a log level per request, in _meta.
+        let meta_level = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(META_LOG_LEVEL));
+        if let Some(e) = meta_level.and_then(|l| self.unknown_log_level(l)) {
+            return Answer::error(e);
         }
         if matches!(
             req.method.as_str(),
@@ -181,11 +228,24 @@ impl Handler {
                 .and_then(|p| p.get("protocolVersion"))
                 .and_then(Value::as_str)
             {
-                Some(_) => Answer::result(json!({
-                    "protocolVersion": Era::Legacy.version(),
-                    "capabilities": Self::capabilities(),
-                    "serverInfo": Self::server_info(),
-                })),
+                Some(asked) => {
+                    // The one version this server speaks with initialize,
+                    // whatever was asked (basic/lifecycle#version-negotiation).
+                    let version = match self.fault {
+                        Some(Fault::InitializeOlderVersion) => "2025-06-18",
+                        Some(Fault::InitializeEchoesVersion) => asked,
+                        _ => Era::Legacy.version(),
+                    };
+                    let mut result = json!({
+                        "protocolVersion": version,
+                        "capabilities": self.capabilities(),
+                        "serverInfo": Self::server_info(),
+                    });
+                    if self.fault == Some(Fault::InitializeNoServerInfo) {
+                        result.as_object_mut().map(|r| r.remove("serverInfo"));
+                    }
+                    Answer::result(result)
+                }
                 None => Answer::error(ErrorObject::new(
                     codes::INVALID_PARAMS,
                     "Invalid params: \"protocolVersion\" must be a string",
@@ -193,13 +253,24 @@ impl Handler {
             },
             "server/discover" => Answer::result(json!({
                 "supportedVersions": [Era::Modern.version()],
-                "capabilities": Self::capabilities(),
+                "capabilities": self.capabilities(),
                 "serverInfo": Self::server_info(),
             })),
             "ping" if self.fault == Some(Fault::PingNotEmpty) => {
                 Answer::result(json!({"status": "ok"}))
             }
             "ping" => Answer::result(json!({})),
+            // This server sends no log notifications, so any level is
+            // already honoured; an unknown one is refused.
+            "logging/setLevel" => match params.and_then(|p| p.get("level")) {
+                Some(level) => self
+                    .unknown_log_level(level)
+                    .map_or_else(|| Answer::result(json!({})), Answer::error),
+                None => Answer::error(ErrorObject::new(
+                    codes::INVALID_PARAMS,
+                    "Invalid params: \"level\" is required",
+                )),
+            },
             "tools/list" => Answer::result(json!({"tools": self.tools.list()})),
             "tools/call" => self.tools.call(&self.shop, self.fault, params),
             "resources/list" => Answer::result(json!({"resources": []})),
@@ -209,6 +280,13 @@ impl Handler {
             "resources/read" => resources::read(&self.templates, &self.shop, self.fault, params),
             "prompts/list" => Answer::result(json!({"prompts": prompts::list(&self.prompts)})),
             "prompts/get" => prompts::get(&self.prompts, self.fault, params),
+            "completion/complete" => completion::complete(
+                &self.prompts,
+                &self.templates,
+                bookshop::suggest,
+                self.fault,
+                params,
+            ),
             _ => unreachable!("`knows` admits only the methods above"),
         }
     }

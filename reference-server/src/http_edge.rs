@@ -91,7 +91,11 @@ impl HttpEdge {
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let mut h = std::collections::hash_map::RandomState::new().build_hasher();
         h.write_u64(n);
-        let id = format!("{:016x}{:08x}", h.finish(), n);
+        let id = match self.fault() {
+            Some(Fault::SessionIdCounter) => (n + 1).to_string(),
+            Some(Fault::SessionIdSpaces) => format!("session {:016x}", h.finish()),
+            _ => format!("{:016x}{:08x}", h.finish(), n),
+        };
         sessions.insert(id.clone(), now);
         Some(id)
     }
@@ -414,6 +418,14 @@ impl HttpEdge {
     /// The HTTP form of a JSON-RPC response. `status`: a fixed status (legacy),
     /// or `None` for the modern mapping (−32602 → 400, −32601 → 404, else 200).
     fn reply(&self, response: Option<Value>, status: Option<u16>, method: &str) -> HttpReply {
+        let mut reply = self.reply_utf8(response, status, method);
+        if self.fault() == Some(Fault::Latin1Messages) {
+            reply.body = crate::faults::as_latin1(&reply.body);
+        }
+        reply
+    }
+
+    fn reply_utf8(&self, response: Option<Value>, status: Option<u16>, method: &str) -> HttpReply {
         let Some(response) = response else {
             // The silent-tool fault: the request is accepted and never answered.
             return HttpReply::empty(202);

@@ -19,6 +19,7 @@
 
 pub mod answer;
 pub mod bookshop;
+pub mod completion;
 pub mod faults;
 pub mod fixture;
 pub mod handler;

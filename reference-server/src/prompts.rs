@@ -33,9 +33,17 @@ pub fn get(prompts: &[PromptDef], fault: Option<Fault>, params: Option<&Value>) 
         return invalid("Invalid params: \"name\" must be a string".into());
     };
     let empty = Map::new();
+    let rendered;
     let args = match params.and_then(|p| p.get("arguments")) {
         None | Some(Value::Null) => &empty,
         Some(Value::Object(a)) if a.values().all(Value::is_string) => a,
+        Some(Value::Object(a)) if fault == Some(Fault::PromptArgumentsUnchecked) => {
+            rendered = a
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::String(v.to_string())))
+                .collect::<Map<String, Value>>();
+            &rendered
+        }
         Some(_) => {
             return invalid("Invalid params: \"arguments\" must map names to strings".into())
         }

@@ -40,6 +40,19 @@ pub fn read(
             "Invalid params: \"uri\" must be a string",
         ));
     };
+    // Under the fault a URI without a scheme (no URI at all) is taken for
+    // the first template's parameter, as a lenient router would.
+    let fallback;
+    let uri = match (fault, templates.first()) {
+        (Some(Fault::UriUnvalidated), Some(t)) if !uri.contains(':') => {
+            fallback = t.uri_template.replace(
+                &t.uri_template[t.uri_template.find('{').unwrap_or(0)..],
+                uri,
+            );
+            fallback.as_str()
+        }
+        _ => uri,
+    };
     let with_uri =
         |code: i64, message: String| ErrorObject::with_data(code, message, json!({"uri": uri}));
     let Some((template, param)) = templates

@@ -27,6 +27,9 @@ pub struct Outcome {
 #[derive(Debug, Default, Clone)]
 pub struct Session {
     era: Option<Era>,
+    /// Under `cancel-misapplied`: a cancellation of no running request
+    /// arrived, and the next request takes it for its own.
+    stray_cancel: bool,
 }
 
 impl Session {
@@ -37,7 +40,10 @@ impl Session {
 
     /// A connection pinned to an era (HTTP: the era comes from the headers).
     pub fn pinned(era: Era) -> Self {
-        Session { era: Some(era) }
+        Session {
+            era: Some(era),
+            stray_cancel: false,
+        }
     }
 
     /// The era, once the first request fixed it.
@@ -65,18 +71,24 @@ impl Session {
     pub fn handle(&mut self, handler: &Handler, message: Message) -> Outcome {
         let fault = handler.fault();
         match message {
-            Message::Notification { method, .. } => Outcome {
-                response: (fault == Some(Fault::NotificationAnswered))
-                    .then(|| json!({"jsonrpc": "2.0", "id": null, "result": {}})),
-                logs: if method.starts_with("notifications/") {
-                    vec![]
-                } else {
-                    vec![LogRecord::info(format!(
-                        "ignoring unknown notification {method}"
-                    ))]
-                },
-                exit_after: false,
-            },
+            Message::Notification { method, .. } => {
+                // Every request is answered before the next message is read,
+                // so no cancellation ever names a running one.
+                self.stray_cancel |=
+                    method == "notifications/cancelled" && fault == Some(Fault::CancelMisapplied);
+                Outcome {
+                    response: (fault == Some(Fault::NotificationAnswered))
+                        .then(|| json!({"jsonrpc": "2.0", "id": null, "result": {}})),
+                    logs: if method.starts_with("notifications/") {
+                        vec![]
+                    } else {
+                        vec![LogRecord::info(format!(
+                            "ignoring unknown notification {method}"
+                        ))]
+                    },
+                    exit_after: false,
+                }
+            }
             Message::Response { .. } => Outcome {
                 logs: vec![LogRecord::warn(
                     "dropping a response: this server sends no requests",
@@ -89,7 +101,14 @@ impl Session {
                 } else {
                     Era::Modern
                 });
-                let answer = handler.request(era, &req);
+                let answer = if std::mem::take(&mut self.stray_cancel) {
+                    crate::answer::Answer::error(mcperr_protocol::ErrorObject::new(
+                        -32800,
+                        "Request cancelled",
+                    ))
+                } else {
+                    handler.request(era, &req)
+                };
                 let id = respond_id(&req.id, fault);
                 Outcome {
                     response: answer.reply.map(|reply| match reply {

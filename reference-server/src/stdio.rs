@@ -99,7 +99,20 @@ impl StdioEdge {
             push_record(logs, record);
         }
         if let Some(response) = outcome.response {
-            let bytes = serde_json::to_vec(&response).expect("responses always serialize");
+            let pretty = handler.fault() == Some(Fault::PrettyPrinted)
+                && response
+                    .pointer("/error/code")
+                    .and_then(serde_json::Value::as_i64)
+                    == Some(mcperr_protocol::codes::METHOD_NOT_FOUND);
+            let mut bytes = if pretty {
+                serde_json::to_vec_pretty(&response)
+            } else {
+                serde_json::to_vec(&response)
+            }
+            .expect("responses always serialize");
+            if handler.fault() == Some(Fault::Latin1Messages) {
+                bytes = crate::faults::as_latin1(&bytes);
+            }
             out.stdout.extend_from_slice(&bytes);
             out.stdout.push(b'\n');
         }

@@ -215,6 +215,7 @@ impl Draft<'_> {
             transport: None,
             http: None,
             envelope: true,
+            handshake: true,
             send: vec![],
             request: RequestSpec {
                 raw: None,

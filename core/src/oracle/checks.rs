@@ -28,6 +28,10 @@ pub struct Evidence {
     /// id-null error: whether the same request with a small id was answered
     /// (the proof the RFC 8259 section 6 policy needs, [`crate::wire::big_id`]).
     pub small_id_answered: Option<bool>,
+    /// The `Mcp-Session-Id` of the run's own session, when the case opened
+    /// a connection of its own (`handshake = false`) over HTTP: a freshly
+    /// minted id must differ from it (H2 `session-id-random`).
+    pub other_session: Option<String>,
 }
 
 /// Text markers of a traceback or failure chain in a server log.
@@ -70,8 +74,21 @@ pub fn aspect(check: Check, case: &crate::case::Case) -> AspectId {
         Check::NoRetiredCode => {
             AspectId::find(case.rule_id(), "retired-32002").unwrap_or_else(|| case.aspect_id())
         }
+        Check::SessionIdAscii => AspectId::H2SessionIdAscii,
+        Check::SessionIdRandom => AspectId::H2SessionIdRandom,
         _ => case.aspect_id(),
     }
+}
+
+/// The `Mcp-Session-Id` the answer minted, if it was an HTTP answer with one.
+fn minted_session(exchange: &Exchange) -> Option<&str> {
+    exchange
+        .http
+        .as_ref()?
+        .headers
+        .iter()
+        .find(|(k, _)| k == "mcp-session-id")
+        .map(|(_, v)| v.as_str())
 }
 
 /// T8: a result that is not `isError` carries `structuredContent` that
@@ -138,6 +155,35 @@ pub fn run(
                 ));
             }
             leak_marker(&text).map(|m| format!("the response carries a stack trace marker: {m}"))
+        }
+        Check::SessionIdAscii => {
+            let id = minted_session(exchange)?;
+            let bad = id.chars().find(|c| !('\u{21}'..='\u{7e}').contains(c))?;
+            Some(format!(
+                "the Mcp-Session-Id {id:?} holds {bad:?} (U+{:04X}), outside visible ASCII",
+                bad as u32
+            ))
+        }
+        Check::SessionIdRandom => {
+            let id = minted_session(exchange)?;
+            let other = ev.other_session.as_deref()?;
+            let next = |a: &str, b: &str| {
+                let (Ok(a), Ok(b)) = (a.parse::<u128>(), b.parse::<u128>()) else {
+                    return false;
+                };
+                a.abs_diff(b) < 1000
+            };
+            if id == other {
+                Some(format!(
+                    "two sessions were both given the Mcp-Session-Id {id:?}"
+                ))
+            } else if next(id, other) {
+                Some(format!(
+                    "two sessions were given the Mcp-Session-Ids {other:?} and {id:?}: a counter, not a random id"
+                ))
+            } else {
+                None
+            }
         }
         Check::BodyNeverRan => match &ev.counts {
             Some((Some(before), Some(after))) if before == after => None,

@@ -31,8 +31,9 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use mcperr_core::exchange::{Ending, Exchange, Stray};
-use mcperr_core::fuzz::inputs::{line, parse_line};
+use mcperr_core::fuzz::inputs::line;
 use mcperr_core::fuzz::{Class, FuzzInput};
+use mcperr_core::reassemble::{Read, Reassembler};
 use mcperr_protocol::Era;
 use serde_json::Value;
 
@@ -174,6 +175,8 @@ struct Pipe {
     /// Whether the server has echoed an id beyond a double: then an id-less
     /// error is not its parser refusing a big id.
     big_ids_held: bool,
+    /// Lines that are no message alone, held in case they join into one.
+    reader: Reassembler,
 }
 
 fn remember(list: &mut VecDeque<String>, key: String) {
@@ -640,11 +643,23 @@ fn answer(w: &mut Worker<'_>, pipe: &mut Pipe, bytes: &[u8], decoded: Option<Val
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return false;
     }
-    let Ok(value @ Value::Object(_)) = decoded.map_or_else(|| parse_line(bytes), Ok) else {
-        w.record_strays(vec![Stray::NotJson(
-            String::from_utf8_lossy(bytes).into_owned(),
-        )]);
-        return false;
+    // The one reading of a line a case gets too ([`Reassembler`]): a
+    // message split over lines, or not UTF-8, is read and named.
+    let value = match decoded {
+        Some(v @ Value::Object(_)) => v,
+        _ => match pipe.reader.feed(bytes) {
+            Read::Message(v, found) => {
+                if !found.is_empty() {
+                    w.record_strays(found);
+                }
+                v
+            }
+            Read::Strays(found) => {
+                w.record_strays(found);
+                return false;
+            }
+            Read::Held => return false,
+        },
     };
     if !is_response(&value) {
         return false; // a server-to-client request or notification: allowed

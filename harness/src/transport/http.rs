@@ -290,7 +290,10 @@ impl HttpConnection {
         let body = std::mem::take(&mut raw.lock().expect("reader done").0).concat();
         answer.body = match String::from_utf8(body) {
             Ok(text) => text,
-            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            Err(e) => {
+                answer.not_utf8 = true;
+                String::from_utf8_lossy(e.as_bytes()).into_owned()
+            }
         };
         if !is_sse {
             answer.read_json_body();

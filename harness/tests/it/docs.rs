@@ -123,3 +123,36 @@ fn the_readme_states_the_registry_s_coverage() {
         "README.md should say: {said}"
     );
 }
+
+/// Every mcperr case the official-suite comparison names exists, so the
+/// mapping cannot point at a case that was renamed or removed.
+#[test]
+fn the_official_suite_mapping_names_existing_cases() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/official-suite/checks.toml"
+    );
+    let table: toml::Value = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let known: std::collections::BTreeSet<String> = mcperr_core::case::builtin_cases()
+        .unwrap()
+        .into_iter()
+        .map(|c| c.id)
+        .collect();
+    let mut named = 0;
+    for section in ["check", "asked"] {
+        for entry in table[section].as_array().unwrap() {
+            let cases = entry["cases"].as_array().unwrap();
+            let covered = !cases.is_empty() || entry.get("not_covered").is_some();
+            assert!(covered, "{entry}: no case and no reason");
+            for case in cases.iter().map(|c| c.as_str().unwrap()) {
+                // One entry says in prose that every case runs over stdio.
+                if case.contains(' ') {
+                    continue;
+                }
+                assert!(known.contains(case), "{path}: no case {case}");
+                named += 1;
+            }
+        }
+    }
+    assert!(named >= 8, "{named}");
+}

@@ -193,7 +193,7 @@ fn a_server_that_answers_twice_fails_j1_and_nothing_else_is_misjudged() {
         .iter()
         .filter(|c| c["verdict"] == "skip")
         .filter(|c| {
-            !crate::support::is_refused_valid_call(
+            !crate::support::is_expected_skip(
                 c["id"].as_str().unwrap(),
                 "skip",
                 c["message"].as_str().unwrap(),

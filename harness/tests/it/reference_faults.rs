@@ -90,10 +90,34 @@ fn script() -> String {
             "tools/list",
             json!({"cursor": "mcperr-never-issued"}),
         ),
+        (json!(22), "server/discover", json!({})),
+        (json!(23), "resources/read", json!({"uri": "Dune"})),
+        (
+            json!(24),
+            "prompts/get",
+            json!({"name": "greet", "arguments": {"name": 42}}),
+        ),
+        (
+            json!(25),
+            "completion/complete",
+            json!({"ref": {"type": "ref/nonsense"}, "argument": {"name": "name", "value": "D"}}),
+        ),
+        (
+            json!(26),
+            "tools/list",
+            json!({"_meta": {"io.modelcontextprotocol/logLevel": "loud"}}),
+        ),
     ];
     let mut out = String::new();
     for (i, (id, method, mut params)) in calls.into_iter().enumerate() {
+        // The envelope, with any _meta keys of the call's own on top.
+        let own = params.get("_meta").cloned();
         params["_meta"] = envelope();
+        if let Some(Value::Object(own)) = own {
+            for (k, v) in own {
+                params["_meta"][k] = v;
+            }
+        }
         out.push_str(
             &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
         );
@@ -148,7 +172,7 @@ fn every_fault_changes_the_transcript() {
     assert_eq!(clean.1, Some(0));
     assert_eq!(
         clean.0.lines().count(),
-        21,
+        26,
         "one response per request:\n{}",
         clean.0
     );
@@ -159,18 +183,18 @@ fn every_fault_changes_the_transcript() {
     let list = String::from_utf8(list.stdout).unwrap();
     // HTTP-only faults deviate only over HTTP (tests/it/http.rs covers them);
     // fuzz-only ones only for inputs this transcript never sends (tests/it/fuzz.rs);
-    // ping-not-empty only in 2025-11-25, which this 2026-07-28 script is not
-    // (tests/it/faults.rs catches it there).
+    // ping-not-empty and the initialize faults only in 2025-11-25, which this
+    // 2026-07-28 script is not (tests/it/faults.rs catches them there).
     let names: Vec<&str> = list
         .lines()
         .filter(|l| !l.contains("over HTTP:") && !l.contains("fuzz only:"))
-        .filter(|l| !l.starts_with("ping-not-empty "))
+        .filter(|l| !l.starts_with("ping-not-empty ") && !l.starts_with("initialize-"))
         .map(|l| l.split_whitespace().next().unwrap())
         .collect();
     assert!(names.len() >= 30, "{list}");
     for rule in [
         "T1", "T2", "T3", "T4", "T5", "T6", "T7", "R1", "R2", "R3", "R4", "R5", "P1", "P2", "J1",
-        "J2", "J3", "J4", "J5", "U1", "U2",
+        "J2", "J3", "J4", "J5", "U1", "U2", "U3", "U4", "U5", "L1", "L2",
     ] {
         assert!(
             list.lines()
