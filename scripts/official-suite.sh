@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite and mcperr on the same servers and
+# lists where their verdicts on error behaviour disagree: the reference server
+# and the Bookshop on every SDK, each over Streamable HTTP in 2025-11-25 (the
+# newest era the suite speaks). The checks compared, and the mcperr cases each
+# maps to, are fixtures/official-suite/checks.toml; docs/official-suite.md
+# explains every disagreement of the output.
+#
+# Installs what it needs as scripts/test.sh does (the SDK peers), plus the
+# pinned suite and the Node it needs from the npm registry under
+# target/official-suite; builds mcperr in release mode; stops every server on
+# exit.
+#
+#   scripts/official-suite.sh [OUT]     (default: docs/official-suite/latest.md)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${1:-docs/official-suite/latest.md}"
+checks=fixtures/official-suite/checks.toml
+
+log() { printf 'official-suite.sh: %s\n' "$*" >&2; }
+
+pkg() { sed -n "s/^$1 = \"\\(.*\\)\"/\\1/p" "$checks"; }
+suite="$(pkg suite)"
+node_pkg="$(pkg node)"
+dir=target/official-suite
+if [ ! -x "$dir/node_modules/.bin/node" ] || [ ! -f "$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js" ]; then
+    log "installing $suite and $node_pkg under $dir"
+    mkdir -p "$dir"
+    npm install --prefix "$dir" --no-audit --no-fund --no-save "$node_pkg" "$suite" >&2
+fi
+node22="$PWD/$dir/node_modules/.bin/node"
+conformance="$PWD/$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+
+cargo build --release --locked -p mcperr >&2
+mcperr="$PWD/target/release/mcperr"
+py="$(fixtures/servers/python/setup.sh | tail -n 1)"
+fm="$(fixtures/servers/fastmcp/setup.sh | tail -n 1)"
+for f in typescript typescript-v1 fastmcp-ts mcp-framework; do
+    "fixtures/servers/$f/setup.sh" >/dev/null
+done
+rmcp="$(fixtures/servers/rust/setup.sh | tail -n 1)"
+
+tmp="$(mktemp -d)"
+pids=()
+cleanup() {
+    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    if [ -n "${MCPERR_KEEP_RESULTS:-}" ]; then cp -r "$tmp/results" "$MCPERR_KEEP_RESULTS"; fi
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# Starts `CMD… --http 127.0.0.1:0` and sets `url` to the URL it prints first.
+start_http() {
+    local name="$1"
+    shift
+    "$@" --http 127.0.0.1:0 >"$tmp/$name.url" 2>"$tmp/$name.err" &
+    pids+=("$!")
+    for _ in $(seq 300); do
+        if [ -s "$tmp/$name.url" ] && head -n 1 "$tmp/$name.url" | grep -q '^http://'; then
+            url="$(head -n 1 "$tmp/$name.url")"
+            return
+        fi
+        sleep 0.1
+    done
+    log "$name did not print its URL within 30 s; its stderr:"
+    tail -n 20 "$tmp/$name.err" >&2
+    exit 2
+}
+
+scenarios="$(sed -n 's/^scenario = "\(.*\)"/\1/p' "$checks" | sort -u)"
+results="$tmp/results"
+judge() {
+    local name="$1"
+    shift
+    start_http "$name" "$@"
+    log "$name at $url"
+    mkdir -p "$results/$name/official"
+    for s in $scenarios; do
+        # One checks.json per scenario under --output-dir; a failing scenario
+        # exits non-zero, which is its verdict, not ours.
+        timeout 120 "$node22" "$conformance" server --url "$url" --scenario "$s" \
+            --output-dir "$results/$name/official/$s" >"$results/$name/official/$s.log" 2>&1 || true
+    done
+    "$mcperr" run --http "$url" --era 2025-11-25 --profile spec --json "$results/$name/mcperr.json" \
+        >/dev/null 2>&1 || true
+}
+
+judge reference "$mcperr" reference
+judge python-sdk "$py" fixtures/servers/python/bookshop.py
+judge fastmcp "$fm" fixtures/servers/fastmcp/bookshop.py
+judge typescript-sdk node fixtures/servers/typescript/bookshop.mjs
+judge typescript-sdk-v1 node fixtures/servers/typescript-v1/bookshop.mjs
+judge fastmcp-ts node fixtures/servers/fastmcp-ts/bookshop.mjs
+judge mcp-framework node fixtures/servers/mcp-framework/bookshop.mjs
+judge rmcp "$rmcp"
+
+mkdir -p "$(dirname "$out")"
+{
+    echo "<!-- Written by scripts/official-suite.sh; docs/official-suite.md explains it. -->"
+    echo "# Official suite and mcperr, side by side (the script's output)"
+    echo
+    python3 scripts/official_compare.py "$checks" "$results"
+} >"$out"
+log "wrote $out"
