@@ -30,8 +30,29 @@ pub enum Stray {
     /// A message written over this many stdout lines (J5
     /// `no-embedded-newlines`), with its start.
     Split(usize, String),
+    /// A notification (a `notifications/…` method) that carries an id (J1
+    /// `notification-no-id`).
+    NotificationWithId(Value),
+    /// A request of the server's own (a method and an id), which 2026-07-28
+    /// forbids on stdout and on a response's SSE stream (J5 `no-requests`,
+    /// H3 `sse-no-requests`).
+    ServerRequest(Value),
     /// More strays than are kept; this many were dropped.
     More(usize),
+}
+
+impl Stray {
+    /// What a message the server sent of its own (one with a `method`) is
+    /// to judge: nothing for a notification without an id, else a stray.
+    pub fn of_server_message(message: &Value) -> Option<Stray> {
+        let method = message.get("method")?.as_str().unwrap_or_default();
+        message.get("id")?;
+        Some(if method.starts_with("notifications/") {
+            Stray::NotificationWithId(message.clone())
+        } else {
+            Stray::ServerRequest(message.clone())
+        })
+    }
 }
 
 /// Most strays kept per exchange; a flood is summarised, not stored.

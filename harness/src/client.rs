@@ -81,7 +81,7 @@ fn stray_of(
     match event {
         StdoutEvent::Line(l) if l.iter().all(u8::is_ascii_whitespace) => None,
         StdoutEvent::Line(l) => match mcperr_core::wire::decode(&l) {
-            Ok(v @ Value::Object(_)) if v.get("method").is_some() => None,
+            Ok(v @ Value::Object(_)) if v.get("method").is_some() => Stray::of_server_message(&v),
             Ok(Value::Object(o))
                 if o.get("id")
                     .is_some_and(|i| ignored.contains(&i.to_string())) =>
@@ -266,8 +266,10 @@ impl Client {
                     strays.push(Stray::NotUtf8(start));
                 }
                 let ending = http_ending(&answer, want.as_ref());
-                for other in answer.messages.iter().filter(|m| is_response(m)) {
-                    if Some(other) != ending_value(&ending) {
+                for other in &answer.messages {
+                    if !is_response(other) {
+                        strays.extend(Stray::of_server_message(other));
+                    } else if Some(other) != ending_value(&ending) {
                         strays.push(Stray::NullIdResponse(other.clone()));
                     }
                 }
@@ -326,7 +328,11 @@ impl Client {
                         Read::Held => continue,
                     };
                     if !is_response(&value) {
-                        // A server-to-client request or notification: allowed, not ours.
+                        // A server-to-client request or notification: not an
+                        // answer; judged only where it carries an id.
+                        if let Some(s) = Stray::of_server_message(&value) {
+                            push_stray(&mut strays, s);
+                        }
                         continue;
                     }
                     match value.get("id") {

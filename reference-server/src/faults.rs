@@ -100,10 +100,18 @@ faults! {
         "initialize is answered with the protocolVersion asked for, even one the server does not support";
     InitializeNoServerInfo => "initialize-no-server-info", "L1",
         "initialize is answered without serverInfo";
+    DiscoverIncomplete => "discover-incomplete", "L1",
+        "server/discover is answered without supportedVersions";
     VerboseErrorMessage => "verbose-error-message", "J1",
         "an unknown method's -32601 error message runs on to a second line naming the dispatcher";
     CancelMisapplied => "cancel-misapplied", "U3",
         "over stdio: a cancellation of no running request (an unknown or finished id, or none) cancels the next request instead, which is answered -32800";
+    ToolsListRefused => "tools-list-refused", "L2",
+        "tools/list is answered -32603 though the tools capability is declared";
+    ResourcesListRefused => "resources-list-refused", "L2",
+        "resources/list is answered -32603 though the resources capability is declared";
+    PromptsListRefused => "prompts-list-refused", "L2",
+        "prompts/list is answered -32603 though the prompts capability is declared";
     UndeclaredTools => "undeclared-tools", "L2",
         "the tools capability is left out of initialize's and server/discover's result, while tools are still served";
     UndeclaredResources => "undeclared-resources", "L2",
@@ -134,6 +142,10 @@ faults! {
         "over stdio: the process exits after answering an unknown method";
     PrettyPrinted => "pretty-printed", "J5",
         "over stdio: an unknown method's error is written pretty-printed, one message over several lines";
+    ServerRequests => "server-requests", "J5",
+        "over stdio: a ping request of the server's own is written before each tools/call answer (2025-11-25 allows it; 2026-07-28 does not)";
+    NotificationWithId => "notification-with-id", "J1",
+        "over stdio: a notifications/message carrying an id is written before each tools/call answer";
     LogOnStdout => "log-on-stdout", "J5",
         "over stdio: log lines are written to stdout instead of stderr";
     GarbageKills => "garbage-kills", "J6",
@@ -205,6 +217,8 @@ impl Fault {
             Fault::NotificationAnswered
                 | Fault::CancelMisapplied
                 | Fault::PrettyPrinted
+                | Fault::ServerRequests
+                | Fault::NotificationWithId
                 | Fault::ExitAfterCrash
                 | Fault::ExitAfterError
                 | Fault::LogOnStdout

@@ -223,6 +223,18 @@ impl Handler {
                 "Invalid params: unknown cursor",
             ));
         }
+        let refused = match self.fault {
+            Some(Fault::ToolsListRefused) => "tools/list",
+            Some(Fault::ResourcesListRefused) => "resources/list",
+            Some(Fault::PromptsListRefused) => "prompts/list",
+            _ => "",
+        };
+        if req.method == refused {
+            return Answer::error(ErrorObject::new(
+                codes::INTERNAL_ERROR,
+                format!("{refused} is unavailable"),
+            ));
+        }
         match req.method.as_str() {
             "initialize" => match params
                 .and_then(|p| p.get("protocolVersion"))
@@ -251,11 +263,19 @@ impl Handler {
                     "Invalid params: \"protocolVersion\" must be a string",
                 )),
             },
-            "server/discover" => Answer::result(json!({
-                "supportedVersions": [Era::Modern.version()],
-                "capabilities": self.capabilities(),
-                "serverInfo": Self::server_info(),
-            })),
+            "server/discover" => {
+                let mut result = json!({
+                    "supportedVersions": [Era::Modern.version()],
+                    "capabilities": self.capabilities(),
+                    "serverInfo": Self::server_info(),
+                });
+                if self.fault == Some(Fault::DiscoverIncomplete) {
+                    result
+                        .as_object_mut()
+                        .map(|r| r.remove("supportedVersions"));
+                }
+                Answer::result(result)
+            }
             "ping" if self.fault == Some(Fault::PingNotEmpty) => {
                 Answer::result(json!({"status": "ok"}))
             }

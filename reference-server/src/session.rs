@@ -21,6 +21,8 @@ pub struct Outcome {
     pub logs: Vec<LogRecord>,
     /// The process should exit after sending the response (fault injection).
     pub exit_after: bool,
+    /// The method of the request answered, if the message was one.
+    pub method: Option<String>,
 }
 
 /// A connection whose era is fixed by its first request.
@@ -87,6 +89,7 @@ impl Session {
                         ))]
                     },
                     exit_after: false,
+                    method: None,
                 }
             }
             Message::Response { .. } => Outcome {
@@ -111,6 +114,7 @@ impl Session {
                 };
                 let id = respond_id(&req.id, fault);
                 Outcome {
+                    method: Some(req.method.clone()),
                     response: answer.reply.map(|reply| match reply {
                         Ok(result) => jsonrpc::success(&id, result),
                         Err(error) => jsonrpc::failure(&id, &error),

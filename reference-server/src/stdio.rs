@@ -98,6 +98,22 @@ impl StdioEdge {
         for record in &outcome.logs {
             push_record(logs, record);
         }
+        // Two faults write a message of the server's own before the answer
+        // to a tools/call: a notification with an id, or a ping request.
+        let calls_tool = outcome.method.as_deref() == Some("tools/call");
+        let own = match handler.fault() {
+            Some(Fault::NotificationWithId) if calls_tool => Some(serde_json::json!({
+                "jsonrpc": "2.0", "id": 0, "method": "notifications/message",
+                "params": {"level": "info", "data": "calling a tool"}})),
+            Some(Fault::ServerRequests) if calls_tool => Some(serde_json::json!({
+                "jsonrpc": "2.0", "id": "mcperr-reference-ping", "method": "ping"})),
+            _ => None,
+        };
+        if let Some(message) = own {
+            out.stdout
+                .extend_from_slice(&serde_json::to_vec(&message).expect("serializes"));
+            out.stdout.push(b'\n');
+        }
         if let Some(response) = outcome.response {
             let pretty = handler.fault() == Some(Fault::PrettyPrinted)
                 && response

@@ -116,7 +116,7 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
             out.push(Violation::new(AspectId::J1ResultShape, why).late());
         }
     }
-    if let Some(why) = wordy_message(response, &exchange.request) {
+    if let Some(why) = super::messages::wordy_message(response, &exchange.request) {
         out.push(Violation::new(AspectId::J1MessageConcise, why).late());
     }
     if let (Some(answer), false) = (&exchange.http, ctx.http_rejection_expected) {
@@ -189,6 +189,18 @@ pub fn strays(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
             Stray::Split(lines, start) => (
                 AspectId::J5NoEmbeddedNewlines,
                 format!("the server wrote one message over {lines} stdout lines, which was read only by joining them: {start:?}"),
+            ),
+            Stray::NotificationWithId(v) => (
+                AspectId::J1NotificationNoId,
+                format!("the server sent a notification that carries an id: {v}"),
+            ),
+            Stray::ServerRequest(v) if exchange.http.is_some() => (
+                AspectId::H3SseNoRequests,
+                format!("the server sent a request of its own in its answer: {v}"),
+            ),
+            Stray::ServerRequest(v) => (
+                AspectId::J5NoRequests,
+                format!("the server wrote a request of its own to stdout: {v}"),
             ),
             Stray::More(n) => (
                 AspectId::J5Main,
@@ -321,40 +333,6 @@ pub fn http_status(status: u16, response: &Value) -> Option<String> {
     };
     (!allowed.contains(&status))
         .then(|| format!("HTTP status {status} with this answer; expected one of {allowed:?}"))
-}
-
-/// J1: an `error.message` that is not "a concise single sentence" (schema
-/// `Error.message`): one that runs over several lines (a traceback, a
-/// pretty-printed validation report). Not judged when the request carried a
-/// line break itself (raw or percent-encoded, in any key or value), since
-/// the message may quote it. Length is not judged: the spec sets none.
-fn wordy_message(response: &Value, request: &Value) -> Option<String> {
-    let message = crate::wire::at(response, &["error", "message"])?.as_str()?;
-    if !message.contains(['\n', '\r']) || sent_line_break(request.get("params")?) {
-        return None;
-    }
-    let lines = message.lines().count().max(2);
-    let first = message.lines().next().unwrap_or_default();
-    Some(format!(
-        "error.message runs over {lines} lines, not one sentence; its first: {first:?}"
-    ))
-}
-
-/// Whether any key or string value under `v` holds a line break, as sent or
-/// percent-encoded (a URI template parameter comes back decoded).
-fn sent_line_break(v: &Value) -> bool {
-    let breaks = |s: &str| {
-        s.contains(['\n', '\r']) || {
-            let lower = s.to_ascii_lowercase();
-            lower.contains("%0a") || lower.contains("%0d")
-        }
-    };
-    match v {
-        Value::String(s) => breaks(s),
-        Value::Array(a) => a.iter().any(sent_line_break),
-        Value::Object(o) => o.iter().any(|(k, v)| breaks(k) || sent_line_break(v)),
-        _ => false,
-    }
 }
 
 /// What every stack marker of [`leak_marker`] contains.
@@ -577,30 +555,6 @@ mod tests {
         let dune = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "get_author", "arguments": {"title": format!("{canary}Dune")}}});
         assert!(j7(dune, lowered), "a stack after an unquoted echo");
-    }
-
-    #[test]
-    fn an_error_message_over_several_lines_is_not_concise_unless_the_request_sent_a_line_break() {
-        let request = |arg: &str| {
-            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                   "params": {"name": "get_author", "arguments": {"title": arg}}})
-        };
-        let concise = |message: &str, arg: &str| {
-            let ex = answered(
-                request(arg),
-                json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": message}}),
-            );
-            !invariants(&ex, &Context::default())
-                .iter()
-                .any(|v| v.aspect == AspectId::J1MessageConcise)
-        };
-        assert!(concise("Unknown tool: get_author", "x"));
-        assert!(concise(&"x".repeat(2000), "y"), "length is not judged");
-        assert!(!concise("Invalid params\n  title: Field required", "x"));
-        // What the request sent may come back quoted, line breaks and all,
-        // or decoded from a URI.
-        assert!(concise("No book titled 'a\nb'", "a\nb"));
-        assert!(concise("No book titled 'a\nb'", "books://a%0Ab"));
     }
 
     #[test]

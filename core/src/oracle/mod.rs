@@ -9,6 +9,7 @@
 
 pub mod checks;
 pub mod invariants;
+mod messages;
 mod regressions;
 pub mod secrets;
 

@@ -293,13 +293,25 @@ fn lines(client: &mut Client) -> &mut LineConn {
 
 /// Runs until the budget is spent or the server is lost.
 pub(crate) async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
+    let mut pipe = Pipe::default();
+    let stop = pipeline(w, client, &mut pipe).await;
+    // Lines held as the start of a message split over lines that never
+    // came whole are what they are: stray output.
+    let held = pipe.reader.flush();
+    if !held.is_empty() {
+        w.record_strays(held);
+    }
+    stop
+}
+
+/// The loop of [`pipelined`], over a pipe it flushes afterwards.
+async fn pipeline(w: &mut Worker<'_>, client: &mut Client, pipe: &mut Pipe) -> Stop {
     let timeout = w.settings.run.timeout;
     let mut width = if w.settings.tune_in_flight {
         Width::surveyed(Instant::now())
     } else {
         Width::fixed(w.settings.in_flight)
     };
-    let mut pipe = Pipe::default();
     let mut draining = false;
     let mut spent = false;
     let mut batch: Vec<u8> = Vec::new();
@@ -369,7 +381,7 @@ pub(crate) async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
             let sent = tokio::time::timeout(timeout, lines(client).send_line(&batch)).await;
             batch.clear();
             if sent.is_err() {
-                return lost(&mut pipe);
+                return lost(pipe);
             }
         }
         let stragglers_left = spent && !pipe.stragglers.is_empty();
@@ -422,15 +434,15 @@ pub(crate) async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
         for event in events {
             match event {
                 None => {
-                    if let Some(stop) = overdue(w, client, &mut pipe, &oldest).await {
+                    if let Some(stop) = overdue(w, client, pipe, &oldest).await {
                         return stop;
                     }
                 }
-                Some((StdoutEvent::Eof, _)) => return lost(&mut pipe),
-                Some((StdoutEvent::TooLong(o), _)) => too_long(w, &mut pipe, &o),
+                Some((StdoutEvent::Eof, _)) => return lost(pipe),
+                Some((StdoutEvent::TooLong(o), _)) => too_long(w, pipe, &o),
                 Some((StdoutEvent::Line(bytes), decoded)) => {
                     width.answered(Instant::now());
-                    if answer(w, &mut pipe, &bytes, decoded) {
+                    if answer(w, pipe, &bytes, decoded) {
                         draining = true;
                     }
                 }
@@ -662,7 +674,12 @@ fn answer(w: &mut Worker<'_>, pipe: &mut Pipe, bytes: &[u8], decoded: Option<Val
         },
     };
     if !is_response(&value) {
-        return false; // a server-to-client request or notification: allowed
+        // A server-to-client request or notification: judged only where it
+        // carries an id.
+        if let Some(s) = Stray::of_server_message(&value) {
+            w.record_strays(vec![s]);
+        }
+        return false;
     }
     let id = value.get("id").cloned().unwrap_or(Value::Null);
     let mut key = id.to_string();

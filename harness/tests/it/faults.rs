@@ -74,6 +74,11 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             | Fault::HttpAcceptUnchecked
             | Fault::EnvelopeUnchecked
             | Fault::NoResultType
+            | Fault::ServerRequests
+            | Fault::ToolsListRefused
+            | Fault::ResourcesListRefused
+            | Fault::PromptsListRefused
+            | Fault::DiscoverIncomplete
     );
     // Sessions, ping and initialize are legacy only (2026-07-28 removes ping
     // and the handshake).

@@ -107,6 +107,8 @@ fn script() -> String {
             "tools/list",
             json!({"_meta": {"io.modelcontextprotocol/logLevel": "loud"}}),
         ),
+        (json!(27), "resources/list", json!({})),
+        (json!(28), "tools/list", json!({})),
     ];
     let mut out = String::new();
     for (i, (id, method, mut params)) in calls.into_iter().enumerate() {
@@ -172,7 +174,7 @@ fn every_fault_changes_the_transcript() {
     assert_eq!(clean.1, Some(0));
     assert_eq!(
         clean.0.lines().count(),
-        26,
+        28,
         "one response per request:\n{}",
         clean.0
     );
