@@ -42,34 +42,7 @@ npm_version() {
     node -e "console.log(require('./fixtures/servers/$1/node_modules/$2/package.json').version)"
 }
 
-tmp="$(mktemp -d)"
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-# Starts `CMD… --http 127.0.0.1:0` and sets `url` to the endpoint URL it
-# prints first (30 s at most). Not in a subshell: its pid must reach
-# `pids`, so that the server is stopped on exit.
-start_http() {
-    local name="$1"
-    shift
-    "$@" --http 127.0.0.1:0 >"$tmp/$name.url" 2>"$tmp/$name.err" &
-    pids+=("$!")
-    for _ in $(seq 300); do
-        if [ -s "$tmp/$name.url" ] && head -n 1 "$tmp/$name.url" | grep -q '^http://'; then
-            url="$(head -n 1 "$tmp/$name.url")"
-            return
-        fi
-        sleep 0.1
-    done
-    log "$name did not print its URL within 30 s; its stderr:"
-    tail -n 20 "$tmp/$name.err" >&2
-    exit 2
-}
+. scripts/lib/http-servers.sh
 
 servers=(--server "reference=reference")
 add() {

@@ -40,33 +40,14 @@ for f in typescript typescript-v1 fastmcp-ts mcp-framework; do
 done
 rmcp="$(fixtures/servers/rust/setup.sh | tail -n 1)"
 
-tmp="$(mktemp -d)"
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    if [ -n "${MCPERR_KEEP_RESULTS:-}" ]; then cp -r "$tmp/results" "$MCPERR_KEEP_RESULTS"; fi
-    rm -rf "$tmp"
+# With MCPERR_KEEP_RESULTS=DIR, the raw results (the suite's checks.json and
+# mcperr's report per server) are copied there before the scratch directory goes.
+on_exit() {
+    if [ -n "${MCPERR_KEEP_RESULTS:-}" ] && [ -d "$tmp/results" ]; then
+        cp -r "$tmp/results" "$MCPERR_KEEP_RESULTS"
+    fi
 }
-trap cleanup EXIT
-
-# Starts `CMD… --http 127.0.0.1:0` and sets `url` to the URL it prints first.
-start_http() {
-    local name="$1"
-    shift
-    "$@" --http 127.0.0.1:0 >"$tmp/$name.url" 2>"$tmp/$name.err" &
-    pids+=("$!")
-    for _ in $(seq 300); do
-        if [ -s "$tmp/$name.url" ] && head -n 1 "$tmp/$name.url" | grep -q '^http://'; then
-            url="$(head -n 1 "$tmp/$name.url")"
-            return
-        fi
-        sleep 0.1
-    done
-    log "$name did not print its URL within 30 s; its stderr:"
-    tail -n 20 "$tmp/$name.err" >&2
-    exit 2
-}
+. scripts/lib/http-servers.sh
 
 scenarios="$(sed -n 's/^scenario = "\(.*\)"/\1/p' "$checks" | sort -u)"
 results="$tmp/results"

@@ -82,13 +82,7 @@ pub fn aspect(check: Check, case: &crate::case::Case) -> AspectId {
 
 /// The `Mcp-Session-Id` the answer minted, if it was an HTTP answer with one.
 fn minted_session(exchange: &Exchange) -> Option<&str> {
-    exchange
-        .http
-        .as_ref()?
-        .headers
-        .iter()
-        .find(|(k, _)| k == "mcp-session-id")
-        .map(|(_, v)| v.as_str())
+    exchange.http.as_ref()?.header("mcp-session-id")
 }
 
 /// T8: a result that is not `isError` carries `structuredContent` that

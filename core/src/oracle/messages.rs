@@ -40,22 +40,10 @@ fn sent_line_break(v: &Value) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::exchange::{Ending, Exchange};
     use crate::oracle::invariants::{invariants, Context};
     use crate::rules::AspectId;
     use serde_json::json;
-    use std::time::Duration;
-
-    fn answered(request: Value, response: Value) -> Exchange {
-        Exchange {
-            request,
-            ending: Ending::Answered(response),
-            strays: vec![],
-            duration: Duration::ZERO,
-            http: None,
-        }
-    }
 
     #[test]
     fn an_error_message_over_several_lines_is_not_concise_unless_the_request_sent_a_line_break() {
@@ -64,9 +52,11 @@ mod tests {
                    "params": {"name": "get_author", "arguments": {"title": arg}}})
         };
         let concise = |message: &str, arg: &str| {
-            let ex = answered(
+            let ex = Exchange::unsent(
                 request(arg),
-                json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": message}}),
+                Ending::Answered(
+                    json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": message}}),
+                ),
             );
             !invariants(&ex, &Context::default())
                 .iter()
