@@ -90,7 +90,7 @@ cargo insta test --check --unreferenced=reject -p mcperr-snapshots
 # Installable as users expect: the crates `cargo install mcperr` needs package
 # cleanly (the embedded fixtures inside core's package, each crate built from
 # its own tarball), and the wheel installs into a fresh venv and runs.
-echo "== [${SECONDS}s] cargo package (protocol, core, reference server, mcperr)"
+echo "== [${SECONDS}s] cargo package --workspace (every member, the test-only snapshots package too)"
 # cargo verifies each crate against the others' tarballs through a temporary
 # registry, and takes a registry crate's version as immutable: it unpacks it
 # under $CARGO_HOME/registry/src/-<hash of the registry's path>/ once, and
@@ -99,8 +99,8 @@ echo "== [${SECONDS}s] cargo package (protocol, core, reference server, mcperr)"
 # Both copies go first; the workspace's own builds of these crates with them.
 cargo_home="${CARGO_HOME:-$HOME/.cargo}"
 rm -rf "$cargo_home"/registry/src/-*/mcperr-* "$cargo_home"/registry/cache/-*/mcperr-*
-cargo clean -p mcperr-protocol -p mcperr-core -p mcperr-reference -p mcperr
-cargo package --workspace --exclude mcperr-snapshots --locked
+cargo clean -p mcperr-protocol -p mcperr-core -p mcperr-reference -p mcperr -p mcperr-snapshots
+cargo package --workspace --locked
 echo "== [${SECONDS}s] the Python wheel (maturin, bindings = bin; a debug build)"
 scripts/wheel.sh
 
