@@ -1,11 +1,14 @@
 //! A finding's identity: what makes two answers the same deviation. The
-//! signature is the root cause (aspect, kind, verdict, what about the input
-//! caused it, what kind of answer came), never the era, the id's style, an
-//! echoed value or message text; the id is a stable digest of it.
+//! signature is a member's cause (aspect, kind, verdict, what about the
+//! input caused it, what kind of answer came), what shrinking keeps; the
+//! group is the deviation a report counts once (the signature without the
+//! tool or constraint, or, where only an id style brings it about, the
+//! style and the answer). Never the era, an echoed value or message text;
+//! the id is a stable digest of the group.
 
 use serde_json::Value;
 
-use super::inputs::{Class, FuzzInput};
+use super::inputs::{Class, FuzzInput, IdStyle};
 use crate::exchange::{Ending, Exchange};
 use crate::grading::Violation;
 use crate::rules::AspectId;
@@ -78,27 +81,12 @@ pub fn shape(v: &Value) -> String {
     out
 }
 
-/// A finding's identity, its root cause: aspect, kind of violation and
-/// verdict, what about the input caused it ([`cause`]) and the shape of the
-/// answer (without its id); never the era, the id's style, an echoed value
-/// or message text. One deviation is one finding, listing the eras and
-/// methods it was seen in.
-pub(crate) fn signature(
-    v: &Violation,
-    verdict: Verdict,
-    input: &FuzzInput,
-    exchange: &Exchange,
-) -> String {
-    let tag = format!("{} {:?} {}", v.aspect, v.kind, verdict.as_str());
-    // A wrong id is the server's way with ids, whatever was asked.
-    if matches!(v.aspect, AspectId::J1IdType | AspectId::J1BigId) {
-        return format!("{tag} ids");
-    }
-    let answer = match &exchange.ending {
-        // A shape fault (J1) is told by the answer's whole shape; any other
-        // by what kind of answer it was (a result, with isError or not, or
-        // an error code): a match with hits or without, or an era's extra
-        // result fields, is the same deviation.
+/// What kind of answer a violation is told by: for J1 (a shape fault) the
+/// answer's whole shape without its id, for any other rule the kind of
+/// answer (a result, an `isError` result, an error code), so that a match
+/// with hits or without, or an era's extra result fields, is one answer.
+fn answer_kind(v: &Violation, exchange: &Exchange) -> String {
+    match &exchange.ending {
         Ending::Answered(r) | Ending::WrongId(r) if v.rule() != crate::rules::RuleId::J1 => {
             match (
                 crate::wire::at(r, &["error", "code"]),
@@ -121,7 +109,26 @@ pub(crate) fn signature(
         Ending::Timeout => "no answer".into(),
         Ending::Died(_) => "died".into(),
         other => format!("{other:?}").chars().take(40).collect(),
-    };
+    }
+}
+
+/// A member's identity, its cause: aspect, kind of violation and verdict,
+/// what about the input caused it ([`cause`]) and the kind of answer
+/// ([`answer_kind`]); never the era, the id's style, an echoed value or
+/// message text. Shrinking keeps an input only while it shows the same
+/// signature, so a shrunk example stays an example of its own cause.
+pub(crate) fn signature(
+    v: &Violation,
+    verdict: Verdict,
+    input: &FuzzInput,
+    exchange: &Exchange,
+) -> String {
+    let tag = format!("{} {:?} {}", v.aspect, v.kind, verdict.as_str());
+    // A wrong id is the server's way with ids, whatever was asked.
+    if matches!(v.aspect, AspectId::J1IdType | AspectId::J1BigId) {
+        return format!("{tag} ids");
+    }
+    let answer = answer_kind(v, exchange);
     // An error that drops the request's id is the server's error path, not
     // the input's fault: one finding per kind of answer (rmcp answers every
     // request params it cannot take with the same id-less -32600).
@@ -129,6 +136,56 @@ pub(crate) fn signature(
         return format!("{tag} {answer}");
     }
     format!("{tag} {} {answer}", cause(input))
+}
+
+/// A finding's group, what reports count as one finding: the deviation
+/// itself (aspect, kind, verdict and the kind of answer, values and ids
+/// abstracted) in one method, whatever tool, constraint, template or prompt
+/// the input aimed at; those are listed as the group's causes. A broken
+/// part of the request's own envelope (`params` an array, `_meta` a string)
+/// and an unknown method stay apart: which part is broken is the deviation
+/// (and their keys are their signatures, so baselined ids stay).
+pub(crate) fn group_key(
+    v: &Violation,
+    verdict: Verdict,
+    input: &FuzzInput,
+    exchange: &Exchange,
+) -> String {
+    match &input.class {
+        Class::Envelope(_) | Class::UnknownMethod => signature(v, verdict, input, exchange),
+        _ if matches!(
+            v.aspect,
+            AspectId::J1IdType | AspectId::J1BigId | AspectId::J1ErrorId
+        ) =>
+        {
+            signature(v, verdict, input, exchange)
+        }
+        _ => format!(
+            "{} {:?} {} {} {}",
+            v.aspect,
+            v.kind,
+            verdict.as_str(),
+            input.method,
+            answer_kind(v, exchange)
+        ),
+    }
+}
+
+/// The group of a deviation that only an id of one style brings about
+/// (the same request with a small counter id shows none of it): one
+/// finding per style and answer, whatever rules the answer broke and
+/// whatever was asked. `answer`: the response, `null` for none.
+pub fn id_group_key(style: IdStyle, answer: &Value) -> String {
+    let mut answer = answer.clone();
+    if let Some(o) = answer.as_object_mut() {
+        o.remove("id");
+    }
+    let kind = if answer.is_null() {
+        "no answer".to_string()
+    } else {
+        shape(&answer)
+    };
+    format!("ids {style:?} {kind}")
 }
 
 /// What about an input a finding is blamed on: the constraint of the
@@ -147,9 +204,10 @@ pub fn cause(input: &FuzzInput) -> String {
     }
 }
 
-/// The target part of a finding's id: stable for a root cause (a broken
-/// envelope is no one tool's, a server's way with ids, or an error path
-/// that drops them, no one request's).
+/// The target part of a finding's id, stable for its group: a broken
+/// envelope is no one tool's (`params`), a server's way with ids or an
+/// error path that drops them no one request's (`ids`), and any other
+/// group is its method's (`tools-call`), whatever tool it was seen on.
 pub fn id_target(aspect: AspectId, input: &FuzzInput) -> &str {
     if matches!(
         aspect,
@@ -160,6 +218,6 @@ pub fn id_target(aspect: AspectId, input: &FuzzInput) -> &str {
     match &input.class {
         Class::Envelope(_) => "params",
         Class::UnknownMethod => "unknown-method",
-        _ => &input.target,
+        _ => &input.method,
     }
 }

@@ -8,8 +8,8 @@
 //! −32602 (P1, P2), an unknown method is −32601 (J2). Every violation is
 //! graded by the one grading path ([`crate::grading`]), exactly as a case's.
 
-use super::identity::signature;
-pub use super::identity::{cause, digest, finding_id, id_target, shape};
+use super::identity::{group_key, signature};
+pub use super::identity::{cause, digest, finding_id, id_group_key, id_target, shape};
 use mcperr_protocol::Era;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -31,7 +31,7 @@ fn j1() -> AspectId {
 /// One thing fuzzing found: a graded violation with its request and response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
-    /// A stable id (`fuzz/<rule>-<target>-<digest of the signature>`): the
+    /// A stable id (`fuzz/<rule>-<target>-<digest of the group>`): the
     /// saved case's id, and what a baseline lists.
     #[serde(default)]
     pub id: String,
@@ -55,12 +55,23 @@ pub struct Finding {
     /// The HTTP status, over HTTP.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http_status: Option<u16>,
-    /// Era, aspect, verdict, method, target and response shape: findings
-    /// with the same signature are one finding. Never built from message text.
+    /// The cause of its example: aspect, verdict, what about the request
+    /// caused it and the kind of answer (what shrinking keeps). Never built
+    /// from message text.
     pub signature: String,
-    /// How many requests hit this finding.
+    /// The deviation it is an example of (aspect, verdict, method and the
+    /// kind of answer, or an id style and the answer): every finding with
+    /// one group is reported as one, its smallest example shown.
+    #[serde(default)]
+    pub group: String,
+    /// How many requests hit this finding (its group's, once grouped).
     #[serde(default)]
     pub hits: u64,
+    /// The distinct causes grouped here (the tool and constraint broken,
+    /// the template or prompt read, the part of the request), in the order
+    /// first seen.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub causes: Vec<String>,
     /// Every era it was seen in (`era` is its example's).
     #[serde(default)]
     pub eras: Vec<String>,
@@ -73,10 +84,15 @@ pub struct Finding {
 }
 
 impl Finding {
-    /// Counts `other`, a finding with the same signature, as another hit:
-    /// its eras and methods join this one's.
+    /// Counts `other`, a finding of the same group (or signature), as
+    /// another hit: its eras, methods and causes join this one's.
     pub fn absorb(&mut self, other: &Finding) {
         self.hits += other.hits.max(1);
+        for c in &other.causes {
+            if !self.causes.contains(c) {
+                self.causes.push(c.clone());
+            }
+        }
         for (list, new) in [
             (&mut self.eras, &other.eras),
             (&mut self.methods, &other.methods),
@@ -224,12 +240,15 @@ impl Judge {
             .filter_map(|v| {
                 let verdict = grader.grade(&v, false)?;
                 let signature = signature(&v, verdict, input, exchange);
+                let group = group_key(&v, verdict, input, exchange);
                 Some(Finding {
-                    id: finding_id(v.rule().as_str(), id_target(v.aspect, input), &signature),
+                    id: finding_id(v.rule().as_str(), id_target(v.aspect, input), &group),
                     era: self.era.to_string(),
                     eras: vec![self.era.to_string()],
                     methods: vec![input.method.clone()],
+                    causes: vec![cause(input)],
                     signature,
+                    group,
                     rule: v.rule().to_string(),
                     aspect: v.aspect,
                     verdict,
@@ -276,6 +295,8 @@ impl Judge {
                     request: Value::Null,
                     response: Value::Null,
                     http_status: None,
+                    group: signature.clone(),
+                    causes: vec![],
                     signature,
                     hits: 1,
                     baselined: false,

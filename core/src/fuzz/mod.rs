@@ -11,8 +11,10 @@
 //!   implies, graded by the profile as a case would be.
 //! - [`shrink`]: one-step simplifications of an input, for minimal findings.
 //! - [`replay`]: a finding as an ordinary case file that `mcperr run` replays.
+//! - [`group`]: findings folded by the deviation they show, one per group.
 
 pub mod formats;
+pub mod group;
 pub mod identity;
 pub mod inputs;
 pub mod judge;

@@ -69,10 +69,15 @@ pub fn case_file(
 ) -> (String, String) {
     // The finding's own id (what the report and a baseline name), when set.
     let id = if finding.id.is_empty() {
+        let group = if finding.group.is_empty() {
+            &finding.signature
+        } else {
+            &finding.group
+        };
         finding_id(
             &finding.rule,
             super::judge::id_target(finding.aspect, input),
-            &finding.signature,
+            group,
         )
     } else {
         finding.id.clone()
@@ -193,12 +198,15 @@ mod tests {
             response: Value::Null,
             http_status: None,
             signature: "T4 tools/call limited {}".into(),
+            group: "T4 tools/call result".into(),
+            causes: vec![],
             hits: 3,
             eras: vec!["2025-11-25".into()],
             methods: vec!["tools/call".into()],
         };
         let (name, text) = case_file(&finding, &input, Era::Legacy, 42, true);
-        assert!(name.starts_with("t4-limited-"), "{name}");
+        // A group's id names its method, not the tool it was seen on.
+        assert!(name.starts_with("t4-tools-call-"), "{name}");
         let case = crate::case::Case::parse(&name, &text).unwrap_or_else(|e| panic!("{e}\n{text}"));
         assert_eq!(case.request.params, Some(input.params.clone()));
         assert_eq!(case.request.id, Some(json!(2147483649u64)));

@@ -92,7 +92,7 @@ pub struct Observer {
     /// What was wrong with an HTTP response's body, per channel, until the
     /// channel ends.
     problems: HashMap<u64, String>,
-    /// One finding per signature, with the request it was first seen on.
+    /// One finding per group, with its smallest example's request.
     found: BTreeMap<String, (Finding, FuzzInput)>,
     seen: Seen,
 }
@@ -392,14 +392,15 @@ impl Observer {
         self.record(found, &FuzzInput::stray_output());
     }
 
+    /// Folds each finding into its group ([`crate::fuzz::group`]): one
+    /// finding per deviation, its smallest example kept.
     fn record(&mut self, found: Vec<Finding>, input: &FuzzInput) {
         for f in found {
-            match self.found.get_mut(&f.signature) {
-                Some((known, _)) => known.absorb(&f),
-                None => {
-                    self.found.insert(f.signature.clone(), (f, input.clone()));
-                }
-            }
+            let key = f.group.clone();
+            let known = self.found.remove(&key);
+            let members = known.into_iter().chain([(f, input.clone())]).collect();
+            let folded = crate::fuzz::group::group(members);
+            self.found.extend(folded.into_iter().map(|m| (key.clone(), m)));
         }
     }
 

@@ -141,6 +141,9 @@ fn render(outcome: &FuzzOutcome, saved: &[(String, PathBuf)]) -> String {
         for line in f.message.lines() {
             let _ = writeln!(text, "  {line}");
         }
+        if let Some(more) = mcperr_core::fuzz::group::more_inputs(f) {
+            let _ = writeln!(text, "  {more}");
+        }
         let sent = mcperr_core::fuzz::inputs::as_sent(&f.request.to_string());
         let _ = writeln!(text, "  request:  {sent}");
         let status = f

@@ -175,7 +175,10 @@ pub(crate) fn proxy_main(args: ProxyArgs) -> Result<i32, CliError> {
             f.hits,
             if f.hits == 1 { "" } else { "s" },
             f.methods.join(", "),
-            f.message.replace('\n', "\n  "),
+            match mcperr_core::fuzz::group::more_inputs(f) {
+                Some(more) => format!("{}\n  {more}", f.message.replace('\n', "\n  ")),
+                None => f.message.replace('\n', "\n  "),
+            },
             mcperr_core::fuzz::inputs::as_sent(&f.request.to_string()),
             f.response
         ));

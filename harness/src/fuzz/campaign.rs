@@ -21,7 +21,7 @@ use mcperr_protocol::Era;
 use serde_json::Value;
 
 use super::pipeline::{lane_of, Latency, LANE_LIMIT};
-use super::probe::{confirm, count, culprit, shrink};
+use super::probe::{attribute_ids, confirm, count, culprit, representatives, shrink};
 use super::worker::{Stop, Worker, COUNT_WINDOW};
 use super::{FuzzSettings, Store};
 use crate::client::{Client, Conn};
@@ -261,7 +261,10 @@ pub(crate) async fn era(
         None => w.flush_big_ids(),
     }
     if !settings.stats.stop.load(Ordering::Relaxed) {
-        for found in store.unshrunk() {
+        // Which findings only an id style brings about, then one shrink per
+        // group (its smallest example so far), the rest folded into it.
+        client = attribute_ids(&mut w, client, store).await;
+        for found in representatives(store.unshrunk(), store) {
             let signature = found.finding.signature.clone();
             let (shrunk, c) = shrink(&mut w, client, found).await;
             client = c;

@@ -149,6 +149,15 @@ impl FuzzReport {
     }
 }
 
+impl mcperr_core::fuzz::group::Member for Found {
+    fn finding(&self) -> &Finding {
+        &self.finding
+    }
+    fn finding_mut(&mut self) -> &mut Finding {
+        &mut self.finding
+    }
+}
+
 /// A finding with the input that shows it (for shrinking and saving).
 #[derive(Debug, Clone)]
 pub struct Found {
@@ -162,7 +171,8 @@ pub struct Found {
     shrunk: bool,
 }
 
-/// Distinct findings by signature, shared by a campaign's workers.
+/// Distinct findings by signature, shared by a campaign's workers (folded
+/// into groups when the campaign ends).
 #[derive(Default)]
 pub(crate) struct Store {
     found: Mutex<BTreeMap<String, Found>>,
@@ -225,9 +235,14 @@ impl Store {
     pub(crate) fn put(&self, signature: &str, mut shrunk: Found) {
         let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(old) = found.get(signature) {
+            // The shrunk example keeps what was counted, and its group (an
+            // id style's group is known only from the re-send).
             shrunk.finding.hits = old.finding.hits;
             shrunk.finding.eras = old.finding.eras.clone();
             shrunk.finding.methods = old.finding.methods.clone();
+            shrunk.finding.causes = old.finding.causes.clone();
+            shrunk.finding.group = old.finding.group.clone();
+            shrunk.finding.id = old.finding.id.clone();
         }
         shrunk.shrunk = true;
         found.insert(signature.to_string(), shrunk);
@@ -254,6 +269,26 @@ impl Store {
     fn all(&self) -> Vec<Found> {
         let found = self.found.lock().unwrap_or_else(|e| e.into_inner());
         found.values().cloned().collect()
+    }
+
+    /// Replaces a finding's group with an id style's: the same request with
+    /// a counter id showed none of it ([`super::probe::attribute_ids`]).
+    pub(crate) fn regroup(&self, signature: &str, group: String, id: String, why: &str) {
+        let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(f) = found.get_mut(signature) {
+            f.finding.group = group;
+            f.finding.id = id;
+            f.finding.message = format!("{}\n{why}", f.finding.message);
+        }
+    }
+
+    /// Marks a finding as needing no shrinking of its own (its group has
+    /// a smaller example).
+    pub(crate) fn skip_shrinking(&self, signature: &str) {
+        let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(f) = found.get_mut(signature) {
+            f.shrunk = true;
+        }
     }
 }
 
@@ -356,7 +391,8 @@ pub async fn fuzz(
     }
     let elapsed = campaign_time.as_secs_f64();
     let requests = settings.stats.requests.load(Ordering::Relaxed);
-    let mut found = store.all();
+    // One deviation, one finding: each group's worst, smallest example.
+    let mut found = mcperr_core::fuzz::group::group(store.all());
     for f in &mut found {
         f.finding.baselined = settings
             .baseline
