@@ -294,6 +294,13 @@ pub struct Case {
     /// the MUST is on the client). Say why in a comment.
     #[serde(default)]
     pub at_most: Option<crate::rules::GradeOverride>,
+    /// Cases saved by `mcperr fuzz`: the aspect of the finding it replays
+    /// (`T4.invalid-params-code`). When the answer still breaks it, that
+    /// aspect decides the verdict, so a replay grades the finding as the
+    /// campaign did even where the same answer broke a worse rule too (that
+    /// one is its own finding, and is listed).
+    #[serde(default)]
+    pub replays: Option<String>,
     /// The tool's `outputSchema`, for generated valid calls (`structured-output`).
     #[serde(skip)]
     pub output_schema: Option<Value>,
@@ -357,6 +364,10 @@ impl Case {
             if case.request.params.is_some() {
                 return Err(err("request: give params or params_json, not both".into()));
             }
+            // A lone surrogate a fuzz finding sent (`\ud800`, which a Value
+            // cannot hold) is kept as the placeholder every sender splices
+            // back in ([`crate::fuzz::inputs::line`]).
+            let text = crate::fuzz::inputs::as_placeholder(&text);
             let params = serde_json::from_str(&text)
                 .map_err(|e| err(format!("request.params_json is not JSON: {e}")))?;
             case.request.params = Some(params);
@@ -365,6 +376,10 @@ impl Case {
             .rule
             .parse()
             .map_err(|e: crate::rules::UnknownId| err(e.0))?;
+        if let Some(r) = &case.replays {
+            r.parse::<crate::rules::AspectId>()
+                .map_err(|e| err(format!("replays: {}", e.0)))?;
+        }
         let aspect_of = |name: &str| {
             format!("{rule}.{name}")
                 .parse::<crate::rules::AspectId>()
@@ -452,6 +467,11 @@ impl Case {
         let rule = self.rule_id();
         name.and_then(|n| crate::rules::AspectId::find(rule, n))
             .unwrap_or_else(|| rule.main())
+    }
+
+    /// The aspect a saved fuzz finding replays (`replays`), if any.
+    pub fn replays_aspect(&self) -> Option<crate::rules::AspectId> {
+        self.replays.as_deref().and_then(|a| a.parse().ok())
     }
 
     /// The aspect the case's `[expect]` proves.

@@ -24,6 +24,10 @@ pub struct Discovery {
     /// `capabilities` from the handshake.
     #[serde(default)]
     pub capabilities: Value,
+    /// Real values per argument name, harvested for valid calls
+    /// ([`crate::generate::harvest`]).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub harvest: crate::generate::harvest::Harvest,
 }
 
 impl Discovery {

@@ -37,6 +37,9 @@ pub enum Stray {
     /// forbids on stdout and on a response's SSE stream (J5 `no-requests`,
     /// H3 `sse-no-requests`).
     ServerRequest(Value),
+    /// A log message (`notifications/message`) that carries secret-shaped
+    /// text (J7 `secret-in-log`); other notifications are not kept.
+    Log(Value),
     /// More strays than are kept; this many were dropped.
     More(usize),
 }
@@ -46,7 +49,12 @@ impl Stray {
     /// to judge: nothing for a notification without an id, else a stray.
     pub fn of_server_message(message: &Value) -> Option<Stray> {
         let method = message.get("method")?.as_str().unwrap_or_default();
-        message.get("id")?;
+        if message.get("id").is_none() {
+            // A log message is read only for a credential (J7 `secret-in-log`).
+            let secret = method == "notifications/message"
+                && crate::oracle::secrets::secret_shape(&message.to_string()).is_some();
+            return secret.then(|| Stray::Log(message.clone()));
+        }
         Some(if method.starts_with("notifications/") {
             Stray::NotificationWithId(message.clone())
         } else {

@@ -332,7 +332,15 @@ impl CasePlan {
     /// Whether malformed lines were sent before the judged request (their
     /// id-null error answers are allowed, JSON-RPC 2.0 §5).
     pub fn sent_raw(&self) -> bool {
-        self.steps.iter().any(|s| matches!(s, Step::Raw(_)))
+        // A lone surrogate in the judged request (a saved fuzz finding) is
+        // malformed input too: J6 judges a death after it, as in fuzzing.
+        let lone = || {
+            self.request
+                .params
+                .as_ref()
+                .is_some_and(|p| p.to_string().contains(crate::fuzz::inputs::LONE_SURROGATE))
+        };
+        self.steps.iter().any(|s| matches!(s, Step::Raw(_))) || lone()
     }
 
     /// Whether notifications were sent before the judged request.

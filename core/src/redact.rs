@@ -81,9 +81,10 @@ impl Redactor {
     }
 
     /// `text` with every secret replaced, as written and as a JSON string
-    /// escapes it.
+    /// escapes it, and every secret-shaped text (a key, a token, a password
+    /// in a URL: [`crate::oracle::secrets`]) replaced by its shape's name.
     pub fn redact(&self, text: &str) -> String {
-        let mut out = text.to_string();
+        let mut out = crate::oracle::secrets::redact_secrets(text);
         for (value, marker) in &self.secrets {
             if out.contains(value.as_str()) {
                 out = out.replace(value.as_str(), marker);

@@ -251,7 +251,9 @@ impl Selection {
             let valid = self.calls(tool_filter, tool).valid;
             out.extend(generate::t4_cases(tool, valid));
             if valid {
-                out.extend(generate::valid_call(tool));
+                // Tried with the real values the server named first.
+                let tool = generate::harvest::enrich(tool, &discovery.harvest);
+                out.extend(generate::valid_call(&tool));
             }
         }
         // A template a scripted case needs is judged by that case, with the

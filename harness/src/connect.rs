@@ -155,12 +155,35 @@ pub async fn discover(client: &mut Client, handshake: Value) -> Discovery {
         .get("capabilities")
         .cloned()
         .unwrap_or(Value::Null);
-    Discovery {
+    let mut d = Discovery {
         capabilities,
         tools: list_all(client, "tools/list", "tools").await,
         resources: list_all(client, "resources/list", "resources").await,
         templates: list_all(client, "resources/templates/list", "resourceTemplates").await,
         prompts: list_all(client, "prompts/list", "prompts").await,
         server_info,
+        harvest: Default::default(),
+    };
+    d.harvest = harvest(client, &d).await;
+    d
+}
+
+/// Real values for valid calls: from the listing, then from
+/// `completion/complete` where the server declares completions.
+async fn harvest(client: &mut Client, d: &Discovery) -> mcperr_core::generate::harvest::Harvest {
+    use mcperr_core::generate::harvest;
+    let mut h = harvest::from_listing(d);
+    for (name, params) in harvest::completion_requests(d) {
+        let ex = client
+            .request("completion/complete", Some(params), true)
+            .await;
+        for v in ex
+            .response()
+            .map(harvest::completion_values)
+            .unwrap_or_default()
+        {
+            harvest::add(&mut h, &name, v);
+        }
     }
+    h
 }

@@ -353,6 +353,7 @@ fn startup_noise(noise: &[Stray], era: Era, profile: &Profile) -> CaseResult {
         rule: AspectId::J5Main.rule().to_string(),
         case_rule: AspectId::J5Main.rule().to_string(),
         verdict,
+        aspect: Some(AspectId::J5Main),
         message: grader.message(&noise),
         request: None,
         response: None,

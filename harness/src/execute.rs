@@ -168,6 +168,17 @@ pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool)
         refusals.push(short_answer(result.response.as_ref()));
         let Some(args) = next else {
             let mut result = result;
+            if takes_no_arguments(&attempt) && is_error_result(result.response.as_ref()) {
+                // Nothing to vary: the tool ran on its one valid call and
+                // reported its own failure, which T8 allows (isError needs
+                // no structuredContent); the answer was judged above.
+                result.message = format!(
+                    "{}, not a refusal of the call: {}",
+                    mcperr_core::report::TOOL_FAILED,
+                    refusals.join("; ")
+                );
+                return (result, alive);
+            }
             result.verdict = Verdict::Skip;
             let sets = match refusals.len() {
                 1 => "the one schema-derived argument set".to_string(),
@@ -189,6 +200,22 @@ pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool)
         }
     }
     unreachable!("the loop returns on its last set")
+}
+
+/// Whether the call's arguments are the empty object (a tool without
+/// required arguments: the one valid set).
+fn takes_no_arguments(plan: &CasePlan) -> bool {
+    plan.request
+        .params
+        .as_ref()
+        .and_then(|p| p.get("arguments"))
+        .is_some_and(|a| a.as_object().is_some_and(|o| o.is_empty()))
+}
+
+/// Whether an answer is an `isError` result (not a JSON-RPC error).
+fn is_error_result(response: Option<&Value>) -> bool {
+    response.and_then(|r| mcperr_core::wire::at(r, &["result", "isError"]))
+        == Some(&Value::Bool(true))
 }
 
 /// A T4 case sent on an argument set the tool is first seen to accept

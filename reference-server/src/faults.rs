@@ -186,8 +186,14 @@ faults! {
         "fuzz only: `limited` runs its body for an out-of-range limit that is a multiple of 7 (56, 63, ...)";
     BlankTitleLeaksDsn => "blank-title-leaks-dsn", "J7",
         "fuzz only: get_author with an empty or all-blank title answers an isError result quoting the catalog's connection string, password included";
+    BigIdEmptyResult => "big-id-empty-result", "J1",
+        "fuzz only: every request whose id is a number beyond 2^53 is answered with an empty result, {}";
     LongTitleSilent => "long-title-silent", "J4",
         "fuzz only: get_author with a title of 1,000 characters or more is never answered (over HTTP: a bare 202 without the response)";
+    ToolErrorLeaksKey => "tool-error-leaks-key", "J7",
+        "a tool error's text (get_author with an unknown title) quotes the catalog's API key, an OpenAI-style sk- key no request carried";
+    LogLeaksDsn => "log-leaks-dsn", "J7",
+        "over stdio: a notifications/message log message quoting the catalog's connection string, password included, is written before each tools/call answer";
     EscapedTitleLeaks => "escaped-title-leaks", "J7",
         "fuzz only: reading books://{title} with a percent-escape in the title answers -32603 carrying the decoder's panic text";
 }
@@ -197,7 +203,7 @@ impl Fault {
     /// cases generated from schemas pass it (each needs an input they never
     /// send: a non-ASCII title, an id above 2^31, a limit of 56, a blank
     /// title, a title of 1,000 characters, a percent-escape in a template
-    /// read).
+    /// read, an id beyond 2^53).
     pub fn fuzz_only(self) -> bool {
         matches!(
             self,
@@ -207,6 +213,7 @@ impl Fault {
                 | Fault::BlankTitleLeaksDsn
                 | Fault::LongTitleSilent
                 | Fault::EscapedTitleLeaks
+                | Fault::BigIdEmptyResult
         )
     }
 
@@ -215,6 +222,7 @@ impl Fault {
         matches!(
             self,
             Fault::NotificationAnswered
+                | Fault::LogLeaksDsn
                 | Fault::CancelMisapplied
                 | Fault::PrettyPrinted
                 | Fault::ServerRequests

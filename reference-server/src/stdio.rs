@@ -98,13 +98,18 @@ impl StdioEdge {
         for record in &outcome.logs {
             push_record(logs, record);
         }
-        // Two faults write a message of the server's own before the answer
-        // to a tools/call: a notification with an id, or a ping request.
+        // Three faults write a message of the server's own before the answer
+        // to a tools/call: a notification with an id, a log message quoting
+        // a secret, or a ping request.
         let calls_tool = outcome.method.as_deref() == Some("tools/call");
         let own = match handler.fault() {
             Some(Fault::NotificationWithId) if calls_tool => Some(serde_json::json!({
                 "jsonrpc": "2.0", "id": 0, "method": "notifications/message",
                 "params": {"level": "info", "data": "calling a tool"}})),
+            Some(Fault::LogLeaksDsn) if calls_tool => Some(serde_json::json!({
+                "jsonrpc": "2.0", "method": "notifications/message",
+                "params": {"level": "error", "logger": "catalog",
+                    "data": "catalog pool: postgres://bookshop:hunter2-s3cret@catalog-db.internal:5432/books"}})),
             Some(Fault::ServerRequests) if calls_tool => Some(serde_json::json!({
                 "jsonrpc": "2.0", "id": "mcperr-reference-ping", "method": "ping"})),
             _ => None,

@@ -225,6 +225,11 @@ impl ToolSet {
                     Some(Fault::ToolErrorAsProtocol) => {
                         Answer::error(ErrorObject::new(codes::INVALID_PARAMS, message))
                     }
+                    Some(Fault::ToolErrorLeaksKey) => Answer::result(tool_error(
+                        name,
+                        // As a client library that quotes its configuration would.
+                        &format!("{message} (catalog client api_key=sk-proj-Xq7Lm2Rt9Vw4Zb8Nc3Hd6Jk1Pf5Gs0Ty)"),
+                    )),
                     Some(Fault::ToolErrorStructured) => {
                         let mut r = tool_error(name, &message);
                         r["structuredContent"] = json!({"error": message});

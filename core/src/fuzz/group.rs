@@ -38,7 +38,8 @@ fn size(f: &Finding) -> usize {
 /// one id style holds every rule its answers broke, and shows the worst),
 /// then a smaller request.
 fn better(a: &Finding, b: &Finding) -> bool {
-    (std::cmp::Reverse(a.verdict.weight()), size(a)) < (std::cmp::Reverse(b.verdict.weight()), size(b))
+    (std::cmp::Reverse(a.verdict.weight()), size(a))
+        < (std::cmp::Reverse(b.verdict.weight()), size(b))
 }
 
 /// Folds `members` by group, in their order of first appearance: the
@@ -82,7 +83,12 @@ pub fn more_inputs(f: &Finding) -> Option<String> {
     let s = if more == 1 { "" } else { "s" };
     let mut line = format!("{more} more input{s} gave the same answer");
     if f.causes.len() > 1 {
-        let shown: Vec<&str> = f.causes.iter().take(SHOWN_CAUSES).map(String::as_str).collect();
+        let shown: Vec<&str> = f
+            .causes
+            .iter()
+            .take(SHOWN_CAUSES)
+            .map(String::as_str)
+            .collect();
         line.push_str(&format!(" (causes: {}", shown.join("; ")));
         if f.causes.len() > SHOWN_CAUSES {
             line.push_str(&format!("; and {} more", f.causes.len() - SHOWN_CAUSES));
@@ -118,6 +124,7 @@ mod tests {
             eras: vec!["2025-11-25".into()],
             methods: vec!["tools/call".into()],
             baselined: false,
+            not_reproduced: None,
         };
         let input = FuzzInput {
             method: "tools/call".into(),

@@ -152,6 +152,16 @@ pub fn as_sent(json_text: &str) -> String {
     }
 }
 
+/// JSON text as [`as_sent`] wrote it, with each `\ud800` it spliced in
+/// read back as the placeholder (a saved case's params).
+pub fn as_placeholder(json_text: &str) -> String {
+    if json_text.contains("\\ud800") {
+        json_text.replace("\\ud800", "\\ue000mcperr-lone-surrogate\\ue000")
+    } else {
+        json_text.to_string()
+    }
+}
+
 /// The bytes of one request line, lone surrogates spliced in.
 pub fn line(msg: &Value) -> Vec<u8> {
     // `to_string` writes straight into bytes (Display goes through fmt, a

@@ -8,8 +8,8 @@
 //! −32602 (P1, P2), an unknown method is −32601 (J2). Every violation is
 //! graded by the one grading path ([`crate::grading`]), exactly as a case's.
 
-use super::identity::{group_key, signature};
 pub use super::identity::{cause, digest, finding_id, id_group_key, id_target, shape};
+use super::identity::{group_key, signature};
 use mcperr_protocol::Era;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -78,6 +78,10 @@ pub struct Finding {
     /// Every method it was seen in.
     #[serde(default)]
     pub methods: Vec<String>,
+    /// Why no case was saved for it: its request sent alone did not show
+    /// it (a replay would not agree).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_reproduced: Option<String>,
     /// Listed in the baseline: known, does not fail the run.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub baselined: bool,
@@ -225,6 +229,17 @@ impl Judge {
         self.findings(vec![v], input, exchange)
     }
 
+    /// The J4 finding of a request that was answered and after which the
+    /// server answered nothing more (`how`), as a run judges a case after
+    /// which the server stops.
+    pub fn stopped_after(&self, input: &FuzzInput, exchange: &Exchange, how: &str) -> Vec<Finding> {
+        let v = Violation::new(
+            AspectId::J4Main,
+            format!("the server stopped answering after this request: {how}"),
+        );
+        self.findings(vec![v], input, exchange)
+    }
+
     /// The graded findings of `found` on one exchange.
     fn findings(
         &self,
@@ -258,6 +273,7 @@ impl Judge {
                     http_status: status,
                     hits: 1,
                     baselined: false,
+                    not_reproduced: None,
                 })
             })
             .collect()
@@ -300,6 +316,7 @@ impl Judge {
                     signature,
                     hits: 1,
                     baselined: false,
+                    not_reproduced: None,
                 })
             })
             .collect()

@@ -23,6 +23,8 @@ struct CaseOut {
     /// The aspect the finding broke, where the expectation proves it.
     #[serde(skip_serializing_if = "Option::is_none")]
     aspect: Option<String>,
+    /// The finding's aspect, which decides the replay's verdict.
+    replays: String,
     title: String,
     eras: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -143,6 +145,7 @@ pub fn case_file(
         id: id.clone(),
         rule: finding.rule.clone(),
         aspect,
+        replays: finding.aspect.to_string(),
         title: format!(
             "found by mcperr fuzz: {}",
             first_line.chars().take(160).collect::<String>()
@@ -156,7 +159,7 @@ pub fn case_file(
             id: (input.id_style != IdStyle::Counter)
                 .then(|| finding.request.get("id").map(toml_of))
                 .flatten(),
-            params_json: input.params.to_string(),
+            params_json: super::inputs::as_sent(&input.params.to_string()),
         },
         expect: toml_of(&expect),
         warn,
@@ -190,6 +193,7 @@ mod tests {
             id: String::new(),
             era: "2025-11-25".into(),
             baselined: false,
+            not_reproduced: None,
             rule: "T4".into(),
             aspect: crate::rules::AspectId::T4ValidateInputs,
             verdict: Verdict::Fail,

@@ -8,6 +8,7 @@
 
 mod candidates;
 pub(crate) mod discovered;
+pub mod harvest;
 mod tools;
 
 use serde_json::{json, Map, Value};
@@ -211,6 +212,7 @@ impl Draft<'_> {
             title: self.title,
             needs: self.needs,
             eras: vec![],
+            replays: None,
             checks: self.checks.into_iter().map(String::from).collect(),
             transport: None,
             http: None,

@@ -145,10 +145,15 @@ fn leak_or_secret(response: &Value, request: &Value, canary: Option<&str>) -> Op
     // Echoes are taken out only when a shape shows at all (most answers carry none).
     super::secrets::secret_shape(&text)?;
     let shape = super::secrets::secret_shape(&without_echoes(part, request))?;
-    let (aspect, side) = if error_side {
-        (AspectId::J7Main, "the error")
-    } else {
-        (AspectId::J7SecretInResult, "the result")
+    // A tool's isError result is the tool's output (sanitized, MUST); a
+    // JSON-RPC error is not (no sentence: J7's main aspect).
+    let tool_error = error_side
+        && response.get("result").is_some()
+        && request.get("method").and_then(Value::as_str) == Some("tools/call");
+    let (aspect, side) = match (error_side, tool_error) {
+        (_, true) => (AspectId::J7SecretInToolError, "the tool's isError result"),
+        (true, false) => (AspectId::J7Main, "the error"),
+        (false, _) => (AspectId::J7SecretInResult, "the result"),
     };
     let why = format!("{side} carries secret-shaped text the request did not: {shape}");
     Some(Violation::new(aspect, why))
@@ -201,6 +206,14 @@ pub fn strays(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
             Stray::ServerRequest(v) => (
                 AspectId::J5NoRequests,
                 format!("the server wrote a request of its own to stdout: {v}"),
+            ),
+            Stray::Log(v) => (
+                AspectId::J7SecretInLog,
+                format!(
+                    "the server sent a log message carrying {}: {}",
+                    super::secrets::secret_shape(&v.to_string()).unwrap_or("a secret"),
+                    super::secrets::redact_secrets(&v.to_string())
+                ),
             ),
             Stray::More(n) => (
                 AspectId::J5Main,

@@ -36,6 +36,8 @@ pub struct Judgement {
     pub message: String,
     /// The deciding aspect's citation from the table, when a violation decided.
     pub citation: Option<String>,
+    /// The deciding aspect, when a violation decided.
+    pub aspect: Option<AspectId>,
 }
 
 impl Judgement {
@@ -46,6 +48,7 @@ impl Judgement {
             rule: rule.to_string(),
             message: message.into(),
             citation: None,
+            aspect: None,
         }
     }
 
@@ -53,12 +56,24 @@ impl Judgement {
     /// else the worst decides (among equals the case's own rule, `pass_rule`,
     /// then the first) and every one is listed.
     pub fn of(violations: Vec<Graded>, pass_rule: &str, pass_message: String) -> Self {
+        Judgement::preferring(violations, pass_rule, pass_message, None)
+    }
+
+    /// As [`Judgement::of`], but `preferred` decides when one of the
+    /// violations has it (a replayed fuzz finding's aspect: `replays`).
+    pub fn preferring(
+        violations: Vec<Graded>,
+        pass_rule: &str,
+        pass_message: String,
+        preferred: Option<AspectId>,
+    ) -> Self {
         let Some(decider) = violations
             .iter()
             .enumerate()
             .max_by_key(|(i, v)| {
+                let chosen = Some(v.aspect) == preferred;
                 let own = v.aspect.rule().as_str() == pass_rule;
-                (v.verdict.weight(), own, std::cmp::Reverse(*i))
+                (chosen, v.verdict.weight(), own, std::cmp::Reverse(*i))
             })
             .map(|(i, _)| i)
         else {
@@ -76,6 +91,7 @@ impl Judgement {
         }
         let mut j = Judgement::new(first.verdict, first.aspect.rule().as_str(), message);
         j.citation = Some(first.citation.clone());
+        j.aspect = Some(first.aspect);
         j
     }
 }
@@ -292,7 +308,12 @@ fn conclude(plan: &CasePlan, found: Vec<Violation>, pass_message: String) -> Jud
         .map(|v| format!("[{}] {}", v.aspect, grader.message(v)))
         .collect();
     if !graded.is_empty() || unjudged.is_empty() {
-        let mut j = Judgement::of(graded, &plan.case.rule, pass_message);
+        let mut j = Judgement::preferring(
+            graded,
+            &plan.case.rule,
+            pass_message,
+            plan.case.replays_aspect(),
+        );
         if !listed.is_empty() {
             j.message.push_str(&format!(
                 "\nnot judged under {}: {}",

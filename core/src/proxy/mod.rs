@@ -218,7 +218,12 @@ impl Observer {
             return;
         }
         if msg.get("method").is_some() {
-            return; // the server's own request or notification to the host
+            // The server's own request or notification to the host: only a
+            // log message carrying a credential is a finding (J7 `secret-in-log`).
+            if let Some(log @ Stray::Log(_)) = Stray::of_server_message(&msg) {
+                self.record_stray(log);
+            }
+            return;
         }
         let key = msg.get("id").map(|id| (channel, id.to_string()));
         let Some(sent) = key.as_ref().and_then(|k| self.pending.remove(k)) else {
@@ -400,7 +405,8 @@ impl Observer {
             let known = self.found.remove(&key);
             let members = known.into_iter().chain([(f, input.clone())]).collect();
             let folded = crate::fuzz::group::group(members);
-            self.found.extend(folded.into_iter().map(|m| (key.clone(), m)));
+            self.found
+                .extend(folded.into_iter().map(|m| (key.clone(), m)));
         }
     }
 
@@ -450,12 +456,16 @@ impl Observer {
                 rule: f.rule.clone(),
                 case_rule: f.rule.clone(),
                 verdict: f.verdict,
+                aspect: Some(f.aspect),
                 message: format!(
-                    "{} ({} hit{} in {})",
+                    "{} ({} hit{} in {}){}",
                     f.message,
                     f.hits,
                     if f.hits == 1 { "" } else { "s" },
-                    f.methods.join(", ")
+                    f.methods.join(", "),
+                    crate::fuzz::group::more_inputs(f)
+                        .map(|m| format!("\n{m}"))
+                        .unwrap_or_default()
                 ),
                 request: Some(f.request.clone()),
                 response: Some(f.response.clone()),

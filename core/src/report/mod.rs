@@ -52,6 +52,9 @@ pub struct CaseResult {
     pub case_rule: String,
     /// The verdict.
     pub verdict: Verdict,
+    /// The aspect that decided (`T4.invalid-params-code`), when a violation did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aspect: Option<crate::rules::AspectId>,
     /// Why: every violation found, the deciding one first.
     pub message: String,
     /// The judged request, as sent.
@@ -100,6 +103,7 @@ impl CaseResult {
             rule: j.rule,
             case_rule: case.rule.clone(),
             verdict: j.verdict,
+            aspect: j.aspect,
             message: j.message,
             request,
             response,
@@ -149,6 +153,7 @@ impl CaseResult {
             rule: rule.into(),
             case_rule: rule.into(),
             verdict: Verdict::Error,
+            aspect: None,
             message,
             request: None,
             response: None,
@@ -222,6 +227,58 @@ pub struct RunReport {
     /// sent (its body ran) and why.
     #[serde(default)]
     pub valid_calls: Vec<crate::select::ToolCalls>,
+    /// What became of the generated valid calls (counted afresh in
+    /// [`RunReport::to_json`]).
+    #[serde(default)]
+    pub valid_call_outcomes: ValidCallOutcomes,
+}
+
+/// How the message of a generated valid call starts when the tool takes
+/// no arguments and reported its own failure (written by the executor).
+pub const TOOL_FAILED: &str =
+    "the tool takes no arguments, so its isError result is its own failure";
+
+/// How many generated valid calls (`generated/tools/<name>/valid-call`)
+/// the tool accepted, refused with every argument set tried, or answered in
+/// a way that broke a rule, and how many tools got none because the run may
+/// not run their bodies.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ValidCallOutcomes {
+    /// Accepted: the case passed.
+    pub succeeded: usize,
+    /// A tool without arguments that ran and reported its own failure (an
+    /// `isError` result): judged, and nothing to vary.
+    pub tool_failed: usize,
+    /// Refused every argument set: a skip that says so.
+    pub refused: usize,
+    /// The answer broke a rule (a fail, warning or error).
+    pub judged_wrong: usize,
+    /// Tools called with invalid arguments only (not annotated safe; `--tools`
+    /// or `--allow-destructive` changes it).
+    pub not_allowed: usize,
+}
+
+impl ValidCallOutcomes {
+    /// The counts of `report`'s cases and tools.
+    pub fn of(report: &RunReport) -> ValidCallOutcomes {
+        let mut o = ValidCallOutcomes {
+            not_allowed: report.valid_calls.iter().filter(|t| !t.valid).count(),
+            ..Default::default()
+        };
+        let valid_calls = report
+            .cases
+            .iter()
+            .filter(|c| c.id.starts_with("generated/tools/") && c.id.ends_with("/valid-call"));
+        for c in valid_calls {
+            match c.verdict {
+                Verdict::Pass if c.message.starts_with(TOOL_FAILED) => o.tool_failed += 1,
+                Verdict::Pass => o.succeeded += 1,
+                Verdict::Skip => o.refused += 1,
+                _ => o.judged_wrong += 1,
+            }
+        }
+        o
+    }
 }
 
 impl RunReport {
@@ -243,6 +300,7 @@ impl RunReport {
             stale_baseline: vec![],
             left_out: vec![],
             valid_calls: vec![],
+            valid_call_outcomes: ValidCallOutcomes::default(),
         }
     }
 
@@ -267,6 +325,16 @@ impl RunReport {
         }
     }
 
+    /// A one-line count of the generated valid calls: how many the tools
+    /// accepted, refused, answered against a rule, and were not allowed.
+    pub fn valid_call_line(&self) -> String {
+        let o = ValidCallOutcomes::of(self);
+        format!(
+            "valid calls: {} succeeded, {} failed on their own (no arguments to vary), {} refused, {} broke a rule, {} not allowed (invalid calls only; --tools or --allow-destructive)",
+            o.succeeded, o.tool_failed, o.refused, o.judged_wrong, o.not_allowed
+        )
+    }
+
     /// A one-line summary: era, transport and counts.
     pub fn summary_line(&self) -> String {
         let s = self.summary();
@@ -280,6 +348,7 @@ impl RunReport {
     pub fn to_json(&self) -> String {
         let mut report = self.clone();
         report.summary = self.summary();
+        report.valid_call_outcomes = ValidCallOutcomes::of(self);
         serde_json::to_string_pretty(&report).expect("reports serialize") + "\n"
     }
 }
@@ -341,6 +410,7 @@ impl RunSet {
                     .map(|r| {
                         let mut r = r.clone();
                         r.summary = r.summary();
+                        r.valid_call_outcomes = ValidCallOutcomes::of(&r);
                         r
                     })
                     .collect();

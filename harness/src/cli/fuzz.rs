@@ -154,6 +154,9 @@ fn render(outcome: &FuzzOutcome, saved: &[(String, PathBuf)]) -> String {
         if let Some((_, path)) = saved.iter().find(|(id, _)| *id == f.id) {
             let _ = writeln!(text, "  saved:    {}", path.display());
         }
+        if let Some(why) = &f.not_reproduced {
+            let _ = writeln!(text, "  not saved: {why}");
+        }
     }
     for n in &r.not_fuzzed {
         let _ = writeln!(text, "not fuzzed: {n}");
@@ -303,7 +306,11 @@ pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, CliError> {
     outcome.report.deadline_reached = deadline_hit.load(Ordering::SeqCst);
     let mut saved = Vec::new();
     if let Some(dir) = &args.save {
-        for f in outcome.found.iter().filter(|f| !f.input.is_stray_output()) {
+        // A finding its request alone does not show would not replay alike.
+        let replayable = |f: &&crate::fuzz::Found| {
+            !f.input.is_stray_output() && f.finding.not_reproduced.is_none()
+        };
+        for f in outcome.found.iter().filter(replayable) {
             let era: Era = f.finding.era.parse().unwrap_or(Era::Legacy);
             let (name, text) = case_file(&f.finding, &f.input, era, seed, f.counted);
             let path = dir.join(name);

@@ -141,6 +141,10 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
         for r in runs {
             text.push_str(&format!("  {}\n", r.summary_line()));
         }
+        if let Some(r) = runs.first() {
+            // The tools and their consent are the same in every run.
+            text.push_str(&format!("  {}\n", r.valid_call_line()));
+        }
         for n in notes.iter() {
             // With --era auto an era the server does not speak is not a failure.
             text.push_str(&format!("  not judged: {}\n", n.replace('\n', " ")));

@@ -268,7 +268,11 @@ pub(crate) async fn era(
             let signature = found.finding.signature.clone();
             let (shrunk, c) = shrink(&mut w, client, found).await;
             client = c;
-            store.put(&signature, shrunk);
+            if shrunk.misattributed {
+                store.drop_misattributed(&settings.stats, &signature);
+            } else {
+                store.put(&signature, shrunk);
+            }
         }
     }
     if let Some(c) = client {

@@ -50,6 +50,8 @@ pub struct Stats {
     pub findings: AtomicU64,
     /// Set to stop the campaign early (Ctrl-C): no more requests, no shrinking.
     pub stop: AtomicBool,
+    /// Findings dropped because their request, sent alone, showed others.
+    pub misattributed: AtomicU64,
 }
 
 /// Settings of one fuzz campaign.
@@ -90,6 +92,11 @@ pub struct FuzzStats {
     pub requests_per_s: f64,
     /// Requests spent finding culprits and shrinking.
     pub shrink_requests: u64,
+    /// Findings seen with requests in flight that their request, sent
+    /// alone, did not show (its answer showed other findings, which are
+    /// kept): answers the campaign matched to the wrong request.
+    #[serde(default)]
+    pub misattributed: u64,
 }
 
 /// The fuzz report (`--json`).
@@ -169,7 +176,14 @@ pub struct Found {
     pub counted: bool,
     /// Shrunk already.
     shrunk: bool,
+    /// Sent alone, its request got an answer showing other findings: the
+    /// campaign matched an answer to the wrong request (answers with wrong
+    /// ids, say). Dropped, and counted.
+    misattributed: bool,
 }
+
+/// What starts the line of a finding that only an id style brings about.
+pub(crate) const ID_NOTE: &str = "\nonly its id brought this answer about: ";
 
 /// Distinct findings by signature, shared by a campaign's workers (folded
 /// into groups when the campaign ends).
@@ -218,6 +232,7 @@ impl Store {
                             input: input.clone(),
                             counted,
                             shrunk: false,
+                            misattributed: false,
                         },
                     );
                 }
@@ -243,9 +258,25 @@ impl Store {
             shrunk.finding.causes = old.finding.causes.clone();
             shrunk.finding.group = old.finding.group.clone();
             shrunk.finding.id = old.finding.id.clone();
+            // The line that says only its id brought it about, kept.
+            if let Some(i) = old.finding.message.find(ID_NOTE) {
+                let note = &old.finding.message[i..];
+                if !shrunk.finding.message.contains(note) {
+                    shrunk.finding.message.push_str(note);
+                }
+            }
         }
         shrunk.shrunk = true;
         found.insert(signature.to_string(), shrunk);
+    }
+
+    /// Drops a finding its request alone did not show (its answer showed
+    /// others, recorded as any): a campaign's misattribution.
+    pub(crate) fn drop_misattributed(&self, stats: &Stats, signature: &str) {
+        let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        if found.remove(signature).is_some() {
+            stats.misattributed.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     /// Notes a slow lane (the first time it is seen per era).
@@ -278,7 +309,7 @@ impl Store {
         if let Some(f) = found.get_mut(signature) {
             f.finding.group = group;
             f.finding.id = id;
-            f.finding.message = format!("{}\n{why}", f.finding.message);
+            f.finding.message = format!("{}{ID_NOTE}{why}", f.finding.message);
         }
     }
 
@@ -425,6 +456,7 @@ pub async fn fuzz(
                 0.0
             },
             shrink_requests: shrink_requests.load(Ordering::Relaxed),
+            misattributed: settings.stats.misattributed.load(Ordering::Relaxed),
         },
         interrupted: settings.stats.stop.load(Ordering::Relaxed),
         deadline_reached: false,

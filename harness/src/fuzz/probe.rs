@@ -176,6 +176,22 @@ pub(crate) async fn culprit(w: &mut Worker<'_>, suspects: Vec<FuzzInput>) {
         // others is said so, not called a hung server.
         let alive = ex.ending == Ending::Timeout && client.probe().await.response().is_some();
         w.judge_and_record_alive(input, &ex, ran, alive);
+        // Answered, and then gone (a server that exits after an error): this
+        // is the culprit, judged as a run judges a case after which the
+        // server stops answering, so that its replay agrees.
+        if ex.response().is_some() {
+            let next = client.probe().await;
+            if next.response().is_none() {
+                let how = match &next.ending {
+                    Ending::Died(how) => how.clone(),
+                    _ => "it gave no answer to the next request".to_string(),
+                };
+                let found = w.judge.stopped_after(input, &ex, &how);
+                w.store.record(&w.settings.stats, found, input, w.counted);
+                client.conn.close().await;
+                return;
+            }
+        }
         if alive {
             explained = true;
             continue;
@@ -204,6 +220,10 @@ pub(crate) async fn culprit(w: &mut Worker<'_>, suspects: Vec<FuzzInput>) {
 
 /// Shrinks a finding: keeps the first simpler input that still shows the
 /// same finding (same signature), until none does or the budget is spent.
+/// First the finding's own input is sent alone: a finding it does not show
+/// then (seen only with other requests in flight, or blamed on a request
+/// after the one that killed the server) is kept, marked as not reproduced,
+/// and not saved as a case, whose replay would disagree.
 /// `client` is reused while it lives; a probe that kills it gets a new one.
 pub(crate) async fn shrink(
     w: &mut Worker<'_>,
@@ -223,6 +243,34 @@ pub(crate) async fn shrink(
         return (best, client);
     }
     let signature = best.finding.signature.clone();
+    // A server that stopped after an answered request is seen only by a
+    // probe behind it.
+    let after = best.finding.aspect == mcperr_core::rules::AspectId::J4Main
+        && best.finding.response.is_object();
+    // Ids beyond a double are judged with the proof of a re-send: their
+    // findings stand as found.
+    let about_ids = best.finding.group.ends_with(" ids");
+    if !about_ids {
+        let original = best.input.clone();
+        match try_alone(w, &mut client, &original, unanswered, after).await {
+            Some(found) if found.iter().any(|f| f.signature == signature) => {}
+            Some(found) if !found.is_empty() && !unanswered && !after => {
+                // Answered alone, and the answer shows other findings: the
+                // campaign matched an answer to the wrong request.
+                w.store
+                    .record(&w.settings.stats, found, &original, best.counted);
+                best.misattributed = true;
+                return (best, client);
+            }
+            Some(_) => {
+                best.finding.not_reproduced = Some(
+                    "the request alone did not show it (seen with other requests in flight, or after another request that stopped the server)".into(),
+                );
+                return (best, client);
+            }
+            None => return (best, client),
+        }
+    }
     let start = Instant::now();
     let mut probes = 0;
     'outer: loop {
@@ -238,53 +286,8 @@ pub(crate) async fn shrink(
                 break 'outer;
             }
             probes += 1;
-            let mut c = match client.take() {
-                Some(c) => c,
-                None => match connect(&w.settings.run, EraChoice::Pinned(w.era)).await {
-                    Ok((mut c, _)) => {
-                        c.begin_case();
-                        c
-                    }
-                    Err(_) => break 'outer,
-                },
-            };
-            // The candidate's findings: of an unanswered try (probe behind
-            // it), or of its answer alone.
-            let findings = if unanswered {
-                w.shrink_requests.fetch_add(2, Ordering::Relaxed);
-                let sent = match unanswered_while_alive(w, &mut c, &cand).await {
-                    None => {
-                        c.conn.close().await;
-                        continue;
-                    }
-                    Some((still, sent)) => {
-                        client = Some(c);
-                        if !still {
-                            continue;
-                        }
-                        sent
-                    }
-                };
-                let ex = Exchange {
-                    request: sent,
-                    ending: Ending::Timeout,
-                    strays: vec![],
-                    duration: w.settings.run.timeout,
-                    http: None,
-                };
-                w.judge.judge_with(&cand, &ex, None, None, None, true)
-            } else {
-                let (ex, ran) = probe(w, &mut c, &cand).await;
-                w.shrink_requests.fetch_add(1, Ordering::Relaxed);
-                if lost(&ex) {
-                    c.conn.close().await;
-                } else {
-                    client = Some(c);
-                }
-                let output = matches!(cand.class, Class::ValidCall)
-                    .then(|| w.gen.output_validator(&cand.target))
-                    .flatten();
-                w.judge.judge(&cand, &ex, ran, output)
+            let Some(findings) = try_alone(w, &mut client, &cand, unanswered, after).await else {
+                break 'outer;
             };
             if let Some(f) = findings.into_iter().find(|f| f.signature == signature) {
                 best.finding = f;
@@ -295,6 +298,78 @@ pub(crate) async fn shrink(
         break;
     }
     (best, client)
+}
+
+/// Sends `input` alone (on `client`, or a fresh server) and returns its
+/// findings: of an unanswered try with a probe behind it (`unanswered`),
+/// or of its answer, with a probe behind it when `after` asks whether the
+/// server stopped once it had answered. `None` when no server can be had.
+async fn try_alone(
+    w: &mut Worker<'_>,
+    client: &mut Option<Client>,
+    input: &FuzzInput,
+    unanswered: bool,
+    after: bool,
+) -> Option<Vec<mcperr_core::fuzz::Finding>> {
+    let mut c = match client.take() {
+        Some(c) => c,
+        None => match connect(&w.settings.run, EraChoice::Pinned(w.era)).await {
+            Ok((mut c, _)) => {
+                c.begin_case();
+                c
+            }
+            Err(_) => return None,
+        },
+    };
+    if unanswered {
+        w.shrink_requests.fetch_add(2, Ordering::Relaxed);
+        let sent = match unanswered_while_alive(w, &mut c, input).await {
+            None => {
+                c.conn.close().await;
+                return Some(vec![]);
+            }
+            Some((still, sent)) => {
+                *client = Some(c);
+                if !still {
+                    return Some(vec![]);
+                }
+                sent
+            }
+        };
+        let ex = Exchange {
+            request: sent,
+            ending: Ending::Timeout,
+            strays: vec![],
+            duration: w.settings.run.timeout,
+            http: None,
+        };
+        return Some(w.judge.judge_with(input, &ex, None, None, None, true));
+    }
+    let (ex, ran) = probe(w, &mut c, input).await;
+    w.shrink_requests.fetch_add(1, Ordering::Relaxed);
+    let output = matches!(input.class, Class::ValidCall)
+        .then(|| w.gen.output_validator(&input.target))
+        .flatten();
+    let mut found = w.judge.judge(input, &ex, ran, output);
+    if lost(&ex) {
+        c.conn.close().await;
+        return Some(found);
+    }
+    if after {
+        let next = c.probe().await;
+        w.shrink_requests.fetch_add(1, Ordering::Relaxed);
+        if next.response().is_none() {
+            let how = match &next.ending {
+                Ending::Died(how) => how.clone(),
+                _ => "it gave no answer to the next request".to_string(),
+            };
+            found.extend(w.judge.stopped_after(input, &ex, &how));
+            c.conn.close().await;
+            return Some(found);
+        }
+    }
+    *client = Some(c);
+    Some(found)
 }
 
 /// Re-sends each held big-id request with a small id: answered, its
@@ -425,7 +500,10 @@ pub(crate) async fn attribute_ids(
             let mut small = found.input.clone();
             small.id_style = IdStyle::Counter;
             let (ex, ran) = probe(w, &mut c, &small).await;
-            controls.insert(key.clone(), ex.request.get("id").cloned().unwrap_or_default());
+            controls.insert(
+                key.clone(),
+                ex.request.get("id").cloned().unwrap_or_default(),
+            );
             w.shrink_requests.fetch_add(1, Ordering::Relaxed);
             if lost(&ex) {
                 // The control itself went wrong: nothing is attributed.
@@ -433,6 +511,12 @@ pub(crate) async fn attribute_ids(
                 continue;
             }
             client = Some(c);
+            if !matches!(ex.ending, Ending::Answered(_)) {
+                // A control answered with another id is no clean control
+                // (its answer's other rules go unjudged): nothing is attributed.
+                shown.insert(key.clone(), vec![f.signature.clone()]);
+                continue;
+            }
             let output = matches!(small.class, Class::ValidCall)
                 .then(|| w.gen.output_validator(&small.target))
                 .flatten();
@@ -449,8 +533,10 @@ pub(crate) async fn attribute_ids(
             let slug = format!("{style:?}").to_lowercase();
             let id = finding_id("ids", &slug, &group);
             let why = format!(
-                "only its id brought this answer about: the same request with id {} got none of it",
-                controls.get(&key).map_or_else(|| "1".into(), Value::to_string)
+                "the same request with id {} got none of it",
+                controls
+                    .get(&key)
+                    .map_or_else(|| "1".into(), Value::to_string)
             );
             store.regroup(&f.signature, group, id, &why);
         }

@@ -2,6 +2,7 @@
 
 mod docs;
 mod faults;
+mod findings;
 mod fixtures;
 mod fuzz;
 mod hostile;
