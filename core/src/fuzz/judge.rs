@@ -502,6 +502,35 @@ mod tests {
     }
 
     #[test]
+    fn invalid_calls_of_two_tools_answered_alike_are_one_group_of_two_causes() {
+        let accepted = |tool: &str, what: &str| {
+            let i = FuzzInput {
+                target: tool.into(),
+                ..input(Class::InvalidCall(what.into()), IdStyle::Counter)
+            };
+            let r = json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}});
+            let ex = exchange(i.message(Era::Legacy, 1), r);
+            judge(Era::Legacy, "spec")
+                .judge(&i, &ex, Some(true), None)
+                .into_iter()
+                .find(|f| f.rule == "T4")
+                .expect("a body that ran on invalid arguments")
+        };
+        let a = accepted("limited", "limit breaks its maximum 50");
+        let b = accepted("get_author", "title breaks its type");
+        assert_ne!(a.signature, b.signature, "each shrinks as its own cause");
+        assert_eq!((&a.group, &a.id), (&b.group, &b.id), "one deviation");
+        assert!(a.id.starts_with("fuzz/t4-tools-call-"), "{}", a.id);
+        let folded = crate::fuzz::group::group(vec![
+            (a, input(Class::ValidCall, IdStyle::Counter)),
+            (b, input(Class::ValidCall, IdStyle::Counter)),
+        ]);
+        assert_eq!(folded.len(), 1);
+        assert_eq!(folded[0].0.hits, 2);
+        assert_eq!(folded[0].0.causes.len(), 2);
+    }
+
+    #[test]
     fn an_error_path_that_drops_the_id_is_one_finding_whatever_the_input_broke() {
         let idless = |what: &str, code: i64| {
             let i = FuzzInput {

@@ -652,9 +652,39 @@ mod tests {
             aspects(json!({"content": text(dsn)}), req.clone()),
             [AspectId::J7SecretInResult]
         );
+        // A tool's isError result is its output (the tools MUST "Sanitize
+        // tool outputs"); a JSON-RPC error is J7's own aspect.
         assert_eq!(
-            aspects(json!({"content": text(dsn), "isError": true}), req),
-            [AspectId::J7Main]
+            aspects(json!({"content": text(dsn), "isError": true}), req.clone()),
+            [AspectId::J7SecretInToolError]
+        );
+        let ex = answered(
+            req.clone(),
+            json!({"jsonrpc": "2.0", "id": 4, "error": {"code": -32603, "message": dsn}}),
+        );
+        let on_error: Vec<AspectId> = invariants(&ex, &Context::default())
+            .into_iter()
+            .map(|v| v.aspect)
+            .collect();
+        assert_eq!(on_error, [AspectId::J7Main]);
+        // A log message with a credential, sent during the exchange.
+        let log = json!({"jsonrpc": "2.0", "method": "notifications/message",
+                         "params": {"level": "error", "data": format!("pool {dsn}")}});
+        let stray = Stray::of_server_message(&log).expect("kept: it carries a secret");
+        let mut ex = answered(
+            req,
+            json!({"jsonrpc": "2.0", "id": 4, "result": {"content": []}}),
+        );
+        ex.strays.push(stray);
+        let found = strays(&ex, &Context::default());
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].aspect, AspectId::J7SecretInLog);
+        assert!(!found[0].message.contains("s3cret"), "{}", found[0].message);
+        let plain = json!({"jsonrpc": "2.0", "method": "notifications/message",
+                           "params": {"level": "info", "data": "started"}});
+        assert!(
+            Stray::of_server_message(&plain).is_none(),
+            "other logs are not kept"
         );
         // An echo of what the request sent is no leak.
         let echoing = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "env", "arguments": {"url": dsn}}});

@@ -299,6 +299,7 @@ mod tests {
                 rule.into()
             },
             verdict,
+            aspect: None,
             message: format!("{verdict:?} because"),
             request: Some(serde_json::json!({"method": "tools/call"})),
             response: Some(response),

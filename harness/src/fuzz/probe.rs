@@ -253,8 +253,8 @@ pub(crate) async fn shrink(
     if !about_ids {
         let original = best.input.clone();
         match try_alone(w, &mut client, &original, unanswered, after).await {
-            Some(found) if found.iter().any(|f| f.signature == signature) => {}
-            Some(found) if !found.is_empty() && !unanswered && !after => {
+            Some((found, _)) if found.iter().any(|f| f.signature == signature) => {}
+            Some((found, true)) if !found.is_empty() && !unanswered && !after => {
                 // Answered alone, and the answer shows other findings: the
                 // campaign matched an answer to the wrong request.
                 w.store
@@ -286,7 +286,8 @@ pub(crate) async fn shrink(
                 break 'outer;
             }
             probes += 1;
-            let Some(findings) = try_alone(w, &mut client, &cand, unanswered, after).await else {
+            let Some((findings, _)) = try_alone(w, &mut client, &cand, unanswered, after).await
+            else {
                 break 'outer;
             };
             if let Some(f) = findings.into_iter().find(|f| f.signature == signature) {
@@ -301,16 +302,17 @@ pub(crate) async fn shrink(
 }
 
 /// Sends `input` alone (on `client`, or a fresh server) and returns its
-/// findings: of an unanswered try with a probe behind it (`unanswered`),
-/// or of its answer, with a probe behind it when `after` asks whether the
-/// server stopped once it had answered. `None` when no server can be had.
+/// findings, and whether it was answered (with its own id): of an
+/// unanswered try with a probe behind it (`unanswered`), or of its answer,
+/// with a probe behind it when `after` asks whether the server stopped once
+/// it had answered. `None` when no server can be had.
 async fn try_alone(
     w: &mut Worker<'_>,
     client: &mut Option<Client>,
     input: &FuzzInput,
     unanswered: bool,
     after: bool,
-) -> Option<Vec<mcperr_core::fuzz::Finding>> {
+) -> Option<(Vec<mcperr_core::fuzz::Finding>, bool)> {
     let mut c = match client.take() {
         Some(c) => c,
         None => match connect(&w.settings.run, EraChoice::Pinned(w.era)).await {
@@ -326,12 +328,12 @@ async fn try_alone(
         let sent = match unanswered_while_alive(w, &mut c, input).await {
             None => {
                 c.conn.close().await;
-                return Some(vec![]);
+                return Some((vec![], false));
             }
             Some((still, sent)) => {
                 *client = Some(c);
                 if !still {
-                    return Some(vec![]);
+                    return Some((vec![], true));
                 }
                 sent
             }
@@ -343,7 +345,10 @@ async fn try_alone(
             duration: w.settings.run.timeout,
             http: None,
         };
-        return Some(w.judge.judge_with(input, &ex, None, None, None, true));
+        return Some((
+            w.judge.judge_with(input, &ex, None, None, None, true),
+            false,
+        ));
     }
     let (ex, ran) = probe(w, &mut c, input).await;
     w.shrink_requests.fetch_add(1, Ordering::Relaxed);
@@ -351,9 +356,10 @@ async fn try_alone(
         .then(|| w.gen.output_validator(&input.target))
         .flatten();
     let mut found = w.judge.judge(input, &ex, ran, output);
+    let answered = matches!(ex.ending, Ending::Answered(_));
     if lost(&ex) {
         c.conn.close().await;
-        return Some(found);
+        return Some((found, false));
     }
     if after {
         let next = c.probe().await;
@@ -365,11 +371,11 @@ async fn try_alone(
             };
             found.extend(w.judge.stopped_after(input, &ex, &how));
             c.conn.close().await;
-            return Some(found);
+            return Some((found, answered));
         }
     }
     *client = Some(c);
-    Some(found)
+    Some((found, answered))
 }
 
 /// Re-sends each held big-id request with a small id: answered, its

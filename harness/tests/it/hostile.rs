@@ -188,7 +188,7 @@ fn a_server_that_answers_twice_fails_j1_and_nothing_else_is_misjudged() {
     assert_eq!(out.code, Some(1), "{}", out.stdout);
     let r = report(&json);
     let cases = r["cases"].as_array().unwrap();
-    // Skips only where the reference server's tools refuse every valid call.
+    // Skips only where a lifecycle case judges a server without a capability.
     let confused: Vec<&Value> = cases
         .iter()
         .filter(|c| c["verdict"] == "skip")

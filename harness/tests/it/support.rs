@@ -248,33 +248,16 @@ pub fn report(path: &std::path::Path) -> Value {
         .expect("report is JSON")
 }
 
-/// The reference server's tools that refuse every valid call mcperr can
-/// build, so their generated valid calls are skips, never passes:
-/// `get_author` knows only titles its schema does not name (DESIGN.md §3),
-/// and `bad_output` always breaks its `outputSchema` (T7: a crash result).
-pub const REFUSING_TOOLS: [&str; 2] = ["get_author", "bad_output"];
-
-/// Whether a case result is the expected skip of a refused valid call.
-/// (The reference server's extra-property T4 cases are judged even on
-/// these tools: its refusal of the property names it in a validation
-/// message, which its refusal of the valid call does not.)
-pub fn is_refused_valid_call(id: &str, verdict: &str, message: &str) -> bool {
-    verdict == "skip"
-        && message.starts_with("no valid call to judge: the tool refused")
-        && REFUSING_TOOLS
-            .iter()
-            .any(|t| id == format!("generated/tools/{t}/valid-call"))
-}
-
 /// Whether a case result is a skip the reference server always gets: a
-/// refused valid call ([`is_refused_valid_call`]), or a lifecycle case that
-/// judges servers without a capability the reference declares (its faults
-/// that drop the declaration run those cases).
+/// lifecycle case that judges servers without a capability the reference
+/// declares (its faults that drop the declaration run those cases). Never a
+/// valid call refused for want of a real value: the harvest finds `Dune`
+/// through completion/complete on `books://{title}`, and `bad_output`, which
+/// takes no arguments, is judged on its own failure.
 pub fn is_expected_skip(id: &str, verdict: &str, message: &str) -> bool {
-    is_refused_valid_call(id, verdict, message)
-        || (verdict == "skip"
-            && id.starts_with("lifecycle/undeclared-")
-            && message.ends_with("this case judges a server that does not"))
+    verdict == "skip"
+        && id.starts_with("lifecycle/undeclared-")
+        && message.ends_with("this case judges a server that does not")
 }
 
 /// Asserts a report of the reference server has no failure, warning or
