@@ -266,6 +266,25 @@ fn compare(
     }
 }
 
+/// `mcperr run` of the case that calls get_author with an unknown title, on
+/// `server` in `era`, its JSON report at `json`, with `more` flags.
+fn run_one(
+    server: &str,
+    era: &str,
+    json: &std::path::Path,
+    more: &[&str],
+) -> crate::support::Output {
+    let mut args = vec!["run", "--stdio", server, "--era", era];
+    args.extend([
+        "--cases",
+        "tools/tool-error-is-result",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    args.extend(more);
+    mcperr(&args)
+}
+
 #[test]
 fn a_credential_in_a_tool_error_is_a_finding_in_run_fuzz_and_proxy_shown_redacted() {
     let dir = scratch("findings-secret");
@@ -273,19 +292,12 @@ fn a_credential_in_a_tool_error_is_a_finding_in_run_fuzz_and_proxy_shown_redacte
     let key = "sk-proj-Xq7Lm2Rt9Vw4Zb8Nc3Hd6Jk1Pf5Gs0Ty";
     // run, under the default profile: the tools security sentence (MUST).
     let (json, sarif) = (dir.join("run.json"), dir.join("run.sarif"));
-    let out = mcperr(&[
-        "run",
-        "--stdio",
+    let out = run_one(
         &server,
-        "--era",
         "2026-07-28",
-        "--cases",
-        "tools/tool-error-is-result",
-        "--json",
-        json.to_str().unwrap(),
-        "--sarif",
-        sarif.to_str().unwrap(),
-    ]);
+        &json,
+        &["--sarif", sarif.to_str().unwrap()],
+    );
     assert_eq!(out.code, Some(1), "{}", out.stdout);
     let r = report(&json);
     let case = &r["cases"][0];
@@ -401,17 +413,7 @@ fn a_log_message_carrying_a_credential_is_a_finding_no_canary_needed() {
     let dir = scratch("findings-log");
     let server = format!("{MCPERR} reference --fault log-leaks-dsn");
     let json = dir.join("run.json");
-    let out = mcperr(&[
-        "run",
-        "--stdio",
-        &server,
-        "--era",
-        "2025-11-25",
-        "--cases",
-        "tools/tool-error-is-result",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
+    let out = run_one(&server, "2025-11-25", &json, &[]);
     assert_eq!(out.code, Some(1), "{}", out.stdout);
     let case = &report(&json)["cases"][0];
     assert_eq!(case["aspect"], "J7.secret-in-log", "{case:#}");
