@@ -19,7 +19,7 @@ use crate::exchange::{Ending, Exchange, HttpAnswer, Stray};
 use crate::fuzz::inputs::{Class, FuzzInput, IdStyle};
 use crate::fuzz::judge::{Finding, Judge};
 use crate::profile::Profile;
-use crate::report::{CaseResult, RunReport, TargetInfo};
+use crate::report::{RunReport, TargetInfo};
 
 /// Methods a client may send in either era; any other is unknown (J2).
 const KNOWN_METHODS: &[&str] = &[
@@ -449,42 +449,8 @@ impl Observer {
         profile: &str,
         target: TargetInfo,
     ) -> RunReport {
-        let cases = found
-            .iter()
-            .map(|(f, _)| CaseResult {
-                id: f.id.clone(),
-                rule: f.rule.clone(),
-                case_rule: f.rule.clone(),
-                verdict: f.verdict,
-                aspect: Some(f.aspect),
-                message: format!(
-                    "{} ({} hit{} in {}){}",
-                    f.message,
-                    f.hits,
-                    if f.hits == 1 { "" } else { "s" },
-                    f.methods.join(", "),
-                    crate::fuzz::group::more_inputs(f)
-                        .map(|m| format!("\n{m}"))
-                        .unwrap_or_default()
-                ),
-                request: Some(f.request.clone()),
-                response: Some(f.response.clone()),
-                http_status: f.http_status,
-                body: None,
-                duration_ms: 0,
-                area: "proxy".into(),
-                title: f.aspect.rule().rule().title.clone(),
-                spec: f.aspect.text(era).cite(),
-                baselined: f.baselined,
-                expected: None,
-            })
-            .collect();
-        let transport = if target.url.is_some() {
-            "http"
-        } else {
-            "stdio"
-        };
-        RunReport::new(target, era.to_string(), transport, profile, cases)
+        let findings: Vec<&Finding> = found.iter().map(|(f, _)| f).collect();
+        RunReport::of_findings(&findings, era, profile, target, "proxy")
     }
 }
 

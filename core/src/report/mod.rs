@@ -282,6 +282,55 @@ impl ValidCallOutcomes {
 }
 
 impl RunReport {
+    /// The report of findings (a fuzz campaign's, a proxied session's): one
+    /// result per finding, with its hits and the inputs grouped into it, in
+    /// the shape `mcperr run` reports take, so every report format applies;
+    /// `area` names where they came from (`fuzz`, `proxy`).
+    pub fn of_findings(
+        found: &[&crate::fuzz::Finding],
+        era: mcperr_protocol::Era,
+        profile: &str,
+        target: TargetInfo,
+        area: &str,
+    ) -> RunReport {
+        let cases = found
+            .iter()
+            .map(|f| CaseResult {
+                id: f.id.clone(),
+                rule: f.rule.clone(),
+                case_rule: f.rule.clone(),
+                verdict: f.verdict,
+                aspect: Some(f.aspect),
+                message: format!(
+                    "{} ({} hit{} in {}){}",
+                    f.message,
+                    f.hits,
+                    if f.hits == 1 { "" } else { "s" },
+                    f.methods.join(", "),
+                    crate::fuzz::group::more_inputs(f)
+                        .map(|m| format!("\n{m}"))
+                        .unwrap_or_default()
+                ),
+                request: Some(f.request.clone()),
+                response: Some(f.response.clone()),
+                http_status: f.http_status,
+                body: None,
+                duration_ms: 0,
+                area: area.into(),
+                title: f.aspect.rule().rule().title.clone(),
+                spec: f.aspect.text(era).cite(),
+                baselined: f.baselined,
+                expected: None,
+            })
+            .collect();
+        let transport = if target.url.is_some() {
+            "http"
+        } else {
+            "stdio"
+        };
+        RunReport::new(target, era.to_string(), transport, profile, cases)
+    }
+
     /// A report of `cases`, with its summary.
     pub fn new(
         target: TargetInfo,

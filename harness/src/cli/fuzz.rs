@@ -70,6 +70,10 @@ pub(crate) struct FuzzArgs {
     /// Write the JSON report here.
     #[arg(long, value_name = "PATH")]
     pub(crate) json: Option<PathBuf>,
+    /// Write a SARIF 2.1.0 log here: one result per finding, with its rule,
+    /// for code-scanning dashboards (one SARIF run per era).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) sarif: Option<PathBuf>,
     /// Save each finding as a case file in DIR; replay with `mcperr run --cases-dir DIR`.
     #[arg(long, value_name = "DIR")]
     pub(crate) save: Option<PathBuf>,
@@ -224,7 +228,10 @@ pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, CliError> {
         .as_deref()
         .map(|path| load_baseline("--baseline", path))
         .transpose()?;
-    check_report_paths(&[("--json", args.json.as_ref())])?;
+    check_report_paths(&[
+        ("--json", args.json.as_ref()),
+        ("--sarif", args.sarif.as_ref()),
+    ])?;
     if let Some(dir) = &args.save {
         std::fs::create_dir_all(dir).map_err(|e| CliError::file("--save", dir.display(), e))?;
     }
@@ -322,5 +329,33 @@ pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, CliError> {
     if let Some(path) = &args.json {
         super::write_report("--json", path, &outcome.report.to_json())?;
     }
+    if let Some(path) = &args.sarif {
+        super::write_report("--sarif", path, &sarif(&outcome.report))?;
+    }
     Ok(outcome.report.exit_code())
+}
+
+/// The campaign as SARIF: per era fuzzed, a run of the findings whose
+/// example was found in it.
+fn sarif(report: &crate::fuzz::FuzzReport) -> String {
+    let runs: Vec<mcperr_core::report::RunReport> = report
+        .eras
+        .iter()
+        .filter_map(|e| e.parse::<Era>().ok())
+        .map(|era| {
+            let found: Vec<&mcperr_core::fuzz::Finding> = report
+                .findings
+                .iter()
+                .filter(|f| f.era == era.to_string())
+                .collect();
+            mcperr_core::report::RunReport::of_findings(
+                &found,
+                era,
+                &report.profile,
+                report.target.clone(),
+                "fuzz",
+            )
+        })
+        .collect();
+    mcperr_core::report::sarif::render_all(&runs, None)
 }

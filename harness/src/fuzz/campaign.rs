@@ -21,7 +21,8 @@ use mcperr_protocol::Era;
 use serde_json::Value;
 
 use super::pipeline::{lane_of, Latency, LANE_LIMIT};
-use super::probe::{attribute_ids, confirm, count, culprit, representatives, shrink};
+use super::probe::{confirm, count, culprit, shrink};
+use super::regroup::{attribute_ids, representatives};
 use super::worker::{Stop, Worker, COUNT_WINDOW};
 use super::{FuzzSettings, Store};
 use crate::client::{Client, Conn};

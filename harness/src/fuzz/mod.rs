@@ -9,10 +9,13 @@
 //! - [`pipeline`]: the loop over stdio: one pipe, many requests in flight.
 //! - [`probe`]: one request in lockstep (with `limited_calls` counted around
 //!   it where that tells whether a body ran), culprit search, shrinking.
+//! - [`regroup`]: after the campaign, the findings only an id style brings
+//!   about, and one finding per group to shrink.
 
 mod campaign;
 mod pipeline;
 mod probe;
+mod regroup;
 mod width;
 mod worker;
 

@@ -90,7 +90,7 @@ fn campaign_and_replay(name: &str, target: &[&str], era: &str) -> (Verdicts, Ver
         "--era",
         era,
         "--requests",
-        "800",
+        "400",
         "--seed",
         "1",
         "--profile",
@@ -328,7 +328,7 @@ fn a_credential_in_a_tool_error_is_a_finding_in_run_fuzz_and_proxy_shown_redacte
         assert!(text.contains("[redacted: an OpenAI- or Anthropic-style API key]"));
     }
     // fuzz
-    let fuzz_json = dir.join("fuzz.json");
+    let (fuzz_json, fuzz_sarif) = (dir.join("fuzz.json"), dir.join("fuzz.sarif"));
     let out = mcperr(&[
         "fuzz",
         "--stdio",
@@ -341,8 +341,20 @@ fn a_credential_in_a_tool_error_is_a_finding_in_run_fuzz_and_proxy_shown_redacte
         "1",
         "--json",
         fuzz_json.to_str().unwrap(),
+        "--sarif",
+        fuzz_sarif.to_str().unwrap(),
     ]);
     assert_eq!(out.code, Some(1), "{}", out.stdout);
+    let text = std::fs::read_to_string(&fuzz_sarif).unwrap();
+    let s: Value = serde_json::from_str(&text).unwrap();
+    let results = s["runs"][0]["results"].as_array().unwrap();
+    assert!(
+        results.iter().any(
+            |x| x["ruleId"] == "J7" && x["locations"].as_array().is_some_and(|l| !l.is_empty())
+        ),
+        "{text}"
+    );
+    assert!(!text.contains(key), "{text}");
     let f = report(&fuzz_json);
     assert!(
         f["findings"]
