@@ -79,6 +79,12 @@ fn a_server_that_answers_every_big_id_the_same_wrong_way_gives_a_handful_of_find
 /// `(rule, aspect, verdict)` of each finding a campaign saved, by id.
 type Verdicts = BTreeMap<String, (String, String, String)>;
 
+/// The id of a finding or case result, with its rule, aspect and verdict.
+fn verdict_of(v: &Value) -> (String, (String, String, String)) {
+    let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+    (s("id"), (s("rule"), s("aspect"), s("verdict")))
+}
+
 /// Fuzzes `target` (`--stdio CMD` or `--http URL`) in `era` with `--save`,
 /// replays the saved cases with `mcperr run --cases-dir`, and returns what
 /// each saved finding was in the campaign and in the replay.
@@ -115,10 +121,7 @@ fn campaign_and_replay(name: &str, target: &[&str], era: &str) -> (Verdicts, Ver
         .unwrap()
         .iter()
         .filter(|f| f["request"].is_object() && f.get("not_reproduced").is_none())
-        .map(|f| {
-            let s = |k: &str| f[k].as_str().unwrap_or_default().to_string();
-            (s("id"), (s("rule"), s("aspect"), s("verdict")))
-        })
+        .map(verdict_of)
         .collect();
     if campaign.is_empty() {
         return (campaign, Verdicts::new());
@@ -155,10 +158,7 @@ fn campaign_and_replay(name: &str, target: &[&str], era: &str) -> (Verdicts, Ver
         .iter()
         .flat_map(|run| run["cases"].as_array().cloned().unwrap_or_default())
         .filter(|c| campaign.contains_key(c["id"].as_str().unwrap_or_default()))
-        .map(|c| {
-            let s = |k: &str| c[k].as_str().unwrap_or_default().to_string();
-            (s("id"), (s("rule"), s("aspect"), s("verdict")))
-        })
+        .map(|c| verdict_of(&c))
         .collect();
     (campaign, replay)
 }
