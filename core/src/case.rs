@@ -310,6 +310,11 @@ pub struct Case {
     /// set of which is accepted is a skip.
     #[serde(skip)]
     pub arguments_to_try: Option<Vec<Value>>,
+    /// Generated valid calls only: the tool's `inputSchema` declares no
+    /// properties, so its one valid call is `{}` and an `isError` result is
+    /// the tool's own failure, not a refusal of arguments mcperr chose.
+    #[serde(skip)]
+    pub takes_no_arguments: bool,
     /// Generated T4 cases of a tool that valid calls may reach: valid
     /// argument sets sent first, unjudged, until the tool accepts one; the
     /// case's call is then that set with the case's one change, so that a

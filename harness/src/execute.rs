@@ -168,7 +168,7 @@ pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool)
         refusals.push(short_answer(result.response.as_ref()));
         let Some(args) = next else {
             let mut result = result;
-            if takes_no_arguments(&attempt) && is_error_result(result.response.as_ref()) {
+            if plan.case.takes_no_arguments && is_error_result(result.response.as_ref()) {
                 // Nothing to vary: the tool ran on its one valid call and
                 // reported its own failure, which T8 allows (isError needs
                 // no structuredContent); the answer was judged above.
@@ -200,16 +200,6 @@ pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool)
         }
     }
     unreachable!("the loop returns on its last set")
-}
-
-/// Whether the call's arguments are the empty object (a tool without
-/// required arguments: the one valid set).
-fn takes_no_arguments(plan: &CasePlan) -> bool {
-    plan.request
-        .params
-        .as_ref()
-        .and_then(|p| p.get("arguments"))
-        .is_some_and(|a| a.as_object().is_some_and(|o| o.is_empty()))
 }
 
 /// Whether an answer is an `isError` result (not a JSON-RPC error).

@@ -235,6 +235,7 @@ impl Draft<'_> {
             at_most: None,
             output_schema: self.output_schema,
             arguments_to_try: None,
+            takes_no_arguments: false,
             rebase: None,
             source: source.into(),
         }

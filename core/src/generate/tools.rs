@@ -290,6 +290,10 @@ pub fn valid_call(tool: &Value) -> Option<Case> {
     }
     .build("generated from the tool's inputSchema (a valid call)");
     case.arguments_to_try = Some(sets.collect());
+    case.takes_no_arguments = tool
+        .pointer("/inputSchema/properties")
+        .and_then(Value::as_object)
+        .is_none_or(|p| p.is_empty());
     Some(case)
 }
 
@@ -372,5 +376,16 @@ mod tests {
             "code": {"type": "string", "pattern": "^[0-9]{4}$"}}, "required": ["code"]}});
         assert!(valid_call(&hard).is_none());
         assert!(t4_cases(&hard, false).is_empty());
+        assert!(!c.takes_no_arguments);
+    }
+
+    #[test]
+    fn only_a_tool_without_properties_takes_no_arguments() {
+        let none = json!({"name": "b", "inputSchema": {"type": "object", "properties": {}}});
+        assert!(valid_call(&none).unwrap().takes_no_arguments);
+        // Optional arguments: {} is one valid call, but the tool may want one.
+        let optional = json!({"name": "s", "inputSchema": {"type": "object", "properties": {
+            "query": {"type": "string"}}}});
+        assert!(!valid_call(&optional).unwrap().takes_no_arguments);
     }
 }
