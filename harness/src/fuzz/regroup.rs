@@ -123,29 +123,19 @@ pub(crate) fn representatives(unshrunk: Vec<Found>, store: &super::Store) -> Vec
         .filter(|f| f.shrunk)
         .map(|f| f.finding.group)
         .collect();
-    let mut chosen: Vec<Found> = Vec::new();
-    for found in mcperr_core::fuzz::group::group(unshrunk.clone()) {
-        if !done.contains(&found.finding.group) {
-            chosen.push(found);
-        }
-    }
-    for found in unshrunk {
-        let picked = chosen
-            .iter()
-            .any(|c| c.finding.signature == found.finding.signature);
-        if !picked {
-            store.skip_shrinking(&found.finding.signature);
-        }
-    }
-    // Each chosen one as it is stored (grouping folded counts into it;
-    // the store keeps each member's own).
-    chosen
+    // Grouping folds counts into the chosen; each is shrunk as it is stored
+    // (the store keeps each member's own).
+    let chosen: std::collections::HashSet<String> =
+        mcperr_core::fuzz::group::group(unshrunk.clone())
+            .into_iter()
+            .filter(|f| !done.contains(&f.finding.group))
+            .map(|f| f.finding.signature)
+            .collect();
+    let (picked, rest): (Vec<Found>, Vec<Found>) = unshrunk
         .into_iter()
-        .filter_map(|c| {
-            store
-                .all()
-                .into_iter()
-                .find(|f| f.finding.signature == c.finding.signature)
-        })
-        .collect()
+        .partition(|f| chosen.contains(&f.finding.signature));
+    for found in rest {
+        store.skip_shrinking(&found.finding.signature);
+    }
+    picked
 }
