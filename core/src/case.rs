@@ -123,6 +123,13 @@ pub enum SendStep {
         /// fresh number.
         #[serde(default)]
         id: Option<Value>,
+        /// Sent and left in flight (stdio): not awaited, so that the next
+        /// step (a cancellation) reaches the server while it works. The
+        /// executor waits for its first progress notification before going
+        /// on, and after the steps watches for any message about it
+        /// (U7). Over HTTP it is an ordinary awaited request.
+        #[serde(default)]
+        in_flight: bool,
     },
 }
 

@@ -40,6 +40,16 @@ pub enum Stray {
     /// A log message (`notifications/message`) that carries secret-shaped
     /// text (J7 `secret-in-log`); other notifications are not kept.
     Log(Value),
+    /// A `notifications/progress` that came while the judged request was
+    /// awaited: its own progress when it names the request's token (U6
+    /// judges the order), else a token of no request in flight.
+    Progress(Value),
+    /// A `notifications/progress` that came outside the judged request's
+    /// wait: after its response, or around other requests (U6).
+    ProgressLate(Value),
+    /// A `notifications/cancelled` of the server's own (U7
+    /// `server-sends-no-cancel`: mcperr opens no subscription it could end).
+    ServerCancel(Value),
     /// More strays than are kept; this many were dropped.
     More(usize),
 }
@@ -50,10 +60,16 @@ impl Stray {
     pub fn of_server_message(message: &Value) -> Option<Stray> {
         let method = message.get("method")?.as_str().unwrap_or_default();
         if message.get("id").is_none() {
-            // A log message is read only for a credential (J7 `secret-in-log`).
-            let secret = method == "notifications/message"
-                && crate::oracle::secrets::secret_shape(&message.to_string()).is_some();
-            return secret.then(|| Stray::Log(message.clone()));
+            return match method {
+                "notifications/progress" => Some(Stray::Progress(message.clone())),
+                "notifications/cancelled" => Some(Stray::ServerCancel(message.clone())),
+                // A log message is read only for a credential (J7 `secret-in-log`).
+                "notifications/message" => {
+                    crate::oracle::secrets::secret_shape(&message.to_string())
+                        .map(|_| Stray::Log(message.clone()))
+                }
+                _ => None,
+            };
         }
         Some(if method.starts_with("notifications/") {
             Stray::NotificationWithId(message.clone())
@@ -61,6 +77,26 @@ impl Stray {
             Stray::ServerRequest(message.clone())
         })
     }
+}
+
+impl Stray {
+    /// This stray as seen outside the judged request's wait: a progress
+    /// notification then is late ([`Stray::ProgressLate`]).
+    pub fn outside(self) -> Stray {
+        match self {
+            Stray::Progress(v) => Stray::ProgressLate(v),
+            other => other,
+        }
+    }
+}
+
+/// The `progressToken` a request's `_meta` or a progress notification's
+/// params carry.
+pub fn progress_token(message: &Value) -> Option<&Value> {
+    let params = message.get("params")?;
+    params
+        .pointer("/_meta/progressToken")
+        .or_else(|| params.get("progressToken"))
 }
 
 /// Most strays kept per exchange; a flood is summarised, not stored.

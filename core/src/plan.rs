@@ -136,6 +136,9 @@ pub enum Step {
     Raw(String),
     /// A notification or a request whose answer is awaited but not judged.
     Send(Outgoing),
+    /// A request sent and left in flight (stdio): see
+    /// [`crate::case::SendStep::Request`]'s `in_flight`.
+    InFlight(Outgoing),
 }
 
 /// How the judged session is used by an HTTP case (2025-11-25).
@@ -246,13 +249,19 @@ impl CasePlan {
                     notification,
                     params,
                 } => Step::Send(outgoing(IdChoice::Notification, notification, params)),
-                SendStep::Request { method, params, id } => {
+                SendStep::Request {
+                    method,
+                    params,
+                    id,
+                    in_flight,
+                } => {
                     let id = id.as_ref().and_then(Id::from_value);
-                    Step::Send(outgoing(
-                        id.map_or(IdChoice::Fresh, IdChoice::Given),
-                        method,
-                        params,
-                    ))
+                    let o = outgoing(id.map_or(IdChoice::Fresh, IdChoice::Given), method, params);
+                    if *in_flight && !over_http {
+                        Step::InFlight(o)
+                    } else {
+                        Step::Send(o)
+                    }
                 }
             })
             .collect();

@@ -81,7 +81,10 @@ fn stray_of(
     match event {
         StdoutEvent::Line(l) if l.iter().all(u8::is_ascii_whitespace) => None,
         StdoutEvent::Line(l) => match mcperr_core::wire::decode(&l) {
-            Ok(v @ Value::Object(_)) if v.get("method").is_some() => Stray::of_server_message(&v),
+            // Between exchanges: a progress notification now is late.
+            Ok(v @ Value::Object(_)) if v.get("method").is_some() => {
+                Stray::of_server_message(&v).map(Stray::outside)
+            }
             Ok(Value::Object(o))
                 if o.get("id")
                     .is_some_and(|i| ignored.contains(&i.to_string())) =>
@@ -206,8 +209,15 @@ impl Client {
         let id = self.fresh_id();
         let msg = jsonrpc::request(&id, method, plan::params_for(self.era, params, envelope));
         let mut ex = self.exchange(id, msg).await;
+        let token = mcperr_core::exchange::progress_token(&ex.request).cloned();
         for stray in ex.strays.drain(..) {
-            push_stray(&mut self.pending, stray);
+            // Its own progress is its business; any other is late for the
+            // judged case that gets it.
+            let own = matches!(&stray, Stray::Progress(v)
+                if token.is_some() && mcperr_core::exchange::progress_token(v) == token.as_ref());
+            if !own {
+                push_stray(&mut self.pending, stray.outside());
+            }
         }
         // Its answer is not judged, but a wrong id in it is the next case's J1.
         if let Ending::WrongId(v) = &ex.ending {
@@ -266,11 +276,16 @@ impl Client {
                     strays.push(Stray::NotUtf8(start));
                 }
                 let ending = http_ending(&answer, want.as_ref());
+                let mut answered = false;
                 for other in &answer.messages {
                     if !is_response(other) {
-                        strays.extend(Stray::of_server_message(other));
+                        // What follows the response on its stream is late.
+                        let stray = Stray::of_server_message(other);
+                        strays.extend(stray.map(|s| if answered { s.outside() } else { s }));
                     } else if Some(other) != ending_value(&ending) {
                         strays.push(Stray::NullIdResponse(other.clone()));
+                    } else {
+                        answered = true;
                     }
                 }
                 (ending, Some(answer))
@@ -442,6 +457,119 @@ impl Client {
                     .await;
             }
         }
+    }
+
+    /// Sends a request and leaves it in flight (a line transport only): it
+    /// is not awaited, so that the steps after it (a cancellation) reach the
+    /// server while it works. Waits up to `first` for a first sign of work
+    /// (a progress notification for its token), which is dropped; `Err`
+    /// with the answer when it was answered before that (nothing left in
+    /// flight to cancel). Everything else that arrives goes to the next
+    /// judged case.
+    pub async fn send_in_flight(
+        &mut self,
+        id: &Id,
+        msg: &Value,
+        first: Duration,
+    ) -> Result<(), Value> {
+        let want = id.to_value();
+        let token = mcperr_core::exchange::progress_token(msg).cloned();
+        let Conn::Lines(conn) = &mut self.conn else {
+            unreachable!("in-flight steps are planned over stdio only")
+        };
+        conn.send_line(&mcperr_core::fuzz::inputs::line(msg)).await;
+        self.ignore([want.to_string()]);
+        let deadline = Instant::now() + first;
+        while let Some(m) = self.next_message(deadline).await {
+            if m.get("method").is_none() && m.get("id") == Some(&want) {
+                return Err(m);
+            }
+            let progress =
+                m.get("method").and_then(Value::as_str) == Some("notifications/progress");
+            if progress
+                && token.is_some()
+                && mcperr_core::exchange::progress_token(&m) == token.as_ref()
+            {
+                return Ok(());
+            }
+            self.keep_for_next_case(m);
+        }
+        Ok(())
+    }
+
+    /// Watches for `wait` for messages about in-flight request `id` (its
+    /// answer, progress for `token`), returning them in order; everything
+    /// else goes to the next judged case.
+    pub async fn watch_in_flight(
+        &mut self,
+        id: &Value,
+        token: Option<&Value>,
+        wait: Duration,
+    ) -> Vec<Value> {
+        let deadline = Instant::now() + wait;
+        let mut about = Vec::new();
+        while let Some(m) = self.next_message(deadline).await {
+            let answer = m.get("method").is_none() && m.get("id") == Some(id);
+            let progress = m.get("method").and_then(Value::as_str)
+                == Some("notifications/progress")
+                && token.is_some()
+                && mcperr_core::exchange::progress_token(&m) == token;
+            if answer || progress {
+                about.push(m);
+            } else {
+                self.keep_for_next_case(m);
+            }
+        }
+        // Its answer, if it comes later still, is not a stray.
+        self.late_seen.remove(&id.to_string());
+        about
+    }
+
+    /// The next JSON message on a line transport before `deadline` (lines
+    /// that are not one are kept as strays), or `None`.
+    async fn next_message(&mut self, deadline: Instant) -> Option<Value> {
+        loop {
+            let now = Instant::now();
+            let Conn::Lines(conn) = &mut self.conn else {
+                return None;
+            };
+            if now >= deadline {
+                return None;
+            }
+            match conn.next_event(deadline - now).await? {
+                StdoutEvent::Eof => return None,
+                StdoutEvent::Line(l) => match mcperr_core::wire::decode(&l) {
+                    Ok(v @ Value::Object(_)) => return Some(v),
+                    _ => {
+                        let stray = stray_of(
+                            StdoutEvent::Line(l),
+                            &self.answered,
+                            &self.ignored,
+                            &mut self.late_seen,
+                        );
+                        self.requeue(stray.into_iter().collect());
+                    }
+                },
+                other => {
+                    let stray = stray_of(other, &self.answered, &self.ignored, &mut self.late_seen);
+                    self.requeue(stray.into_iter().collect());
+                }
+            }
+        }
+    }
+
+    /// Keeps a message that arrived outside any exchange for the next case.
+    fn keep_for_next_case(&mut self, m: Value) {
+        let Some(line) = serde_json::to_vec(&m).ok() else {
+            return;
+        };
+        let stray = stray_of(
+            StdoutEvent::Line(line),
+            &self.answered,
+            &self.ignored,
+            &mut self.late_seen,
+        );
+        self.requeue(stray.into_iter().collect());
     }
 
     /// Starts a judged case: what arrived since the last one, for its judgement.

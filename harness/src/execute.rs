@@ -48,6 +48,8 @@ async fn step(client: &mut Client, step: &Step) -> Result<(), Exchange> {
         Step::Send(o) if o.id == IdChoice::Notification => {
             client.notify(&o.method, o.params.clone()).await
         }
+        // Sent by the caller, which keeps what it needs to watch it.
+        Step::InFlight(_) => {}
         Step::Send(o) => {
             let ex = client.request(&o.method, o.params.clone(), false).await;
             if ex.response().is_none() {
@@ -325,6 +327,71 @@ fn short_answer(response: Option<&Value>) -> String {
     }
 }
 
+/// How long an in-flight step waits for the first sign of work (a progress
+/// notification) before the next step goes anyway.
+const IN_FLIGHT_FIRST: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// How long the in-flight request is watched after the steps: longer than
+/// the Bookshop's `slow` works at most (50 steps of 10 ms), so that a server
+/// that ignores the cancellation is seen answering.
+const IN_FLIGHT_WATCH: std::time::Duration = std::time::Duration::from_millis(1000);
+
+/// Sends an in-flight step; its id and progress token, or the skip result
+/// when it was answered before the next step could go.
+async fn start_in_flight(
+    client: &mut Client,
+    plan: &CasePlan,
+    o: &Outgoing,
+) -> Result<(Value, Option<Value>), CaseResult> {
+    let id = id_for(client, &o.id).unwrap_or_else(|| client.fresh_id());
+    let msg = o.message(Some(&id));
+    match client.send_in_flight(&id, &msg, IN_FLIGHT_FIRST).await {
+        Ok(()) => {
+            let token = mcperr_core::exchange::progress_token(&msg).cloned();
+            Ok((id.to_value(), token))
+        }
+        Err(answer) => {
+            let j = mcperr_core::oracle::Judgement::new(
+                Verdict::Skip,
+                &plan.case.rule,
+                "not judged: the in-flight request was answered before the next step could be sent, so nothing was left in flight".to_string(),
+            );
+            Err(CaseResult::planned(
+                plan,
+                &plan.citation,
+                j,
+                Some(msg),
+                Some(answer),
+                0,
+            ))
+        }
+    }
+}
+
+/// Watches the in-flight request `id` after the steps. When a step
+/// cancelled it, what came about it afterwards (U7), the first progress
+/// notification excepted: the server may have written it before the
+/// cancellation arrived. Otherwise nothing: it was only in flight.
+async fn watch_cancelled(
+    client: &mut Client,
+    plan: &CasePlan,
+    id: &Value,
+    token: Option<&Value>,
+) -> Vec<Value> {
+    let mut about = client.watch_in_flight(id, token, IN_FLIGHT_WATCH).await;
+    let cancelled = plan.steps.iter().any(|s| {
+        matches!(s, Step::Send(o) if o.method == "notifications/cancelled"
+            && o.params.as_ref().and_then(|p| p.get("requestId")) == Some(id))
+    });
+    if !cancelled {
+        return vec![];
+    }
+    if about.first().is_some_and(|m| m.get("method").is_some()) {
+        about.remove(0);
+    }
+    about
+}
+
 /// The error result of a case not sent because its method is hung.
 fn hung_result(
     plan: &CasePlan,
@@ -390,7 +457,15 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
         other_session: client.other_session.clone(),
         ..Evidence::default()
     };
+    let mut in_flight = None;
     for s in &plan.steps {
+        if let Step::InFlight(o) = s {
+            match start_in_flight(client, plan, o).await {
+                Ok(started) => in_flight = Some(started),
+                Err(skipped) => return (skipped, true),
+            }
+            continue;
+        }
         if let Err(ex) = step(client, s).await {
             let ms = ex.duration.as_millis() as u64;
             // A step left unanswered while the server answers a probe: the
@@ -421,12 +496,18 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
             return (result, false);
         }
     }
+    if let Some((id, token)) = &in_flight {
+        evidence.after_cancel = watch_cancelled(client, plan, id, token.as_ref()).await;
+    }
     let mut ex = if plan.http.is_some() {
         shaped_exchange(client, plan).await
     } else {
         plain_exchange(client, &plan.request).await
     };
-    ex.strays.splice(0..0, early);
+    ex.strays.splice(
+        0..0,
+        early.into_iter().map(mcperr_core::exchange::Stray::outside),
+    );
     // An id beyond a double that got silence or an id-null error: the same
     // request with a small id shows whether the id alone was the problem
     // (the RFC 8259 section 6 policy, as in fuzzing).
@@ -491,7 +572,8 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
         }
     }
     let late = client.drain();
-    ex.strays.extend(late);
+    ex.strays
+        .extend(late.into_iter().map(mcperr_core::exchange::Stray::outside));
     let mut judgement = oracle::judge(plan, &ex, &evidence);
     if judgement.verdict == Verdict::Error && client.has_stderr() {
         let tail = client.stderr().tail(10);

@@ -20,6 +20,9 @@ pub struct Answer {
     /// Whether the server process should exit after sending the reply
     /// (only under the `exit-after-crash` fault).
     pub exit_after: bool,
+    /// Steps of work before the reply goes out (a slow tool); the edge paces
+    /// them ([`crate::work`]).
+    pub steps: u32,
 }
 
 impl Answer {
@@ -47,6 +50,12 @@ impl Answer {
     /// Adds a log record.
     pub fn log(mut self, record: LogRecord) -> Self {
         self.logs.push(record);
+        self
+    }
+
+    /// Withholds the reply for `steps` steps of work.
+    pub fn after_steps(mut self, steps: u32) -> Self {
+        self.steps = steps;
         self
     }
 

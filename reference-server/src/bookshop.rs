@@ -100,6 +100,15 @@ fn limited_calls(shop: &FixtureState, _: &Map<String, Value>) -> Result<ToolOutp
     ))
 }
 
+/// Most steps `slow` takes: half a second of work in all.
+pub const SLOW_MAX_STEPS: u32 = 50;
+
+fn slow(_: &FixtureState, args: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
+    // The schema bounds steps to 1..=SLOW_MAX_STEPS; the edge paces them.
+    let steps = args.get("steps").and_then(Value::as_u64).unwrap_or(1) as u32;
+    Ok(ToolOutput::after_steps(format!("done {steps}"), steps))
+}
+
 fn bad_output(_: &FixtureState, _: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
     Ok(ToolOutput::structured(json!({"temperature": "hot"})))
 }
@@ -168,6 +177,16 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             read_only: true,
             body: bad_output,
+        },
+        ToolDef {
+            name: "slow",
+            description: "With a progressToken, work for `steps` steps of 10 ms, reporting progress after each; without one, answer at once. A cancelled call stops and is not answered.",
+            input_schema: json!({"type": "object", "properties": {
+                    "steps": {"type": "integer", "minimum": 1, "maximum": SLOW_MAX_STEPS}},
+                "required": ["steps"], "additionalProperties": false}),
+            output_schema: None,
+            read_only: true,
+            body: slow,
         },
     ]
 }

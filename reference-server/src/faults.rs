@@ -194,6 +194,14 @@ faults! {
         "a tool error's text (get_author with an unknown title) quotes the catalog's API key, an OpenAI-style sk- key no request carried";
     LogLeaksDsn => "log-leaks-dsn", "J7",
         "over stdio: a notifications/message log message quoting the catalog's connection string, password included, is written before each tools/call answer";
+    ProgressDecreasing => "progress-decreasing", "U6",
+        "slow's progress notifications count down (3, 2, 1) instead of up";
+    ProgressAfterResponse => "progress-after-response", "U6",
+        "over stdio: one more progress notification for slow's token follows its response (over HTTP a client stops reading the stream at the response)";
+    CancelIgnored => "cancel-ignored", "U7",
+        "over stdio: a cancelled slow call works on and is answered";
+    ServerCancels => "server-cancels", "U7",
+        "over stdio: a notifications/cancelled of the server's own, naming the request, is written before each tools/call answer (2026-07-28 allows one only to end a subscriptions/listen stream)";
     EscapedTitleLeaks => "escaped-title-leaks", "J7",
         "fuzz only: reading books://{title} with a percent-escape in the title answers -32603 carrying the decoder's panic text";
 }
@@ -224,6 +232,9 @@ impl Fault {
             Fault::NotificationAnswered
                 | Fault::LogLeaksDsn
                 | Fault::CancelMisapplied
+                | Fault::CancelIgnored
+                | Fault::ServerCancels
+                | Fault::ProgressAfterResponse
                 | Fault::PrettyPrinted
                 | Fault::ServerRequests
                 | Fault::NotificationWithId

@@ -37,6 +37,11 @@ pub struct ToolOutput {
     pub content: Vec<Value>,
     /// `structuredContent`, for tools with an `outputSchema`.
     pub structured: Option<Value>,
+    /// Steps of work (each [`crate::work::STEP`] long) before the result is
+    /// sent, with a progress notification after each, when the call asked
+    /// for progress (else it is answered at once); 0 for a tool that always
+    /// answers at once.
+    pub steps: u32,
 }
 
 impl ToolOutput {
@@ -45,6 +50,15 @@ impl ToolOutput {
         ToolOutput {
             content: vec![json!({"type": "text", "text": text.into()})],
             structured: None,
+            steps: 0,
+        }
+    }
+
+    /// Text sent after `steps` steps of work.
+    pub fn after_steps(text: impl Into<String>, steps: u32) -> Self {
+        ToolOutput {
+            steps,
+            ..ToolOutput::text(text)
         }
     }
 
@@ -53,6 +67,7 @@ impl ToolOutput {
         ToolOutput {
             content: vec![json!({"type": "text", "text": value.to_string()})],
             structured: Some(value),
+            steps: 0,
         }
     }
 }

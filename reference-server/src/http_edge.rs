@@ -357,9 +357,9 @@ impl HttpEdge {
             };
         }
         let mut session = Session::pinned(Era::Modern);
-        let outcome = session.handle(&self.handler, message);
-        logs.extend(outcome.logs);
-        self.reply(outcome.response, None, method)
+        let mut outcome = session.handle(&self.handler, message);
+        logs.append(&mut outcome.logs);
+        self.reply_outcome(outcome, None, method)
     }
 
     fn legacy(
@@ -406,13 +406,46 @@ impl HttpEdge {
             };
         }
         let mut session = Session::pinned(Era::Legacy);
-        let outcome = session.handle(&self.handler, message);
-        logs.extend(outcome.logs);
-        let mut reply = self.reply(outcome.response, Some(200), &method);
+        let mut outcome = session.handle(&self.handler, message);
+        logs.append(&mut outcome.logs);
+        let mut reply = self.reply_outcome(outcome, Some(200), &method);
         if let Some(id) = minted {
             reply.headers.push(("Mcp-Session-Id".into(), id));
         }
         reply
+    }
+
+    /// The HTTP form of a handled request: [`HttpEdge::reply`], except that a
+    /// slow call that asked for progress is an SSE stream of its progress
+    /// notifications and then its response. The body is one reply, so the
+    /// steps are not paced here (nor cancellable: that needs a stream the
+    /// client can close).
+    fn reply_outcome(
+        &self,
+        outcome: crate::session::Outcome,
+        status: Option<u16>,
+        method: &str,
+    ) -> HttpReply {
+        let (Some(response), Some(token)) = (&outcome.response, &outcome.progress_token) else {
+            return self.reply(outcome.response, status, method);
+        };
+        if outcome.steps == 0 {
+            return self.reply(outcome.response, status, method);
+        }
+        let messages =
+            crate::work::at_once(response.clone(), Some(token), outcome.steps, self.fault());
+        let mut body = String::from(": mcperr reference\n\n");
+        for m in &messages {
+            body.push_str(&format!("event: message\ndata: {m}\n\n"));
+        }
+        HttpReply {
+            status: status.unwrap_or(200),
+            headers: vec![
+                ("Content-Type".into(), "text/event-stream".into()),
+                ("Cache-Control".into(), "no-cache".into()),
+            ],
+            body: body.into_bytes(),
+        }
     }
 
     /// The HTTP form of a JSON-RPC response. `status`: a fixed status (legacy),

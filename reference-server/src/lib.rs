@@ -10,6 +10,8 @@
 //! - [`bookshop`]: the Bookshop's tools, templates and prompts (imports `fixture`).
 //! - [`tools`], [`resources`], [`prompts`]: the rules that run those
 //!   definitions (import `answer`, `fixture`, `faults`, `log`; not `bookshop`).
+//! - [`work`]: a slow tool's paced reply, progress and cancellation (imports
+//!   `faults`); time is passed in.
 //! - [`handler`]: the pure handler, one request in an established era → one
 //!   answer; joins the rules to the Bookshop.
 //! - [`session`]: one connection (era lock, response ids).
@@ -33,6 +35,7 @@ pub mod resources;
 pub mod session;
 pub mod stdio;
 pub mod tools;
+pub mod work;
 
 pub use faults::Fault;
 pub use handler::Handler;

@@ -23,6 +23,13 @@ pub struct Outcome {
     pub exit_after: bool,
     /// The method of the request answered, if the message was one.
     pub method: Option<String>,
+    /// Steps of work before `response` may go out (a slow tool); the edge
+    /// paces them with [`crate::work::Work`].
+    pub steps: u32,
+    /// The request's `_meta.progressToken`, when it asked for progress.
+    pub progress_token: Option<Value>,
+    /// The `requestId` a `notifications/cancelled` named.
+    pub cancels: Option<Value>,
 }
 
 /// A connection whose era is fixed by its first request.
@@ -46,6 +53,12 @@ impl Session {
             era: Some(era),
             stray_cancel: false,
         }
+    }
+
+    /// A cancellation the edge matched to running work (a slow call) is not
+    /// a stray one: under `cancel-misapplied` the next request keeps its answer.
+    pub fn cancel_matched(&mut self) {
+        self.stray_cancel = false;
     }
 
     /// The era, once the first request fixed it.
@@ -73,9 +86,13 @@ impl Session {
     pub fn handle(&mut self, handler: &Handler, message: Message) -> Outcome {
         let fault = handler.fault();
         match message {
-            Message::Notification { method, .. } => {
-                // Every request is answered before the next message is read,
-                // so no cancellation ever names a running one.
+            Message::Notification { method, params } => {
+                let cancels = (method == "notifications/cancelled")
+                    .then(|| params.as_ref()?.get("requestId").cloned())
+                    .flatten();
+                // Under cancel-misapplied, a cancellation of no running
+                // request is taken by the next request (the edge knows
+                // which are running; this one treats them all as finished).
                 self.stray_cancel |=
                     method == "notifications/cancelled" && fault == Some(Fault::CancelMisapplied);
                 Outcome {
@@ -88,8 +105,8 @@ impl Session {
                             "ignoring unknown notification {method}"
                         ))]
                     },
-                    exit_after: false,
-                    method: None,
+                    cancels,
+                    ..Outcome::default()
                 }
             }
             Message::Response { .. } => Outcome {
@@ -113,8 +130,22 @@ impl Session {
                     handler.request(era, &req)
                 };
                 let id = respond_id(&req.id, fault);
+                let progress_token = req
+                    .params
+                    .as_ref()
+                    .and_then(|p| p.pointer("/_meta/progressToken"))
+                    .cloned();
                 Outcome {
                     method: Some(req.method.clone()),
+                    // Work is paced only for a call that asked for progress:
+                    // one that did not (a fuzzed valid call) is answered at once.
+                    steps: if progress_token.is_some() {
+                        answer.steps
+                    } else {
+                        0
+                    },
+                    progress_token,
+                    cancels: None,
                     response: answer.reply.map(|reply| match reply {
                         Ok(result) => jsonrpc::success(&id, result),
                         Err(error) => jsonrpc::failure(&id, &error),

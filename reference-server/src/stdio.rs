@@ -6,14 +6,19 @@
 //! `log-on-stdout` fault, the response line, whether to exit — as bytes;
 //! [`serve`] only reads lines, feeds them in and writes what comes out.
 //! Lines longer than [`MAX_LINE`] are discarded whole, never buffered without
-//! bound.
+//! bound. A slow tool's reply is held back by the edge's [`Work`] while the
+//! next lines are read (a cancellation among them); [`StdioEdge::due`] gives
+//! what has come due since, so [`serve`] reads on a thread of its own.
 
 use std::io::{self, BufRead, Read, Write};
+use std::sync::mpsc;
+use std::time::Instant;
 
 use crate::faults::Fault;
 use crate::handler::Handler;
 use crate::log::LogRecord;
 use crate::session::Session;
+use crate::work::Work;
 
 /// The longest input line the server reads (16 MiB); longer ones are dropped.
 pub const MAX_LINE: usize = 16 << 20;
@@ -43,11 +48,18 @@ pub struct LineOutput {
 #[derive(Debug, Default, Clone)]
 pub struct StdioEdge {
     session: Session,
+    work: Work,
 }
 
 /// Appends `record` as log lines ending in `\n` (its `Display` form).
 fn push_record(out: &mut Vec<u8>, record: &LogRecord) {
     out.extend_from_slice(format!("{record}\n").as_bytes());
+}
+
+/// Appends `message` as one line.
+fn push_message(out: &mut Vec<u8>, message: &serde_json::Value) {
+    out.extend_from_slice(&serde_json::to_vec(message).expect("messages serialize"));
+    out.push(b'\n');
 }
 
 impl StdioEdge {
@@ -59,7 +71,27 @@ impl StdioEdge {
     /// One input line without its newline (a trailing `\n` is tolerated, a
     /// trailing `\r` stripped). A blank line produces nothing.
     pub fn feed(&mut self, handler: &Handler, line: &[u8]) -> LineOutput {
-        self.decide(handler, line).unwrap_or_default()
+        self.feed_at(handler, line, Instant::now())
+    }
+
+    /// [`StdioEdge::feed`] at `now`, the instant a slow tool's work starts.
+    pub fn feed_at(&mut self, handler: &Handler, line: &[u8], now: Instant) -> LineOutput {
+        self.decide(handler, line, now).unwrap_or_default()
+    }
+
+    /// When held-back work next has something to write, if any is working.
+    pub fn next_due(&self) -> Option<Instant> {
+        self.work.next_due()
+    }
+
+    /// What held-back work wrote by `now`: progress notifications and the
+    /// responses of finished slow calls.
+    pub fn due(&mut self, handler: &Handler, now: Instant) -> LineOutput {
+        let mut out = LineOutput::default();
+        for message in self.work.due(now, handler.fault()) {
+            push_message(&mut out.stdout, &message);
+        }
+        out
     }
 
     /// What [`serve`] writes for an over-long line: one WARN log line, on the
@@ -79,7 +111,7 @@ impl StdioEdge {
 
     /// [`StdioEdge::feed`], with `None` for a blank line, for which [`serve`]
     /// neither writes nor flushes.
-    fn decide(&mut self, handler: &Handler, line: &[u8]) -> Option<LineOutput> {
+    fn decide(&mut self, handler: &Handler, line: &[u8], now: Instant) -> Option<LineOutput> {
         let line = line.strip_suffix(b"\n").unwrap_or(line);
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.iter().all(u8::is_ascii_whitespace) {
@@ -98,9 +130,16 @@ impl StdioEdge {
         for record in &outcome.logs {
             push_record(logs, record);
         }
-        // Three faults write a message of the server's own before the answer
+        if let Some(id) = &outcome.cancels {
+            // "Both parties SHOULD log cancellation reasons for debugging."
+            if self.work.cancel(id, handler.fault()) {
+                self.session.cancel_matched();
+                push_record(logs, &LogRecord::info(format!("cancelled request {id}")));
+            }
+        }
+        // Four faults write a message of the server's own before the answer
         // to a tools/call: a notification with an id, a log message quoting
-        // a secret, or a ping request.
+        // a secret, a ping request, or a cancellation.
         let calls_tool = outcome.method.as_deref() == Some("tools/call");
         let own = match handler.fault() {
             Some(Fault::NotificationWithId) if calls_tool => Some(serde_json::json!({
@@ -112,12 +151,19 @@ impl StdioEdge {
                     "data": "catalog pool: postgres://bookshop:hunter2-s3cret@catalog-db.internal:5432/books"}})),
             Some(Fault::ServerRequests) if calls_tool => Some(serde_json::json!({
                 "jsonrpc": "2.0", "id": "mcperr-reference-ping", "method": "ping"})),
+            Some(Fault::ServerCancels) if calls_tool => Some(serde_json::json!({
+                "jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
+                    "requestId": outcome.response.as_ref().and_then(|r| r.get("id")),
+                    "reason": "the server gave up"}})),
             _ => None,
         };
         if let Some(message) = own {
-            out.stdout
-                .extend_from_slice(&serde_json::to_vec(&message).expect("serializes"));
-            out.stdout.push(b'\n');
+            push_message(&mut out.stdout, &message);
+        }
+        if let Some(response) = outcome.response.clone().filter(|_| outcome.steps > 0) {
+            self.work
+                .start(response, outcome.progress_token, outcome.steps, now);
+            return Some(out);
         }
         if let Some(response) = outcome.response {
             let pretty = handler.fault() == Some(Fault::PrettyPrinted)
@@ -141,53 +187,118 @@ impl StdioEdge {
     }
 }
 
-/// Serves one connection until EOF.
+/// What the reader thread of [`serve`] hands over.
+enum Input {
+    /// One line, its newline kept.
+    Line(Vec<u8>),
+    /// A line over [`MAX_LINE`], skipped.
+    Oversized,
+}
+
+/// Reads `input` line by line onto `lines` until EOF (then the channel
+/// closes) or a read error (sent last).
+fn read_lines(mut input: impl BufRead, lines: mpsc::Sender<io::Result<Input>>) {
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let read = Read::take(&mut input, MAX_LINE as u64 + 1).read_until(b'\n', &mut line);
+        let item = match read {
+            Ok(0) => return,
+            Ok(_) if line.len() > MAX_LINE && line.last() != Some(&b'\n') => {
+                // Skip the rest of the oversized line.
+                let mut sink = Vec::new();
+                loop {
+                    sink.clear();
+                    match Read::take(&mut input, MAX_LINE as u64).read_until(b'\n', &mut sink) {
+                        Ok(m) if m == 0 || sink.last() == Some(&b'\n') => break,
+                        Ok(_) => {}
+                        Err(e) => {
+                            let _ = lines.send(Err(e));
+                            return;
+                        }
+                    }
+                }
+                Ok(Input::Oversized)
+            }
+            Ok(_) => Ok(Input::Line(line.clone())),
+            Err(e) => Err(e),
+        };
+        let failed = item.is_err();
+        if lines.send(item).is_err() || failed {
+            return;
+        }
+    }
+}
+
+/// Writes one output: the log first (flushed when `flush`), then stdout.
+fn write_out(
+    out: &LineOutput,
+    flush: bool,
+    output: &mut impl Write,
+    log: &mut impl Write,
+) -> io::Result<()> {
+    if !out.stderr.is_empty() {
+        log.write_all(&out.stderr)?;
+    }
+    if flush {
+        log.flush()?;
+    }
+    if !out.stdout.is_empty() {
+        output.write_all(&out.stdout)?;
+    }
+    if flush {
+        output.flush()?;
+    }
+    Ok(())
+}
+
+/// Serves one connection until EOF. Lines are read on a thread of their
+/// own, so that held-back work (a slow tool) writes its progress and its
+/// reply on time while the next lines are read; at EOF the work still
+/// running is finished, then the server stops.
 pub fn serve(
     handler: &Handler,
-    input: impl BufRead,
+    input: impl BufRead + Send + 'static,
     mut output: impl Write,
     mut log: impl Write,
 ) -> io::Result<Stop> {
     let mut edge = StdioEdge::new();
-    let mut input = input;
-    let mut line = Vec::new();
+    let (tx, rx) = mpsc::channel();
+    // Not joined: after a fault exit it may still be blocked on a read,
+    // and the process ends with the return.
+    std::thread::Builder::new()
+        .name("stdin".into())
+        .spawn(move || read_lines(input, tx))?;
     loop {
-        line.clear();
-        let n = Read::take(&mut input, MAX_LINE as u64 + 1).read_until(b'\n', &mut line)?;
-        if n == 0 {
-            return Ok(Stop::Eof);
-        }
+        let next = match edge.next_due() {
+            None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+            Some(due) => rx.recv_timeout(due.saturating_duration_since(Instant::now())),
+        };
         // Over-long lines are logged without a flush; answered lines flush
         // the log before the response is written, and the response after.
-        let (out, flush) = if line.len() > MAX_LINE && line.last() != Some(&b'\n') {
-            // Skip the rest of the oversized line.
-            let mut sink = Vec::new();
-            loop {
-                sink.clear();
-                let m = Read::take(&mut input, MAX_LINE as u64).read_until(b'\n', &mut sink)?;
-                if m == 0 || sink.last() == Some(&b'\n') {
-                    break;
-                }
-            }
-            (edge.oversized(handler), false)
-        } else {
-            match edge.decide(handler, &line) {
+        let (out, flush) = match next {
+            Ok(Err(e)) => return Err(e),
+            Ok(Ok(Input::Oversized)) => (edge.oversized(handler), false),
+            Ok(Ok(Input::Line(line))) => match edge.decide(handler, &line, Instant::now()) {
                 Some(out) => (out, true),
                 None => continue,
+            },
+            Err(mpsc::RecvTimeoutError::Timeout) => (edge.due(handler, Instant::now()), true),
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                // EOF: the work still running is finished first.
+                while let Some(due) = edge.next_due() {
+                    std::thread::sleep(due.saturating_duration_since(Instant::now()));
+                    write_out(
+                        &edge.due(handler, Instant::now()),
+                        true,
+                        &mut output,
+                        &mut log,
+                    )?;
+                }
+                return Ok(Stop::Eof);
             }
         };
-        if !out.stderr.is_empty() {
-            log.write_all(&out.stderr)?;
-        }
-        if flush {
-            log.flush()?;
-        }
-        if !out.stdout.is_empty() {
-            output.write_all(&out.stdout)?;
-        }
-        if flush {
-            output.flush()?;
-        }
+        write_out(&out, flush, &mut output, &mut log)?;
         if out.exit {
             return Ok(Stop::FaultExit);
         }
@@ -292,7 +403,13 @@ mod tests {
         ]
         .concat();
         let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
-        let stop = serve(&handler, &input[..], &mut stdout, &mut stderr).unwrap();
+        let stop = serve(
+            &handler,
+            std::io::Cursor::new(input),
+            &mut stdout,
+            &mut stderr,
+        )
+        .unwrap();
         assert_eq!(stop, Stop::FaultExit);
 
         let fresh = Handler::new(Some(Fault::ExitAfterCrash));

@@ -207,6 +207,7 @@ impl ToolSet {
         };
         match outcome {
             Ok(out) => {
+                let steps = out.steps;
                 let mut result = json!({"content": out.content});
                 if let Some(s) = out.structured {
                     result["structuredContent"] = s;
@@ -214,7 +215,7 @@ impl ToolSet {
                 if fault == Some(Fault::SuccessFlaggedError) {
                     result["isError"] = true.into();
                 }
-                Answer::result(result)
+                Answer::result(result).after_steps(steps)
             }
             Err(ToolFailure::Tool(message)) => {
                 let log = LogRecord::info(format!("Tool '{name}' failed: {message}"));

@@ -32,6 +32,11 @@ pub struct Evidence {
     /// a connection of its own (`handshake = false`) over HTTP: a freshly
     /// minted id must differ from it (H2 `session-id-random`).
     pub other_session: Option<String>,
+    /// Messages about a request cancelled while in flight that came after
+    /// the cancellation (its response, its progress), the first progress
+    /// notification excepted: it may have been written before the
+    /// cancellation arrived (U7).
+    pub after_cancel: Vec<Value>,
 }
 
 /// Text markers of a traceback or failure chain in a server log.

@@ -33,6 +33,7 @@ pub struct Context<'a> {
 /// Every always-on violation of `exchange`, in the order they decide a verdict.
 pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
     let mut out = strays(exchange, ctx);
+    out.extend(progress(exchange));
     let response = match &exchange.ending {
         Ending::Answered(v) | Ending::WrongId(v) => v,
         Ending::NotApplicable(_) | Ending::SetupFailed(_) => return out,
@@ -215,6 +216,24 @@ pub fn strays(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
                     super::secrets::redact_secrets(&v.to_string())
                 ),
             ),
+            // The request's own progress, judged by `progress` below.
+            Stray::Progress(v) if own_progress(v, &exchange.request) => continue,
+            Stray::Progress(v) => (
+                AspectId::U6ActiveTokens,
+                format!("a progress notification for a token the request in flight did not carry: {v}"),
+            ),
+            Stray::ProgressLate(v) if own_progress(v, &exchange.request) => (
+                AspectId::U6StopAfterCompletion,
+                format!("a progress notification for the request's token came after its response: {v}"),
+            ),
+            Stray::ProgressLate(v) => (
+                AspectId::U6ActiveTokens,
+                format!("a progress notification for a token of no request in progress: {v}"),
+            ),
+            Stray::ServerCancel(v) => (
+                AspectId::U7ServerSendsNoCancel,
+                format!("the server sent a cancellation, though mcperr opened no subscription for it to end: {v}"),
+            ),
             Stray::More(n) => (
                 AspectId::J5Main,
                 format!("the server wrote {n} more stray outputs than are kept"),
@@ -254,6 +273,45 @@ pub fn strays(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
         out.push(Violation::new(aspect, message));
     }
     out
+}
+
+/// Whether progress notification `v` names the token `request` carried.
+fn own_progress(v: &Value, request: &Value) -> bool {
+    let token = crate::exchange::progress_token(request);
+    token.is_some() && crate::exchange::progress_token(v) == token
+}
+
+/// U6: the request's own progress notifications, seen while it was
+/// awaited, each with a larger `progress` than the one before (compared as
+/// numbers: the values may be floating point).
+pub fn progress(exchange: &Exchange) -> Option<Violation> {
+    let values: Vec<&Value> = exchange
+        .strays
+        .iter()
+        .filter_map(|s| match s {
+            Stray::Progress(v) if own_progress(v, &exchange.request) => {
+                v.pointer("/params/progress")
+            }
+            _ => None,
+        })
+        .collect();
+    let mut last: Option<f64> = None;
+    for v in values {
+        let Some(now) = v.as_f64() else {
+            return Some(Violation::new(
+                AspectId::U6Main,
+                format!("a progress notification's progress is not a number: {v}"),
+            ));
+        };
+        if let Some(before) = last.filter(|b| now <= *b) {
+            return Some(Violation::new(
+                AspectId::U6Main,
+                format!("progress went from {before} to {now}: each notification must be larger than the last"),
+            ));
+        }
+        last = Some(now);
+    }
+    None
 }
 
 fn show(v: Option<&Value>) -> String {

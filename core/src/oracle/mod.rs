@@ -151,7 +151,11 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
             ),
         )
     });
-    let stopped: Vec<Violation> = stopped.into_iter().chain(slow).collect();
+    let stopped: Vec<Violation> = stopped
+        .into_iter()
+        .chain(slow)
+        .chain(cancelled(&evidence.after_cancel))
+        .collect();
     // An `[http]` case judges its status (and body) first.
     if let (Some(want), Some(answer)) = (&case.http, &exchange.http) {
         let strays_only = invariants::strays(exchange, &ctx);
@@ -276,6 +280,37 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
     found.extend(leaks);
     found.extend(stopped);
     conclude(plan, found, pass_message)
+}
+
+/// U7: what a request cancelled while in flight should not have had after
+/// its cancellation: a response (the main sentence), progress (its
+/// processing did not cease), and over stdio in 2026-07-28 any message at all.
+fn cancelled(after: &[serde_json::Value]) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let answered = after.iter().find(|m| m.get("method").is_none());
+    let progress = after.iter().find(|m| m.get("method").is_some());
+    if let Some(r) = answered {
+        out.push(Violation::new(
+            AspectId::U7Main,
+            format!("the cancelled request was answered after its cancellation: {r}"),
+        ));
+    }
+    if let Some(p) = progress {
+        out.push(Violation::new(
+            AspectId::U7ProcessingCeases,
+            format!("the cancelled request's work went on: a progress notification after its cancellation: {p}"),
+        ));
+    }
+    if let Some(first) = after.first() {
+        out.push(Violation::new(
+            AspectId::U7NoFurtherMessages,
+            format!(
+                "{} message(s) about the cancelled request came after its cancellation, the first: {first}",
+                after.len()
+            ),
+        ));
+    }
+    out
 }
 
 /// A warn shape's message: its reason, else what its aspect covers.

@@ -34,16 +34,20 @@ pub enum Category {
     SecondSession,
     /// Needs credentials; mcperr runs unauthenticated.
     AuthNotInScope,
+    /// Grants the server a freedom (MAY, OPTIONAL): no answer breaks it, and
+    /// the checks that touch it allow it.
+    Permission,
     /// Server-side and visible on the wire: a check could be written.
     NotYetChecked,
 }
 
 impl Category {
     /// Every category, in the order reports list them.
-    pub const ALL: [Category; 6] = [
+    pub const ALL: [Category; 7] = [
         Category::NotYetChecked,
         Category::ClientSide,
         Category::AuthNotInScope,
+        Category::Permission,
         Category::NotObservable,
         Category::ServerInternals,
         Category::SecondSession,
@@ -57,6 +61,7 @@ impl Category {
             Category::ServerInternals => "needs server internals",
             Category::SecondSession => "needs a second client or session",
             Category::AuthNotInScope => "authorization not in scope without --auth-required",
+            Category::Permission => "a permission",
             Category::NotYetChecked => "not yet checked",
         }
     }
@@ -218,6 +223,20 @@ pub fn parse(
             (None, None) => return Err(bad("neither checked_by nor not_checked".into())),
             (Some(_), Some(_)) => return Err(bad("both checked_by and not_checked".into())),
         };
+        let permission = matches!(r.keyword.as_str(), "MAY" | "OPTIONAL");
+        if matches!(
+            coverage,
+            Coverage::NotChecked {
+                category: Category::Permission,
+                ..
+            }
+        ) && !permission
+        {
+            return Err(bad(format!(
+                "only a MAY or OPTIONAL sentence is a permission, not a {} one",
+                r.keyword
+            )));
+        }
         out.push(Requirement {
             id: r.id,
             keyword: r.keyword,

@@ -20,10 +20,9 @@ pub(crate) fn main(args: ReferenceArgs) -> i32 {
         return reference_http(addr, &args);
     }
     let handler = Handler::new(args.fault);
-    let stdin = io::stdin();
     match stdio::serve(
         &handler,
-        BufReader::new(stdin.lock()),
+        BufReader::new(io::stdin()),
         io::stdout().lock(),
         io::stderr().lock(),
     ) {

@@ -352,10 +352,26 @@ async fn try_alone(
     }
     let (ex, ran) = probe(w, &mut c, input).await;
     w.shrink_requests.fetch_add(1, Ordering::Relaxed);
+    // An id beyond a double answered by an id-null error: the same request
+    // with a small id is the proof the RFC 8259 section 6 policy needs, as
+    // in the campaign ([`resend_big_ids`]); without it a lone try would
+    // judge what the campaign excused.
+    let proof = if input.id_style == mcperr_core::fuzz::IdStyle::Above53
+        && mcperr_core::wire::big_id_answer(&ex)
+            == Some(mcperr_core::wire::BigIdAnswer::NullIdError)
+    {
+        let mut small = input.clone();
+        small.id_style = mcperr_core::fuzz::IdStyle::Counter;
+        let (again, _) = probe(w, &mut c, &small).await;
+        w.shrink_requests.fetch_add(1, Ordering::Relaxed);
+        Some(matches!(again.ending, Ending::Answered(_)))
+    } else {
+        None
+    };
     let output = matches!(input.class, Class::ValidCall)
         .then(|| w.gen.output_validator(&input.target))
         .flatten();
-    let mut found = w.judge.judge(input, &ex, ran, output);
+    let mut found = w.judge.judge_with(input, &ex, ran, output, proof, false);
     let answered = matches!(ex.ending, Ending::Answered(_));
     if lost(&ex) {
         c.conn.close().await;

@@ -209,9 +209,12 @@ impl BigIds {
     pub(crate) fn hold(&mut self, input: &FuzzInput, ex: &Exchange, alive: bool) -> bool {
         let answer = mcperr_core::wire::big_id_answer(ex);
         // By root cause too: an array `params` that no id gets answered is
-        // not excused (nor blamed) with an object one's re-send.
+        // not excused (nor blamed) with an object one's re-send; nor is a
+        // request with a lone surrogate (unreadable whatever its id) one
+        // without, or the other way round.
         let cause = mcperr_core::fuzz::identity::cause(input);
-        let key = format!("{} {cause} {answer:?} {alive}", input.method);
+        let lone = input.has_lone_surrogate();
+        let key = format!("{} {cause} {answer:?} {alive} {lone}", input.method);
         if let Some(g) = self.groups.iter_mut().find(|g| g.key == key) {
             if g.kept.len() < KEPT_PER_GROUP {
                 g.kept.push((input.clone(), ex.clone(), alive));

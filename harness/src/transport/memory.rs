@@ -11,14 +11,19 @@
 //! and judges, as a server process would). Either way a line's stderr is
 //! taken in before its stdout, and a line whose answer has not come back is
 //! waited for, never lost, so "the server wrote nothing more" still means
-//! exactly that. The server thread also decodes each line it wrote (as
+//! exactly that. A slow tool's held-back reply (the edge's paced work) is
+//! written as time passes: inline on a clock of the connection's own that
+//! moves only while the caller waits for output (so a run stays exactly
+//! repeatable and never sleeps), on the server thread by the wall clock.
+//! The server thread also decodes each line it wrote (as
 //! [`mcperr_core::wire::decode`] does, which is all a reader of the bytes
 //! would do first), so the fuzzer gets the value with the bytes.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mcperr_reference::stdio::{LineOutput, StdioEdge};
 use mcperr_reference::Handler;
@@ -42,6 +47,9 @@ enum Server {
     Inline {
         handler: Arc<Handler>,
         edge: StdioEdge,
+        /// The connection's own clock: it moves to the next due step of
+        /// held-back work when the caller waits for output past it.
+        clock: Instant,
     },
     Thread(ServerThread),
 }
@@ -55,6 +63,8 @@ struct ServerThread {
     outputs: Mutex<mpsc::Receiver<Reply>>,
     /// Lines sent whose output has not come back yet.
     outstanding: usize,
+    /// The edge holds work back (a slow tool): output may come unasked.
+    working: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -72,6 +82,7 @@ impl MemoryLines {
         MemoryLines::with(Server::Inline {
             handler,
             edge: StdioEdge::new(),
+            clock: Instant::now(),
         })
     }
 
@@ -80,12 +91,38 @@ impl MemoryLines {
     pub fn threaded(handler: Arc<Handler>) -> MemoryLines {
         let (line_tx, line_rx) = mpsc::channel::<Vec<u8>>();
         let (out_tx, out_rx) = mpsc::channel();
+        let working = Arc::new(AtomicBool::new(false));
+        let busy = working.clone();
         let thread = std::thread::Builder::new()
             .name("mcperr-reference".into())
             .spawn(move || {
                 let mut edge = StdioEdge::new();
                 let mut exited = false;
-                while let Some(batch) = next_batch(&line_rx) {
+                loop {
+                    let batch = match edge.next_due() {
+                        None => next_batch(&line_rx),
+                        Some(due) => {
+                            match line_rx
+                                .recv_timeout(due.saturating_duration_since(Instant::now()))
+                            {
+                                Ok(batch) => Some(batch),
+                                Err(mpsc::RecvTimeoutError::Timeout) => {
+                                    let out = edge.due(&handler, Instant::now());
+                                    busy.store(edge.next_due().is_some(), Ordering::Release);
+                                    let late = Reply {
+                                        late: true,
+                                        ..Reply::of(out, true)
+                                    };
+                                    if exited || out_tx.send(late).is_ok() {
+                                        continue;
+                                    }
+                                    return;
+                                }
+                                Err(mpsc::RecvTimeoutError::Disconnected) => None,
+                            }
+                        }
+                    };
+                    let Some(batch) = batch else { return };
                     for line in batch.split(|b| *b == b'\n') {
                         let out = if exited {
                             LineOutput::default()
@@ -93,6 +130,7 @@ impl MemoryLines {
                             edge.feed(&handler, line)
                         };
                         exited |= out.exit;
+                        busy.store(edge.next_due().is_some(), Ordering::Release);
                         if out_tx.send(Reply::of(out, true)).is_err() {
                             return;
                         }
@@ -104,6 +142,7 @@ impl MemoryLines {
             lines: Some(line_tx),
             outputs: Mutex::new(out_rx),
             outstanding: 0,
+            working,
             thread: Some(thread),
         }))
     }
@@ -122,12 +161,16 @@ impl MemoryLines {
     /// server thread.
     pub fn send_line(&mut self, bytes: &[u8]) {
         match &mut self.server {
-            Server::Inline { handler, edge } => {
+            Server::Inline {
+                handler,
+                edge,
+                clock,
+            } => {
                 for line in bytes.split(|b| *b == b'\n') {
                     if self.exited {
                         return;
                     }
-                    let out = Reply::of(edge.feed(handler, line), false);
+                    let out = Reply::of(edge.feed_at(handler, line, *clock), false);
                     take(&mut self.queue, &mut self.stderr, &mut self.exited, out);
                 }
             }
@@ -144,16 +187,32 @@ impl MemoryLines {
     /// Takes in one output from the server thread, waiting up to `wait`;
     /// false when none came (or none is due).
     fn receive(&mut self, wait: Duration) -> bool {
-        let Server::Thread(t) = &mut self.server else {
-            return false;
+        let t = match &mut self.server {
+            Server::Thread(t) => t,
+            Server::Inline {
+                handler,
+                edge,
+                clock,
+            } => {
+                // Held-back work due within the wait: the clock moves to it.
+                let Some(due) = edge.next_due().filter(|d| *d <= *clock + wait) else {
+                    return false;
+                };
+                *clock = due.max(*clock);
+                let out = Reply::of(edge.due(handler, *clock), false);
+                take(&mut self.queue, &mut self.stderr, &mut self.exited, out);
+                return true;
+            }
         };
-        if t.outstanding == 0 {
+        if t.outstanding == 0 && !t.working.load(Ordering::Acquire) {
             return false;
         }
         let outputs = t.outputs.get_mut().unwrap_or_else(|e| e.into_inner());
         match outputs.recv_timeout(wait) {
             Ok(out) => {
-                t.outstanding -= 1;
+                if !out.late {
+                    t.outstanding = t.outstanding.saturating_sub(1);
+                }
                 take(&mut self.queue, &mut self.stderr, &mut self.exited, out);
                 true
             }
@@ -245,6 +304,8 @@ fn next_batch(lines: &mpsc::Receiver<Vec<u8>>) -> Option<Vec<u8>> {
 
 /// One input line's output as the connection takes it in.
 struct Reply {
+    /// Written by held-back work, not in answer to a line.
+    late: bool,
     stderr: Vec<u8>,
     /// The stdout lines (blank ones dropped), each decoded when asked.
     lines: Vec<(Vec<u8>, Option<Value>)>,
@@ -263,6 +324,7 @@ impl Reply {
             })
             .collect();
         Reply {
+            late: false,
             stderr: out.stderr,
             lines,
             exit: out.exit,

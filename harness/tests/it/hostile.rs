@@ -204,12 +204,35 @@ fn a_server_that_answers_twice_fails_j1_and_nothing_else_is_misjudged() {
         confused.is_empty(),
         "discovery was not confused: {confused:?}"
     );
-    let failing: BTreeSet<&str> = cases
+    // sed doubles the progress notifications of the one case that asks for
+    // progress too: on the wire the count then does not grow (U6), a true
+    // deviation of what the client receives, and the only other failure.
+    let failing: BTreeSet<(&str, &str)> = cases
         .iter()
         .filter(|c| c["verdict"] == "fail")
-        .map(|c| c["rule"].as_str().unwrap())
+        .map(|c| (c["rule"].as_str().unwrap(), c["id"].as_str().unwrap()))
+        .filter(|(rule, id)| *rule != "J1" || id.is_empty())
         .collect();
-    assert_eq!(failing, BTreeSet::from(["J1"]), "{}", out.stdout);
+    assert_eq!(
+        failing,
+        BTreeSet::from([("U6", "utilities/progress-increases")]),
+        "{}",
+        out.stdout
+    );
+    let progress = cases
+        .iter()
+        .find(|c| c["id"] == "utilities/progress-increases")
+        .unwrap();
+    assert!(
+        progress["message"]
+            .as_str()
+            .unwrap()
+            .contains("progress went from 1 to 1"),
+        "{progress}"
+    );
+    assert!(cases
+        .iter()
+        .any(|c| c["verdict"] == "fail" && c["rule"] == "J1"));
     assert!(
         out.stdout.contains("answered more than once"),
         "{}",

@@ -109,9 +109,21 @@ fn script() -> String {
         ),
         (json!(27), "resources/list", json!({})),
         (json!(28), "tools/list", json!({})),
+        (
+            json!(29),
+            "tools/call",
+            json!({"name": "slow", "arguments": {"steps": 3}, "_meta": {"progressToken": "p29"}}),
+        ),
+        // Cancelled by the line after it: never answered by a faithful server.
+        (
+            json!(30),
+            "tools/call",
+            json!({"name": "slow", "arguments": {"steps": 3}, "_meta": {"progressToken": "p30"}}),
+        ),
     ];
     let mut out = String::new();
     for (i, (id, method, mut params)) in calls.into_iter().enumerate() {
+        let id: Value = id;
         // The envelope, with any _meta keys of the call's own on top.
         let own = params.get("_meta").cloned();
         params["_meta"] = envelope();
@@ -124,6 +136,9 @@ fn script() -> String {
             &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
         );
         out.push('\n');
+        if id == json!(30) {
+            out.push_str("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":30}}\n");
+        }
         if i == 2 {
             out.push_str("{not json\n");
             out.push_str("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1}}\n");
@@ -174,8 +189,8 @@ fn every_fault_changes_the_transcript() {
     assert_eq!(clean.1, Some(0));
     assert_eq!(
         clean.0.lines().count(),
-        28,
-        "one response per request:\n{}",
+        32,
+        "one response per request but the cancelled one, and three progress notifications:\n{}",
         clean.0
     );
     let list = Command::new(MCPERR)
@@ -196,7 +211,7 @@ fn every_fault_changes_the_transcript() {
     assert!(names.len() >= 30, "{list}");
     for rule in [
         "T1", "T2", "T3", "T4", "T5", "T6", "T7", "R1", "R2", "R3", "R4", "R5", "P1", "P2", "J1",
-        "J2", "J3", "J4", "J5", "U1", "U2", "U3", "U4", "U5", "L1", "L2",
+        "J2", "J3", "J4", "J5", "U1", "U2", "U3", "U4", "U5", "U6", "U7", "L1", "L2",
     ] {
         assert!(
             list.lines()
