@@ -37,9 +37,12 @@ pub enum Stray {
     /// forbids on stdout and on a response's SSE stream (J5 `no-requests`,
     /// H3 `sse-no-requests`).
     ServerRequest(Value),
-    /// A log message (`notifications/message`) that carries secret-shaped
-    /// text (J7 `secret-in-log`); other notifications are not kept.
+    /// A log message (`notifications/message`) that came while the judged
+    /// request was awaited: for it (U8), read for secrets (J7 `secret-in-log`).
     Log(Value),
+    /// A log message that came outside the judged request's wait: judged
+    /// for the capability and for secrets only (U8, J7).
+    LogLate(Value),
     /// A `notifications/progress` that came while the judged request was
     /// awaited: its own progress when it names the request's token (U6
     /// judges the order), else a token of no request in flight.
@@ -63,11 +66,7 @@ impl Stray {
             return match method {
                 "notifications/progress" => Some(Stray::Progress(message.clone())),
                 "notifications/cancelled" => Some(Stray::ServerCancel(message.clone())),
-                // A log message is read only for a credential (J7 `secret-in-log`).
-                "notifications/message" => {
-                    crate::oracle::secrets::secret_shape(&message.to_string())
-                        .map(|_| Stray::Log(message.clone()))
-                }
+                "notifications/message" => Some(Stray::Log(message.clone())),
                 _ => None,
             };
         }
@@ -80,11 +79,12 @@ impl Stray {
 }
 
 impl Stray {
-    /// This stray as seen outside the judged request's wait: a progress
-    /// notification then is late ([`Stray::ProgressLate`]).
+    /// This stray as seen outside the judged request's wait: a progress or
+    /// log notification then is late ([`Stray::ProgressLate`], [`Stray::LogLate`]).
     pub fn outside(self) -> Stray {
         match self {
             Stray::Progress(v) => Stray::ProgressLate(v),
+            Stray::Log(v) => Stray::LogLate(v),
             other => other,
         }
     }

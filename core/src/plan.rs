@@ -193,6 +193,8 @@ pub struct CasePlan {
     pub profile: Profile,
     /// The run speaks Streamable HTTP (some sentences bind only there).
     pub over_http: bool,
+    /// Whether the server declared `logging`, when discovery told (U8).
+    pub logging_declared: Option<bool>,
 }
 
 /// The citation of `case` in `era` for reports: the table's sentence for
@@ -298,6 +300,7 @@ impl CasePlan {
             citation: citation(case, era),
             profile: profile.clone(),
             over_http,
+            logging_declared: None,
         }
     }
 

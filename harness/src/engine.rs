@@ -292,14 +292,9 @@ pub async fn run(
     for (case, verdict) in opened.plan.cases {
         match verdict {
             Ok(()) => {
-                plans.push(CasePlan::new(
-                    &case,
-                    profile,
-                    era,
-                    &settings.canary,
-                    &vars,
-                    http,
-                ));
+                let mut plan = CasePlan::new(&case, profile, era, &settings.canary, &vars, http);
+                plan.logging_declared = Some(opened.discovery.advertises("logging"));
+                plans.push(plan);
                 slots.push(None);
             }
             Err(why) => {

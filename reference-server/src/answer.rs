@@ -23,6 +23,9 @@ pub struct Answer {
     /// Steps of work before the reply goes out (a slow tool); the edge paces
     /// them ([`crate::work`]).
     pub steps: u32,
+    /// Notifications sent to the client before the reply: log messages a
+    /// 2026-07-28 request asked for with its log level.
+    pub notifications: Vec<Value>,
 }
 
 impl Answer {

@@ -202,6 +202,12 @@ faults! {
         "over stdio: a cancelled slow call works on and is answered";
     ServerCancels => "server-cancels", "U7",
         "over stdio: a notifications/cancelled of the server's own, naming the request, is written before each tools/call answer (2026-07-28 allows one only to end a subscriptions/listen stream)";
+    LogUnasked => "log-unasked", "U8",
+        "2026-07-28: a request without io.modelcontextprotocol/logLevel in _meta gets the log messages of a request that asked for debug";
+    LogUndeclared => "log-undeclared", "U8",
+        "the logging capability is left out of initialize's and server/discover's result, while log messages are still sent (2026-07-28: to requests that ask for a level)";
+    LogMessageLeaks => "log-message-leaks", "U8",
+        "a log message to the client (2025-11-25: after logging/setLevel; 2026-07-28: at the request's level) carries the call's arguments, a crash's planted secret included";
     EscapedTitleLeaks => "escaped-title-leaks", "J7",
         "fuzz only: reading books://{title} with a percent-escape in the title answers -32603 carrying the decoder's panic text";
 }

@@ -15,6 +15,7 @@ use crate::bookshop;
 use crate::completion;
 use crate::faults::Fault;
 use crate::fixture::{FixtureState, PromptDef, TemplateDef};
+use crate::log::LogRecord;
 use crate::prompts;
 use crate::resources;
 use crate::tools::ToolSet;
@@ -62,6 +63,7 @@ impl Handler {
             Some(Fault::UndeclaredResources) => Some("resources"),
             Some(Fault::UndeclaredPrompts) => Some("prompts"),
             Some(Fault::CompletionsUndeclared) => Some("completions"),
+            Some(Fault::LogUndeclared) => Some("logging"),
             _ => None,
         };
         if let (Some(c), Some(caps)) = (undeclared, caps.as_object_mut()) {
@@ -90,6 +92,55 @@ impl Handler {
                 format!("Invalid params: unknown log level {level}"),
             )
         })
+    }
+
+    /// The `notifications/message` a request gets for its log records at
+    /// level `asked` (2026-07-28: its `_meta`'s, which the `log-unasked`
+    /// fault takes as `debug` when absent; 2025-11-25: the session's, set by
+    /// logging/setLevel): none without a level, only records at that level
+    /// or above, and only their headline: the failure chain stays in the
+    /// server's own log (the `log-message-leaks` fault adds the request's
+    /// arguments, as a server that logs its calls would).
+    pub fn log_messages(
+        &self,
+        asked: Option<&str>,
+        req: &Request,
+        records: &[LogRecord],
+    ) -> Vec<Value> {
+        const LEVELS: [&str; 8] = [
+            "debug",
+            "info",
+            "notice",
+            "warning",
+            "error",
+            "critical",
+            "alert",
+            "emergency",
+        ];
+        let Some(threshold) = asked.and_then(|a| LEVELS.iter().position(|l| *l == a)) else {
+            return vec![];
+        };
+        records
+            .iter()
+            .filter_map(|r| {
+                let level = match r.level {
+                    crate::log::Level::Info => "info",
+                    crate::log::Level::Warn => "warning",
+                    crate::log::Level::Error => "error",
+                };
+                let rank = LEVELS.iter().position(|l| *l == level)?;
+                (rank >= threshold).then_some((level, r))
+            })
+            .map(|(level, r)| {
+                let mut data = r.message.clone();
+                let arguments = req.params.as_ref().and_then(|p| p.get("arguments"));
+                if let Some(a) = arguments.filter(|_| self.fault == Some(Fault::LogMessageLeaks)) {
+                    data = format!("{data}; arguments: {a}");
+                }
+                json!({"jsonrpc": "2.0", "method": "notifications/message",
+                    "params": {"level": level, "logger": SERVER_NAME, "data": data}})
+            })
+            .collect()
     }
 
     fn server_info() -> Value {
@@ -152,6 +203,16 @@ impl Handler {
     /// Answers one request in `era`. Modern results carry `resultType: "complete"`.
     pub fn request(&self, era: Era, req: &Request) -> Answer {
         let mut answer = self.dispatch(era, req);
+        if era == Era::Modern {
+            let asked = req
+                .params
+                .as_ref()
+                .and_then(|p| p.get("_meta"))
+                .and_then(|m| m.get(META_LOG_LEVEL))
+                .and_then(Value::as_str)
+                .or((self.fault == Some(Fault::LogUnasked)).then_some("debug"));
+            answer.notifications = self.log_messages(asked, req, &answer.logs);
+        }
         if era == Era::Modern {
             if let Some(Ok(Value::Object(result))) = &mut answer.reply {
                 if self.fault != Some(Fault::NoResultType) {

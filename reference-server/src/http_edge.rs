@@ -416,8 +416,8 @@ impl HttpEdge {
     }
 
     /// The HTTP form of a handled request: [`HttpEdge::reply`], except that a
-    /// slow call that asked for progress is an SSE stream of its progress
-    /// notifications and then its response. The body is one reply, so the
+    /// request with notifications for the client (log messages, a slow call's
+    /// progress) is an SSE stream of them and then its response. The body is one reply, so the
     /// steps are not paced here (nor cancellable: that needs a stream the
     /// client can close).
     fn reply_outcome(
@@ -426,20 +426,28 @@ impl HttpEdge {
         status: Option<u16>,
         method: &str,
     ) -> HttpReply {
-        let (Some(response), Some(token)) = (&outcome.response, &outcome.progress_token) else {
+        let Some(response) = &outcome.response else {
             return self.reply(outcome.response, status, method);
         };
-        if outcome.steps == 0 {
+        let paced = outcome.steps > 0 && outcome.progress_token.is_some();
+        if !paced && outcome.notifications.is_empty() {
             return self.reply(outcome.response, status, method);
         }
-        let messages =
-            crate::work::at_once(response.clone(), Some(token), outcome.steps, self.fault());
+        let steps = if paced { outcome.steps } else { 0 };
+        let token = outcome.progress_token.as_ref().filter(|_| paced);
+        let mut messages = outcome.notifications.clone();
+        messages.extend(crate::work::at_once(
+            response.clone(),
+            token,
+            steps,
+            self.fault(),
+        ));
         let mut body = String::from(": mcperr reference\n\n");
         for m in &messages {
             body.push_str(&format!("event: message\ndata: {m}\n\n"));
         }
         HttpReply {
-            status: status.unwrap_or(200),
+            status: status_for(response, status),
             headers: vec![
                 ("Content-Type".into(), "text/event-stream".into()),
                 ("Cache-Control".into(), "no-cache".into()),
@@ -463,13 +471,7 @@ impl HttpEdge {
             // The silent-tool fault: the request is accepted and never answered.
             return HttpReply::empty(202);
         };
-        let status = status.unwrap_or_else(|| {
-            match response.pointer("/error/code").and_then(Value::as_i64) {
-                Some(codes::INVALID_PARAMS) => 400,
-                Some(codes::METHOD_NOT_FOUND) => 404,
-                _ => 200,
-            }
-        });
+        let status = status_for(&response, status);
         let truncated = self.fault() == Some(Fault::HttpSseTruncated) && method == "tools/call";
         if self.config.sse || truncated {
             let data = serde_json::to_string(&response).expect("responses serialize");
@@ -489,6 +491,18 @@ impl HttpEdge {
         }
         HttpReply::json(status, &response)
     }
+}
+
+/// The status of a JSON-RPC response: `fixed` (legacy), or the modern
+/// mapping (−32602 → 400, −32601 → 404, else 200).
+fn status_for(response: &Value, fixed: Option<u16>) -> u16 {
+    fixed.unwrap_or_else(
+        || match response.pointer("/error/code").and_then(Value::as_i64) {
+            Some(codes::INVALID_PARAMS) => 400,
+            Some(codes::METHOD_NOT_FOUND) => 404,
+            _ => 200,
+        },
+    )
 }
 
 #[cfg(test)]

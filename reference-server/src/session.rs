@@ -30,6 +30,8 @@ pub struct Outcome {
     pub progress_token: Option<Value>,
     /// The `requestId` a `notifications/cancelled` named.
     pub cancels: Option<Value>,
+    /// Notifications for the client, sent before the response.
+    pub notifications: Vec<Value>,
 }
 
 /// A connection whose era is fixed by its first request.
@@ -39,6 +41,9 @@ pub struct Session {
     /// Under `cancel-misapplied`: a cancellation of no running request
     /// arrived, and the next request takes it for its own.
     stray_cancel: bool,
+    /// 2025-11-25: the level logging/setLevel set, from which on log
+    /// messages go to the client too.
+    log_level: Option<String>,
 }
 
 impl Session {
@@ -51,7 +56,7 @@ impl Session {
     pub fn pinned(era: Era) -> Self {
         Session {
             era: Some(era),
-            stray_cancel: false,
+            ..Session::default()
         }
     }
 
@@ -129,6 +134,21 @@ impl Session {
                 } else {
                     handler.request(era, &req)
                 };
+                let mut answer = answer;
+                if era == Era::Legacy {
+                    let set =
+                        req.method == "logging/setLevel" && matches!(answer.reply, Some(Ok(_)));
+                    if set {
+                        self.log_level = req
+                            .params
+                            .as_ref()
+                            .and_then(|p| p.get("level"))
+                            .and_then(Value::as_str)
+                            .map(str::to_string);
+                    }
+                    answer.notifications =
+                        handler.log_messages(self.log_level.as_deref(), &req, &answer.logs);
+                }
                 let id = respond_id(&req.id, fault);
                 let progress_token = req
                     .params
@@ -146,6 +166,7 @@ impl Session {
                     },
                     progress_token,
                     cancels: None,
+                    notifications: answer.notifications,
                     response: answer.reply.map(|reply| match reply {
                         Ok(result) => jsonrpc::success(&id, result),
                         Err(error) => jsonrpc::failure(&id, &error),

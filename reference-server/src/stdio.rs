@@ -137,14 +137,18 @@ impl StdioEdge {
                 push_record(logs, &LogRecord::info(format!("cancelled request {id}")));
             }
         }
-        // Four faults write a message of the server's own before the answer
+        // Five faults write a message of the server's own before the answer
         // to a tools/call: a notification with an id, a log message quoting
-        // a secret, a ping request, or a cancellation.
+        // a secret, a log message without the capability, a ping request,
+        // or a cancellation.
         let calls_tool = outcome.method.as_deref() == Some("tools/call");
         let own = match handler.fault() {
             Some(Fault::NotificationWithId) if calls_tool => Some(serde_json::json!({
                 "jsonrpc": "2.0", "id": 0, "method": "notifications/message",
                 "params": {"level": "info", "data": "calling a tool"}})),
+            Some(Fault::LogUndeclared) if calls_tool => Some(serde_json::json!({
+                "jsonrpc": "2.0", "method": "notifications/message",
+                "params": {"level": "info", "logger": "mcperr-reference", "data": "calling a tool"}})),
             Some(Fault::LogLeaksDsn) if calls_tool => Some(serde_json::json!({
                 "jsonrpc": "2.0", "method": "notifications/message",
                 "params": {"level": "error", "logger": "catalog",
@@ -159,6 +163,9 @@ impl StdioEdge {
         };
         if let Some(message) = own {
             push_message(&mut out.stdout, &message);
+        }
+        for message in &outcome.notifications {
+            push_message(&mut out.stdout, message);
         }
         if let Some(response) = outcome.response.clone().filter(|_| outcome.steps > 0) {
             self.work

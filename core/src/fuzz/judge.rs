@@ -183,6 +183,7 @@ impl Judge {
             sent_raw: lone,
             sent_notification: false,
             http_rejection_expected: false,
+            ..Default::default()
         };
         let mut found = invariants(framed, &ctx);
         if alive {

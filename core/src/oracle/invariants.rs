@@ -28,6 +28,12 @@ pub struct Context<'a> {
     /// case): an id-null error with a 4xx status is its answer, and the case
     /// judges the status itself.
     pub http_rejection_expected: bool,
+    /// Whether the server declared the `logging` capability, when known:
+    /// a log message from one that did not breaks U8.
+    pub logging_declared: Option<bool>,
+    /// The run's planted secret, which no log message may carry (U8
+    /// `remove-sensitive`).
+    pub planted: Option<&'a str>,
 }
 
 /// Every always-on violation of `exchange`, in the order they decide a verdict.
@@ -208,14 +214,11 @@ pub fn strays(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
                 AspectId::J5NoRequests,
                 format!("the server wrote a request of its own to stdout: {v}"),
             ),
-            Stray::Log(v) => (
-                AspectId::J7SecretInLog,
-                format!(
-                    "the server sent a log message carrying {}: {}",
-                    super::secrets::secret_shape(&v.to_string()).unwrap_or("a secret"),
-                    super::secrets::redact_secrets(&v.to_string())
-                ),
-            ),
+            Stray::Log(v) | Stray::LogLate(v) => {
+                let during = matches!(stray, Stray::Log(_));
+                out.extend(log_message(v, during, &exchange.request, ctx));
+                continue;
+            }
             // The request's own progress, judged by `progress` below.
             Stray::Progress(v) if own_progress(v, &exchange.request) => continue,
             Stray::Progress(v) => (
@@ -271,6 +274,46 @@ pub fn strays(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
             ),
         };
         out.push(Violation::new(aspect, message));
+    }
+    out
+}
+
+/// What a log message the server sent breaks: secret-shaped text (J7),
+/// no `logging` capability, (2026-07-28) a request awaited (`during`) that
+/// asked for no level, the run's planted secret (U8).
+fn log_message(v: &Value, during: bool, request: &Value, ctx: &Context) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let text = v.to_string();
+    if let Some(shape) = super::secrets::secret_shape(&text) {
+        out.push(Violation::new(
+            AspectId::J7SecretInLog,
+            format!(
+                "the server sent a log message carrying {shape}: {}",
+                super::secrets::redact_secrets(&text)
+            ),
+        ));
+    }
+    if ctx.logging_declared == Some(false) {
+        out.push(Violation::new(
+            AspectId::U8Main,
+            format!("the server sent a log message without declaring the logging capability: {v}"),
+        ));
+    }
+    let asked = request
+        .pointer("/params/_meta")
+        .and_then(|m| m.get(mcperr_protocol::era::META_LOG_LEVEL))
+        .is_some();
+    if during && ctx.era == Some(Era::Modern) && request.is_object() && !asked {
+        out.push(Violation::new(
+            AspectId::U8OnlyWhenRequested,
+            format!("a log message came for a request whose _meta asked for no log level: {v}"),
+        ));
+    }
+    if let Some(secret) = ctx.planted.filter(|s| !s.is_empty() && text.contains(*s)) {
+        out.push(Violation::new(
+            AspectId::U8RemoveSensitive,
+            format!("a log message carries the secret the request planted ({secret}): {v}"),
+        ));
     }
     out
 }
@@ -728,7 +771,7 @@ mod tests {
         // A log message with a credential, sent during the exchange.
         let log = json!({"jsonrpc": "2.0", "method": "notifications/message",
                          "params": {"level": "error", "data": format!("pool {dsn}")}});
-        let stray = Stray::of_server_message(&log).expect("kept: it carries a secret");
+        let stray = Stray::of_server_message(&log).expect("log messages are kept");
         let mut ex = answered(
             req,
             json!({"jsonrpc": "2.0", "id": 4, "result": {"content": []}}),
@@ -738,12 +781,30 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].aspect, AspectId::J7SecretInLog);
         assert!(!found[0].message.contains("s3cret"), "{}", found[0].message);
+        // A plain log message is no J7 matter (U8 judges who may send it).
         let plain = json!({"jsonrpc": "2.0", "method": "notifications/message",
                            "params": {"level": "info", "data": "started"}});
-        assert!(
-            Stray::of_server_message(&plain).is_none(),
-            "other logs are not kept"
+        ex.strays = vec![Stray::of_server_message(&plain).unwrap()];
+        assert!(strays(&ex, &Context::default()).is_empty());
+        // U8: without the capability, unasked in 2026-07-28, or carrying
+        // the planted secret; a late message is judged for the capability only.
+        let ctx = Context {
+            era: Some(Era::Modern),
+            logging_declared: Some(false),
+            planted: Some("mcperrcanary1"),
+            ..Context::default()
+        };
+        let planted = json!({"jsonrpc": "2.0", "method": "notifications/message",
+                             "params": {"level": "error", "data": "args mcperrcanary1"}});
+        ex.strays = vec![Stray::of_server_message(&planted).unwrap()];
+        let during: Vec<AspectId> = strays(&ex, &ctx).iter().map(|v| v.aspect).collect();
+        assert_eq!(
+            during,
+            [AspectId::U8Main, AspectId::U8OnlyWhenRequested, AspectId::U8RemoveSensitive]
         );
+        ex.strays = vec![Stray::of_server_message(&plain).unwrap().outside()];
+        let late: Vec<AspectId> = strays(&ex, &ctx).iter().map(|v| v.aspect).collect();
+        assert_eq!(late, [AspectId::U8Main]);
         // An echo of what the request sent is no leak.
         let echoing = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "env", "arguments": {"url": dsn}}});
         assert!(aspects(json!({"content": text(dsn), "isError": true}), echoing).is_empty());

@@ -120,6 +120,8 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
         sent_raw: plan.sent_raw(),
         sent_notification: plan.sent_notification(),
         http_rejection_expected: plan.http.is_some(),
+        logging_declared: plan.logging_declared,
+        planted: Some(&plan.canary),
     };
     // Leaks (J7) and schema shapes (J1) are judged after the case's own shape: a crash case that
     // leaks is reported under its own rule (T3, R4, P3), with J7 listed too.
