@@ -156,6 +156,11 @@ pub struct HttpSpec {
     /// The answer must have no body.
     #[serde(default)]
     pub empty_body: bool,
+    /// Any HTTP error status (4xx, 5xx) is accepted too, with any body: the
+    /// transports sections' "If the server cannot accept the input, it
+    /// **MUST** return an HTTP error status code".
+    #[serde(default)]
+    pub error_status: bool,
 }
 
 /// The judged request.

@@ -168,6 +168,10 @@ faults! {
         "over HTTP: a request whose Accept lacks a required type is served instead of 406";
     HttpNotificationBody => "http-notification-body", "J3",
         "over HTTP: a notification is answered 200 with a body instead of 202";
+    HttpResponseAnswered => "http-response-answered", "J3",
+        "over HTTP: a JSON-RPC response POSTed to the server (one it cannot accept) is answered 200 with a body instead of 202 or an error status";
+    LastEventIdRefused => "last-event-id-refused", "H1",
+        "over HTTP: a 2026-07-28 request with a Last-Event-ID header is refused 400 (streams are not resumable) instead of answered as without it";
     HttpSessionUnchecked => "http-session-unchecked", "H2",
         "over HTTP: legacy requests without a valid Mcp-Session-Id are served";
     HttpOriginUnchecked => "http-origin-unchecked", "H1",
@@ -264,6 +268,8 @@ impl Fault {
                 | Fault::HttpMalformedPage
                 | Fault::HttpNotificationBody
                 | Fault::HttpSessionUnchecked
+                | Fault::HttpResponseAnswered
+                | Fault::LastEventIdRefused
                 | Fault::SessionIdCounter
                 | Fault::SessionIdSpaces
                 | Fault::HttpOriginUnchecked

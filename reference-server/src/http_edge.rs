@@ -225,6 +225,10 @@ impl HttpEdge {
             }
             Err(e) => return HttpReply::json(400, &e.to_response()),
         };
+        let response = matches!(message, Message::Response { .. });
+        if response && self.fault() == Some(Fault::HttpResponseAnswered) {
+            return HttpReply::json(200, &json!({"jsonrpc": "2.0", "id": null, "result": {}}));
+        }
         match era {
             Era::Modern => self.modern(version, headers, message, logs),
             Era::Legacy => self.legacy(headers, message, logs),
@@ -251,6 +255,11 @@ impl HttpEdge {
                 )
             }
         };
+        if self.fault() == Some(Fault::LastEventIdRefused)
+            && header(headers, "last-event-id").is_some()
+        {
+            return HttpReply::rpc_error(400, codes::INVALID_REQUEST, "Streams are not resumable");
+        }
         // Headers are checked for notifications too (SEP-2243 sends them on every POST);
         // the body was read, so a rejection can name the request's id.
         let mismatch = |what: String| {

@@ -800,7 +800,11 @@ mod tests {
         let during: Vec<AspectId> = strays(&ex, &ctx).iter().map(|v| v.aspect).collect();
         assert_eq!(
             during,
-            [AspectId::U8Main, AspectId::U8OnlyWhenRequested, AspectId::U8RemoveSensitive]
+            [
+                AspectId::U8Main,
+                AspectId::U8OnlyWhenRequested,
+                AspectId::U8RemoveSensitive
+            ]
         );
         ex.strays = vec![Stray::of_server_message(&plain).unwrap().outside()];
         let late: Vec<AspectId> = strays(&ex, &ctx).iter().map(|v| v.aspect).collect();

@@ -161,6 +161,11 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
     // An `[http]` case judges its status (and body) first.
     if let (Some(want), Some(answer)) = (&case.http, &exchange.http) {
         let strays_only = invariants::strays(exchange, &ctx);
+        if want.error_status && (400..600).contains(&answer.status) {
+            let mut v = strays_only;
+            v.extend(stopped);
+            return conclude(plan, v, format!("refused with HTTP {}", answer.status));
+        }
         if !want.status.is_empty() && !want.status.contains(&answer.status) {
             let mut v = strays_only;
             v.push(own(format!(
