@@ -28,6 +28,10 @@ pub enum Need {
     /// A capability the server does not declare (`undeclared:tools`): the
     /// cases that check it is not served anyway.
     Undeclared(String),
+    /// The run judges authorization (`auth:required`: `--auth-required`),
+    /// or has a token with too few scopes for it too (`auth:limited`:
+    /// `--auth-limited-header`). Never guessed.
+    Auth(String),
 }
 
 impl std::fmt::Display for Need {
@@ -39,6 +43,7 @@ impl std::fmt::Display for Need {
             Need::AnyTool => write!(f, "tool:*"),
             Need::Capability(c) => write!(f, "capability:{c}"),
             Need::Undeclared(c) => write!(f, "undeclared:{c}"),
+            Need::Auth(a) => write!(f, "auth:{a}"),
         }
     }
 }
@@ -70,6 +75,19 @@ pub enum Check {
     /// of the run's own session, nor the next number after it (H2
     /// `session-id-random`).
     SessionIdRandom,
+    /// A 401 or 403 carries a `WWW-Authenticate` challenge with the Bearer
+    /// scheme (A1 `bearer-challenge`; RFC 6750 section 3).
+    BearerChallenge,
+    /// The challenge carries a `scope` parameter (A1 `challenge-scope`, or
+    /// `insufficient-scope-lists-scopes` with `error="insufficient_scope"`).
+    ChallengeScope,
+    /// The refusal carries no JSON-RPC result (A1 `no-data`).
+    NoResult,
+    /// The protected-resource metadata is found from the answer's challenge
+    /// or at a well-known URI, and fits RFC 9728 and the spec (A1
+    /// `discovery-mechanism`, `metadata-document`, `authorization-servers`,
+    /// `no-offline-access`); the executor fetches it.
+    ResourceMetadata,
 }
 
 impl FromStr for Check {
@@ -85,9 +103,13 @@ impl FromStr for Check {
             "no-retired-code" => Check::NoRetiredCode,
             "session-id-ascii" => Check::SessionIdAscii,
             "session-id-random" => Check::SessionIdRandom,
+            "bearer-challenge" => Check::BearerChallenge,
+            "challenge-scope" => Check::ChallengeScope,
+            "no-result" => Check::NoResult,
+            "resource-metadata" => Check::ResourceMetadata,
             other => {
                 return Err(FieldError(format!(
-                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random)"
+                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random, bearer-challenge, challenge-scope, no-result, resource-metadata)"
                 )))
             }
         })
@@ -507,8 +529,9 @@ impl Case {
                 Some(("prompt", x)) => Ok(Need::Prompt(x.into())),
                 Some(("capability", x)) => Ok(Need::Capability(x.into())),
                 Some(("undeclared", x)) => Ok(Need::Undeclared(x.into())),
+                Some(("auth", x @ ("required" | "limited"))) => Ok(Need::Auth(x.into())),
                 _ => Err(FieldError(format!(
-                    "bad need '{n}' (expected tool:NAME, template:URI-TEMPLATE, prompt:NAME, capability:NAME or undeclared:NAME)"
+                    "bad need '{n}' (expected tool:NAME, template:URI-TEMPLATE, prompt:NAME, capability:NAME, undeclared:NAME, auth:required or auth:limited)"
                 ))),
             })
             .collect()

@@ -50,6 +50,8 @@ impl Discovery {
             Need::AnyTool => !self.tools.is_empty(),
             Need::Capability(c) => self.advertises(c),
             Need::Undeclared(c) => !self.advertises(c),
+            // The run's flags decide (crate::select): not the server's to show.
+            Need::Auth(_) => true,
         }
     }
 

@@ -23,6 +23,12 @@ pub struct Selection {
     /// own cases): when there are any, they are the run's cases instead of
     /// the built-in and generated ones.
     pub files: Vec<Case>,
+    /// `--auth-required`: the server is protected; the `auth:required`
+    /// cases run (A1).
+    pub auth_required: bool,
+    /// `--auth-limited-header`'s value (`Bearer TOKEN`), a token with too
+    /// few scopes: the `auth:limited` cases run, with it as `{{auth_limited}}`.
+    pub auth_limited: Option<String>,
 }
 
 /// A selection that cannot be used (exit code 2).
@@ -279,6 +285,17 @@ impl Selection {
         out
     }
 
+    /// Whether the run's flags let an `auth:*` case run: `auth:required`
+    /// ones are not even listed without `--auth-required` (never guessed).
+    fn auth_applies(&self, case: &Case) -> Result<(), crate::case::Skip> {
+        if self.auth_limited.is_none() && case.needs.iter().any(|n| n == "auth:limited") {
+            return Err(crate::case::Skip(
+                "needs a token with too few scopes: --auth-limited-header \"Authorization: Bearer TOKEN\"".into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// The cases of a run in order, each to run or skipped with its reason.
     pub fn plan(
         &self,
@@ -342,7 +359,13 @@ impl Selection {
             if case.transport_ok(http).is_err() || !case.eras().unwrap_or_default().contains(&era) {
                 continue; // another transport's or era's case: not about this run
             }
+            if !self.auth_required && case.needs.iter().any(|n| n.starts_with("auth:")) {
+                continue; // a protected server's case: only with --auth-required
+            }
             let mut verdict = discovery.applies(&case, era);
+            if verdict.is_ok() {
+                verdict = self.auth_applies(&case);
+            }
             if verdict.is_ok() {
                 let excluded = case.needs.iter().find_map(|n| {
                     let name = n.strip_prefix("tool:")?;
@@ -364,9 +387,12 @@ impl Selection {
         if out.is_empty() {
             return Err(SelectError::NoCase(self.cases.clone()));
         }
-        let vars = any_tool
+        let mut vars: Vec<(String, String)> = any_tool
             .map(|t| vec![("tool".to_string(), t.to_string())])
             .unwrap_or_default();
+        if let Some(limited) = &self.auth_limited {
+            vars.push(("auth_limited".into(), limited.clone()));
+        }
         Ok(RunPlan {
             cases: out,
             left_out,

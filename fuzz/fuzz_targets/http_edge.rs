@@ -84,6 +84,7 @@ thread_local! {
         session_idle: std::time::Duration::from_secs(60),
         allowed_hosts: vec![],
         log: false,
+        auth: None,
     });
 }
 

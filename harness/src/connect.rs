@@ -11,6 +11,12 @@ use crate::client::{legacy_handshake, Client};
 use crate::engine::{EraChoice, RunSettings, SetupError};
 
 fn describe_failure(what: &str, ex: &Exchange) -> String {
+    // A protected server: say what to give it, not only what it answered.
+    if let Some(status @ (401 | 403)) = ex.http.as_ref().map(|a| a.status) {
+        return format!(
+            "{what} was refused with HTTP {status}: the server asks for authorization; give its token with --header \"Authorization: Bearer TOKEN\" (and --auth-required to judge how it refuses requests without one)"
+        );
+    }
     match &ex.ending {
         Ending::Answered(r) | Ending::WrongId(r) => format!("{what} was answered {r}"),
         Ending::Timeout => format!(

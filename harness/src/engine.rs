@@ -112,6 +112,7 @@ impl RunSettings {
                     session_idle: Duration::from_secs(600),
                     allowed_hosts: vec![],
                     log: false,
+                    auth: None,
                 },
             )))),
             Target::InProcess(p) => Some(Memory::Lines(Arc::new(Handler::new(p.fault)))),

@@ -327,6 +327,47 @@ fn short_answer(response: Option<&Value>) -> String {
     }
 }
 
+/// Looks for a protected server's metadata as a client must (A1): the URL
+/// the refusal's challenge names, then RFC 9728's well-known URIs; the first
+/// that serves a JSON object ends the search. `None` over stdio.
+async fn resource_metadata(
+    client: &Client,
+    refused: &Exchange,
+) -> Option<mcperr_core::oracle::auth::MetadataProbe> {
+    use mcperr_core::oracle::auth;
+    let Conn::Http(http) = &client.conn else {
+        return None;
+    };
+    let named = refused
+        .http
+        .as_ref()
+        .and_then(|a| a.header("www-authenticate"))
+        .and_then(|h| {
+            let (_, params) = auth::challenge(h);
+            params
+                .into_iter()
+                .find(|(k, _)| k == "resource_metadata")
+                .map(|(_, v)| v)
+        });
+    let mut probe = auth::MetadataProbe {
+        named: named.clone(),
+        ..Default::default()
+    };
+    for url in auth::metadata_urls(&http.target.url, named.as_deref()) {
+        let got = http.get_url(&url).await.ok();
+        probe.tried.push((url.clone(), got.as_ref().map(|g| g.0)));
+        let doc = got
+            .filter(|(status, _)| *status == 200)
+            .and_then(|(_, body)| serde_json::from_str::<Value>(&body).ok())
+            .filter(Value::is_object);
+        if let Some(doc) = doc {
+            probe.found = Some((url, doc));
+            break;
+        }
+    }
+    Some(probe)
+}
+
 /// How long an in-flight step waits for the first sign of work (a progress
 /// notification) before the next step goes anyway.
 const IN_FLIGHT_FIRST: std::time::Duration = std::time::Duration::from_millis(500);
@@ -529,6 +570,13 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
     }
     if plan.wants_counts() {
         evidence.counts = Some((before, limited_calls(client).await));
+    }
+    if plan
+        .expectation
+        .checks
+        .contains(&mcperr_core::case::Check::ResourceMetadata)
+    {
+        evidence.metadata = resource_metadata(client, &ex).await;
     }
     // Log checks need the server's stderr: only a line server's is ours to read.
     if client.has_stderr() && plan.wants_log() {

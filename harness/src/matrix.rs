@@ -216,6 +216,7 @@ pub async fn embedded_http() -> std::io::Result<String> {
         session_idle: Duration::from_secs(600),
         allowed_hosts: vec![],
         log: false,
+        auth: None,
     };
     tokio::spawn(mcperr_reference::http::serve(listener, None, config));
     Ok(format!("http://{addr}/mcp"))

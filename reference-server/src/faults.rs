@@ -172,6 +172,26 @@ faults! {
         "over HTTP: a JSON-RPC response POSTed to the server (one it cannot accept) is answered 200 with a body instead of 202 or an error status";
     LastEventIdRefused => "last-event-id-refused", "H1",
         "over HTTP: a 2026-07-28 request with a Last-Event-ID header is refused 400 (streams are not resumable) instead of answered as without it";
+    AuthUnchecked => "auth-unchecked", "A1",
+        "with --auth-token over HTTP: requests without a token (or with a forged one) are served";
+    AuthForgedAccepted => "auth-forged-accepted", "A1",
+        "with --auth-token over HTTP: any bearer token is accepted; only a request without one is refused";
+    AuthNoChallenge => "auth-no-challenge", "A1",
+        "with --auth-token over HTTP: a 401 carries no WWW-Authenticate challenge";
+    AuthNoMetadata => "auth-no-metadata", "A1",
+        "with --auth-token over HTTP: the challenge names no resource_metadata and the well-known URIs answer 404";
+    AuthMetadataNoServers => "auth-metadata-no-servers", "A1",
+        "with --auth-token over HTTP: the protected-resource metadata lists no authorization_servers";
+    AuthChallengeNoScope => "auth-challenge-no-scope", "A1",
+        "with --auth-token over HTTP: the 401 challenge carries no scope parameter";
+    AuthRefusalWithData => "auth-refusal-with-data", "A1",
+        "with --auth-token over HTTP: a request without a valid token is processed, and its JSON-RPC answer sent with the 401";
+    AuthSessionAuthenticates => "auth-session-authenticates", "A1",
+        "with --auth-token over HTTP: a 2025-11-25 request that carries a live Mcp-Session-Id is served without a token";
+    AuthScope401 => "auth-scope-401", "A1",
+        "with --auth-token and --auth-limited-token over HTTP: a token with too few scopes gets 401 instead of 403";
+    AuthOfflineAccess => "auth-offline-access", "A1",
+        "with --auth-token over HTTP: the challenge's scope and the metadata's scopes_supported include offline_access";
     HttpSessionUnchecked => "http-session-unchecked", "H2",
         "over HTTP: legacy requests without a valid Mcp-Session-Id are served";
     HttpOriginUnchecked => "http-origin-unchecked", "H1",
@@ -255,6 +275,12 @@ impl Fault {
         )
     }
 
+    /// Whether the fault shows only on a server protected with
+    /// `--auth-token` (judged with `mcperr run --auth-required`).
+    pub fn auth_only(self) -> bool {
+        self.name().starts_with("auth-")
+    }
+
     /// Whether the fault only shows over Streamable HTTP.
     pub fn http_only(self) -> bool {
         matches!(
@@ -269,6 +295,16 @@ impl Fault {
                 | Fault::HttpNotificationBody
                 | Fault::HttpSessionUnchecked
                 | Fault::HttpResponseAnswered
+                | Fault::AuthUnchecked
+                | Fault::AuthForgedAccepted
+                | Fault::AuthNoChallenge
+                | Fault::AuthNoMetadata
+                | Fault::AuthMetadataNoServers
+                | Fault::AuthChallengeNoScope
+                | Fault::AuthRefusalWithData
+                | Fault::AuthSessionAuthenticates
+                | Fault::AuthScope401
+                | Fault::AuthOfflineAccess
                 | Fault::LastEventIdRefused
                 | Fault::SessionIdCounter
                 | Fault::SessionIdSpaces

@@ -1,5 +1,6 @@
 //! The axum glue of the Streamable HTTP edge: bytes in, [`HttpEdge`]'s reply
-//! out, logs to stderr. One endpoint, `/mcp`; anything else is 404.
+//! out, logs to stderr. The edge routes by path ([`HttpEdge::handle_path`]):
+//! the endpoint `/mcp`, a protected server's metadata, 404 for the rest.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -17,6 +18,7 @@ use crate::http_edge::{HttpConfig, HttpEdge, HttpReply};
 
 async fn endpoint(
     State(edge): State<Arc<HttpEdge>>,
+    uri: axum::http::Uri,
     method: Method,
     headers: HeaderMap,
     body: Body,
@@ -34,7 +36,7 @@ async fn endpoint(
     let reply = match to_bytes(body, max).await {
         Ok(bytes) => {
             let mut logs = Vec::new();
-            let reply = edge.handle(method.as_str(), &pairs, &bytes, &mut logs);
+            let reply = edge.handle_path(uri.path(), method.as_str(), &pairs, &bytes, &mut logs);
             if edge.logs() {
                 let mut err = std::io::stderr().lock();
                 for record in logs {
@@ -81,6 +83,6 @@ pub async fn serve(
         ];
     }
     let edge = Arc::new(HttpEdge::new(fault, config));
-    let app = Router::new().route("/mcp", any(endpoint)).with_state(edge);
+    let app = Router::new().fallback(any(endpoint)).with_state(edge);
     axum::serve(listener, app).await
 }

@@ -43,6 +43,8 @@ pub struct HttpConfig {
     /// Write log records to stderr (the server process's own log); off when
     /// the edge runs inside another program, such as `mcperr run`.
     pub log: bool,
+    /// Bearer tokens required of every request (`--auth-token`), if any.
+    pub auth: Option<crate::auth::AuthConfig>,
 }
 
 /// The HTTP edge: the shared handler, legacy sessions, and the settings.
@@ -119,7 +121,66 @@ impl HttpEdge {
     }
 
     /// Answers one HTTP request to the MCP endpoint. Log records go to `logs`.
+    /// Routes a request by its URL path: the MCP endpoint `/mcp`, the
+    /// protected-resource metadata at its well-known URIs (a protected
+    /// server only), and 404 for anything else.
+    pub fn handle_path(
+        &self,
+        path: &str,
+        method: &str,
+        headers: &[(String, String)],
+        body: &[u8],
+        logs: &mut Vec<LogRecord>,
+    ) -> HttpReply {
+        let well_known = path == crate::auth::WELL_KNOWN
+            || path.strip_prefix(crate::auth::WELL_KNOWN) == Some("/mcp");
+        match (&self.config.auth, path) {
+            (_, "/mcp") => self.handle(method, headers, body, logs),
+            (Some(auth), _) if well_known && method == "GET" => {
+                auth.metadata(headers, self.fault())
+            }
+            _ => HttpReply::text(404, "Not Found"),
+        }
+    }
+
+    /// One request to the MCP endpoint: refused first when the server is
+    /// protected and the request lacks a token that may do it.
     pub fn handle(
+        &self,
+        method: &str,
+        headers: &[(String, String)],
+        body: &[u8],
+        logs: &mut Vec<LogRecord>,
+    ) -> HttpReply {
+        let Some(auth) = &self.config.auth else {
+            return self.handle_endpoint(method, headers, body, logs);
+        };
+        let rpc_method = serde_json::from_slice::<Value>(body)
+            .ok()
+            .and_then(|v| v.get("method").and_then(Value::as_str).map(str::to_string));
+        let session_known = header(headers, "mcp-session-id")
+            .is_some_and(|id| self.sessions.lock().unwrap().contains_key(id));
+        let Some(refusal) =
+            auth.refusal(headers, rpc_method.as_deref(), session_known, self.fault())
+        else {
+            return self.handle_endpoint(method, headers, body, logs);
+        };
+        if self.fault() == Some(Fault::AuthRefusalWithData) {
+            // As a server that checks the token after running the request.
+            let mut served = self.handle_endpoint(method, headers, body, logs);
+            served.status = refusal.status;
+            served.headers.extend(
+                refusal
+                    .headers
+                    .into_iter()
+                    .filter(|(k, _)| k.eq_ignore_ascii_case("www-authenticate")),
+            );
+            return served;
+        }
+        refusal
+    }
+
+    fn handle_endpoint(
         &self,
         method: &str,
         headers: &[(String, String)],

@@ -12,6 +12,8 @@
 //!   definitions (import `answer`, `fixture`, `faults`, `log`; not `bookshop`).
 //! - [`work`]: a slow tool's paced reply, progress and cancellation (imports
 //!   `faults`); time is passed in.
+//! - [`auth`]: the decisions of a protected server (bearer tokens, the 401
+//!   challenge, the protected-resource metadata); imports `faults`.
 //! - [`handler`]: the pure handler, one request in an established era → one
 //!   answer; joins the rules to the Bookshop.
 //! - [`session`]: one connection (era lock, response ids).
@@ -20,6 +22,7 @@
 //!   (feature `http`): the axum glue that serves them.
 
 pub mod answer;
+pub mod auth;
 pub mod bookshop;
 pub mod completion;
 pub mod faults;

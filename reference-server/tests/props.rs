@@ -81,6 +81,7 @@ mod http_edge {
                 session_idle: Duration::from_secs(60),
                 allowed_hosts: vec![],
                 log: false,
+                auth: None,
             },
         )
     }

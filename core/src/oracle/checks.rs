@@ -37,6 +37,8 @@ pub struct Evidence {
     /// notification excepted: it may have been written before the
     /// cancellation arrived (U7).
     pub after_cancel: Vec<Value>,
+    /// A protected server's metadata, as the executor looked for it (A1).
+    pub metadata: Option<super::auth::MetadataProbe>,
 }
 
 /// Text markers of a traceback or failure chain in a server log.
@@ -135,6 +137,11 @@ pub fn run(
     ev: &Evidence,
 ) -> Option<String> {
     match check {
+        // Judged on the HTTP refusal itself (super::auth), not here.
+        Check::BearerChallenge
+        | Check::ChallengeScope
+        | Check::NoResult
+        | Check::ResourceMetadata => None,
         Check::StructuredOutput => structured_output(response, output_schema),
         Check::NoRetiredCode => (response.pointer("/error/code").and_then(Value::as_i64)
             == Some(-32002))

@@ -7,6 +7,7 @@
 //! checks, then liveness after the case. Every violation found is reported;
 //! the worst decides the verdict and the rule the case is reported under.
 
+pub mod auth;
 pub mod checks;
 pub mod invariants;
 mod messages;
@@ -161,6 +162,23 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
     // An `[http]` case judges its status (and body) first.
     if let (Some(want), Some(answer)) = (&case.http, &exchange.http) {
         let strays_only = invariants::strays(exchange, &ctx);
+        // An auth case (A1) judges the refusal itself, whatever its body
+        // (RFC 6750 asks for no JSON-RPC error), once its status is right.
+        let auth_case = plan
+            .expectation
+            .checks
+            .iter()
+            .any(|c| auth::reads_refusal(*c));
+        if auth_case && want.status.contains(&answer.status) {
+            let mut v = strays_only;
+            v.extend(auth::violations(
+                &plan.expectation.checks,
+                exchange,
+                evidence.metadata.as_ref(),
+            ));
+            v.extend(stopped);
+            return conclude(plan, v, String::new());
+        }
         if want.error_status && (400..600).contains(&answer.status) {
             let mut v = strays_only;
             v.extend(stopped);

@@ -32,7 +32,8 @@ pub enum Category {
     ServerInternals,
     /// Shows only when two connections or sessions are compared.
     SecondSession,
-    /// Needs credentials; mcperr runs unauthenticated.
+    /// Needs credentials beyond the token `--auth-required` judges with (a
+    /// token for another resource, a second user, a broader scope).
     AuthNotInScope,
     /// Grants the server a freedom (MAY, OPTIONAL): no answer breaks it, and
     /// the checks that touch it allow it.
@@ -60,7 +61,7 @@ impl Category {
             Category::NotObservable => "not observable on the wire",
             Category::ServerInternals => "needs server internals",
             Category::SecondSession => "needs a second client or session",
-            Category::AuthNotInScope => "authorization not in scope without --auth-required",
+            Category::AuthNotInScope => "needs credentials mcperr is not given",
             Category::Permission => "a permission",
             Category::NotYetChecked => "not yet checked",
         }

@@ -126,7 +126,7 @@ enum Command {
     /// constrains what a server does when something goes wrong, by section:
     /// the rules and aspects that judge it, or why nothing does (client-side,
     /// not observable on the wire, needs server internals, needs a second
-    /// session, authorization out of scope, or not yet checked). Totals
+    /// session, credentials mcperr is not given, a permission, or not yet checked). Totals
     /// first. The registry is fixtures/requirements/<era>.toml; the same
     /// table is docs/requirements/<era>.md.
     ///
@@ -235,6 +235,18 @@ pub(crate) struct SelectArgs {
     /// generated cases, e.g. the findings `mcperr fuzz --save DIR` wrote.
     #[arg(long, value_name = "DIR")]
     pub(crate) cases_dir: Option<PathBuf>,
+    /// The server is a protected resource: also judge how it refuses
+    /// requests without a valid token (401 with a Bearer challenge, no data)
+    /// and its protected-resource metadata (rule A1). Needs --http and the
+    /// token as --header "Authorization: Bearer TOKEN"; mcperr never guesses
+    /// that a server is protected.
+    #[arg(long)]
+    pub(crate) auth_required: bool,
+    /// With --auth-required, a header with a token that lacks a scope the
+    /// server's tools need, e.g. "Authorization: Bearer READONLY": a
+    /// tools/call with it must get 403 insufficient_scope.
+    #[arg(long, value_name = "HEADER", requires = "auth_required")]
+    pub(crate) auth_limited_header: Option<String>,
 }
 
 /// The report files of a judged run (`run` and `proxy` write the same ones).
@@ -351,6 +363,17 @@ pub(crate) struct ReferenceArgs {
     /// Over HTTP, the largest request body accepted (bytes).
     #[arg(long, value_name = "BYTES", default_value_t = 4 << 20, requires = "http")]
     pub(crate) max_body: usize,
+    /// Over HTTP, serve as a protected resource: every request needs
+    /// `Authorization: Bearer TOKEN` (else 401 with a Bearer challenge naming
+    /// the protected-resource metadata, served at
+    /// /.well-known/oauth-protected-resource/mcp). Judge it with `mcperr run
+    /// --http URL --auth-required --header "Authorization: Bearer TOKEN"`.
+    #[arg(long, value_name = "TOKEN", requires = "http")]
+    pub(crate) auth_token: Option<String>,
+    /// With --auth-token, a second token that may do everything but
+    /// tools/call (which it gets a 403 insufficient_scope for).
+    #[arg(long, value_name = "TOKEN", requires = "auth_token")]
+    pub(crate) auth_limited_token: Option<String>,
 }
 
 /// A wire trace on stderr when `MCPERR_LOG` (or `RUST_LOG`) asks for one,
@@ -513,16 +536,54 @@ pub(crate) fn resolve_target(t: &TargetArgs) -> Result<(Target, bool), CliError>
     Ok((target, embedded))
 }
 
+/// `--auth-required` judges a protected HTTP server with the token given
+/// as a header: both must be there (exit 2 otherwise).
+pub(crate) fn check_auth(select: &SelectArgs, target: &Target) -> Result<(), CliError> {
+    if !select.auth_required {
+        return Ok(());
+    }
+    let Target::Http(http) = target else {
+        return Err(Usage(
+            "--auth-required judges a protected server over HTTP: give its URL with --http".into(),
+        ));
+    };
+    if !http
+        .headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("authorization"))
+    {
+        return Err(Usage(
+            "--auth-required needs the token: --header \"Authorization: Bearer TOKEN\"".into(),
+        ));
+    }
+    Ok(())
+}
+
 pub(crate) fn selection(select: &SelectArgs) -> Result<Selection, CliError> {
     let files = match &select.cases_dir {
         Some(dir) => case_files(dir)?,
         None => vec![],
+    };
+    let auth_limited = match &select.auth_limited_header {
+        None => None,
+        Some(h) => match h.split_once(':') {
+            Some((name, value)) if name.trim().eq_ignore_ascii_case("authorization") => {
+                Some(value.trim().to_string())
+            }
+            _ => {
+                return Err(Usage(format!(
+                    "--auth-limited-header {h:?}: expected \"Authorization: Bearer TOKEN\""
+                )))
+            }
+        },
     };
     let s = Selection {
         cases: select.cases.clone(),
         tools: select.tools.clone(),
         allow_destructive: select.allow_destructive,
         files,
+        auth_required: select.auth_required,
+        auth_limited,
     };
     s.validate()?;
     Ok(s)
@@ -591,6 +652,7 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
 fn list(args: ListArgs) -> Result<i32, CliError> {
     let (target, _) = resolve_target(&args.target)?;
     let choice = era_choice(&args.target.era)?;
+    check_auth(&args.select, &target)?;
     let selection = selection(&args.select)?;
     let settings = settings(&args.target, target, 1, String::new());
     let rt = runtime()?;

@@ -3,6 +3,7 @@
 use std::io::{self, BufReader};
 use std::time::Duration;
 
+use mcperr_reference::auth::AuthConfig;
 use mcperr_reference::http_edge::HttpConfig;
 use mcperr_reference::{stdio, Fault, Handler};
 
@@ -44,6 +45,10 @@ fn reference_http(addr: &str, args: &ReferenceArgs) -> i32 {
         session_idle: Duration::from_secs(600),
         allowed_hosts: vec![],
         log: true,
+        auth: args.auth_token.clone().map(|token| AuthConfig {
+            token,
+            limited_token: args.auth_limited_token.clone(),
+        }),
     };
     let result = runtime().map_err(|u| u.message()).and_then(|rt| {
         rt.block_on(async {

@@ -11,8 +11,8 @@ use mcperr_core::report::{markdown, terminal, RunSet};
 use mcperr_protocol::Era;
 
 use super::{
-    era_choice, load_baseline, out, resolve_target, runtime, selection, settings, CliError,
-    RunArgs, Usage,
+    check_auth, era_choice, load_baseline, out, resolve_target, runtime, selection, settings,
+    CliError, RunArgs, Usage,
 };
 use crate::engine::{self, EraChoice};
 use crate::matrix::{embedded_http, judge, Judged, Server, ServerTarget};
@@ -61,6 +61,7 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
     let choice = era_choice(&args.target.era)?;
     let mut profile = Profile::load(&args.select.profile)?;
     profile.strict = args.select.strict;
+    check_auth(&args.select, &target)?;
     let selection = selection(&args.select)?;
     let baseline = args
         .baseline

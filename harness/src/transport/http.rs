@@ -302,6 +302,38 @@ impl HttpConnection {
         Ok(answer)
     }
 
+    /// GETs `url` (another resource of the server, such as its
+    /// protected-resource metadata) without the run's headers: its status
+    /// and body, up to the body cap. `Err`: no answer.
+    pub async fn get_url(&self, url: &str) -> Result<(u16, String), HttpFailure> {
+        let (status, bytes) = match &self.backend {
+            Backend::Remote(client) => {
+                let resp = client
+                    .get(url)
+                    .header("Accept", "application/json")
+                    .timeout(self.timeout)
+                    .send()
+                    .await
+                    .map_err(|e| describe(&e))?;
+                let status = resp.status().as_u16();
+                let bytes = resp.bytes().await.map_err(|e| describe(&e))?;
+                (status, bytes.to_vec())
+            }
+            Backend::Memory(edge) => {
+                let path = url
+                    .split_once("://")
+                    .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
+                    .unwrap_or("/");
+                let reply = edge.handle_path(path, "GET", &[], &[], &mut Vec::new());
+                (reply.status, reply.body)
+            }
+        };
+        if bytes.len() > self.target.max_body {
+            return Err(HttpFailure::TooLarge(self.target.max_body));
+        }
+        Ok((status, String::from_utf8_lossy(&bytes).into_owned()))
+    }
+
     /// Ends a legacy session with DELETE (with the `--header` headers);
     /// the status, or `None` without a session or on a transport failure.
     pub async fn close(&self) -> Option<u16> {

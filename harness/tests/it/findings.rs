@@ -216,7 +216,8 @@ fn every_saved_finding_of_a_fault_sweep_replays_to_the_same_rule_aspect_and_verd
     }
     // Over HTTP: the faults only HTTP shows and those only fuzzing finds.
     for f in faults.iter().filter(|f| f.http_only() || f.fuzz_only()) {
-        if f.stdio_only() {
+        // A protected server's faults need its token (tests/it/auth.rs).
+        if f.stdio_only() || f.auth_only() {
             continue;
         }
         for era in ERAS {

@@ -1,5 +1,6 @@
 //! Integration tests of the `mcperr` binary: one test binary, one module per area.
 
+mod auth;
 mod docs;
 mod faults;
 mod findings;
