@@ -242,6 +242,7 @@ fn in_process(requests: u64, jobs: usize) -> f64 {
         http: false,
         sse: false,
         fault: None,
+        auth: false,
     });
     let settings = FuzzSettings {
         run: RunSettings::new(

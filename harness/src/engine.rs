@@ -112,7 +112,10 @@ impl RunSettings {
                     session_idle: Duration::from_secs(600),
                     allowed_hosts: vec![],
                     log: false,
-                    auth: None,
+                    auth: p.auth.then(|| mcperr_reference::auth::AuthConfig {
+                        token: crate::transport::IN_PROCESS_TOKEN.into(),
+                        limited_token: Some(crate::transport::IN_PROCESS_LIMITED_TOKEN.into()),
+                    }),
                 },
             )))),
             Target::InProcess(p) => Some(Memory::Lines(Arc::new(Handler::new(p.fault)))),
@@ -185,11 +188,16 @@ impl RunSettings {
             (Target::InProcess(_), Some(Memory::Lines(h))) => {
                 Conn::Lines(LineConn::Memory(MemoryLines::new(h.clone())))
             }
-            (Target::InProcess(_), Some(Memory::Http(edge))) => Conn::Http(HttpConnection::memory(
+            (Target::InProcess(p), Some(Memory::Http(edge))) => Conn::Http(HttpConnection::memory(
                 edge.clone(),
                 &HttpTarget {
                     url: "in-process://reference/mcp".into(),
-                    headers: vec![],
+                    headers: if p.auth {
+                        let token = format!("Bearer {}", crate::transport::IN_PROCESS_TOKEN);
+                        vec![("Authorization".into(), token)]
+                    } else {
+                        vec![]
+                    },
                     max_body: 16 << 20,
                 },
             )),

@@ -32,10 +32,13 @@ fn run_once(
     fault: Option<Fault>,
     profile: &Profile,
 ) -> Option<CaseResult> {
+    // A protected server's case runs on a protected in-process server.
+    let auth = case.needs.iter().any(|n| n.starts_with("auth:"));
     let target = Target::InProcess(InProcess {
         http: edge.0,
         sse: edge.1,
         fault,
+        auth,
     });
     let wait = Duration::from_millis(500);
     let settings = RunSettings::new(target, wait, wait, 1, engine::canary());
@@ -52,8 +55,12 @@ fn run_once(
             client.conn.close().await;
             return None;
         }
-        let tool = vec![("tool".to_string(), "get_author".to_string())];
-        let plan = CasePlan::new(case, profile, era, &settings.canary, &tool, edge.0);
+        let limited = format!("Bearer {}", mcperr::transport::IN_PROCESS_LIMITED_TOKEN);
+        let vars = vec![
+            ("tool".to_string(), "get_author".to_string()),
+            ("auth_limited".to_string(), limited),
+        ];
+        let plan = CasePlan::new(case, profile, era, &settings.canary, &vars, edge.0);
         engine::run_plans(&settings, era, client, vec![plan])
             .await
             .pop()

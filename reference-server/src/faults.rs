@@ -229,7 +229,7 @@ faults! {
     LogUnasked => "log-unasked", "U8",
         "2026-07-28: a request without io.modelcontextprotocol/logLevel in _meta gets the log messages of a request that asked for debug";
     LogUndeclared => "log-undeclared", "U8",
-        "the logging capability is left out of initialize's and server/discover's result, while log messages are still sent (2026-07-28: to requests that ask for a level)";
+        "over stdio: the logging capability is left out of initialize's and server/discover's result, while a log message is still written before each tools/call answer";
     LogMessageLeaks => "log-message-leaks", "U8",
         "a log message to the client (2025-11-25: after logging/setLevel; 2026-07-28: at the request's level) carries the call's arguments, a crash's planted secret included";
     EscapedTitleLeaks => "escaped-title-leaks", "J7",
@@ -265,6 +265,7 @@ impl Fault {
                 | Fault::CancelIgnored
                 | Fault::ServerCancels
                 | Fault::ProgressAfterResponse
+                | Fault::LogUndeclared
                 | Fault::PrettyPrinted
                 | Fault::ServerRequests
                 | Fault::NotificationWithId

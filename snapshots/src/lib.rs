@@ -171,6 +171,7 @@ fn in_process(http: bool) -> ServerTarget {
         http,
         sse: false,
         fault: None,
+        auth: false,
     }));
     let info = s.target_info(false);
     ServerTarget::new(s, info)

@@ -210,6 +210,7 @@ pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, CliError> {
             http: false,
             sse: false,
             fault: None,
+            auth: false,
         })
     } else {
         target

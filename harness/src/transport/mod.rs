@@ -36,7 +36,16 @@ pub struct InProcess {
     pub sse: bool,
     /// The injected fault, if any.
     pub fault: Option<Fault>,
+    /// Over HTTP, protect it with [`IN_PROCESS_TOKEN`] (and
+    /// [`IN_PROCESS_LIMITED_TOKEN`], without the tools scope), which the
+    /// connection sends: for the `auth:*` cases' own tests.
+    pub auth: bool,
 }
+
+/// The token of an in-process reference server with `auth` set.
+pub const IN_PROCESS_TOKEN: &str = "mcperr-in-process";
+/// Its token without the tools scope.
+pub const IN_PROCESS_LIMITED_TOKEN: &str = "mcperr-in-process-limited";
 
 /// A server under test: how to reach it.
 #[derive(Debug, Clone, PartialEq, Eq)]

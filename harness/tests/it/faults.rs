@@ -166,6 +166,7 @@ fn every_fault_is_caught_by_its_rule_in_process_over_stdio_http_and_sse() {
                     http,
                     sse,
                     fault: Some(fault),
+                    auth: false,
                 };
                 let report = run_in_process(target, era, "model");
                 let edge = match (http, sse) {
@@ -207,6 +208,7 @@ fn the_faithful_reference_server_passes_every_case_in_process() {
                     http,
                     sse,
                     fault: None,
+                    auth: false,
                 };
                 let r = run_in_process(target, era, profile);
                 let bad: Vec<String> = r

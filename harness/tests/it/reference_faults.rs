@@ -114,6 +114,12 @@ fn script() -> String {
             "tools/call",
             json!({"name": "slow", "arguments": {"steps": 3}, "_meta": {"progressToken": "p29"}}),
         ),
+        // A crash that asks for log messages at debug: its headline only.
+        (
+            json!(31),
+            "tools/call",
+            json!({"name": "crash", "arguments": {"secret": "s3cr3t"}, "_meta": {"io.modelcontextprotocol/logLevel": "debug"}}),
+        ),
         // Cancelled by the line after it: never answered by a faithful server.
         (
             json!(30),
@@ -189,8 +195,8 @@ fn every_fault_changes_the_transcript() {
     assert_eq!(clean.1, Some(0));
     assert_eq!(
         clean.0.lines().count(),
-        32,
-        "one response per request but the cancelled one, and three progress notifications:\n{}",
+        34,
+        "one response per request but the cancelled one, three progress notifications and a log message:\n{}",
         clean.0
     );
     let list = Command::new(MCPERR)

@@ -431,7 +431,8 @@ fn lists_describe_the_bookshop() {
                 "crash",
                 "limited",
                 "limited_calls",
-                "bad_output"
+                "bad_output",
+                "slow"
             ]
         );
         assert!(tools
