@@ -53,6 +53,9 @@ pub enum Stray {
     /// A `notifications/cancelled` of the server's own (U7
     /// `server-sends-no-cancel`: mcperr opens no subscription it could end).
     ServerCancel(Value),
+    /// A request of the server's own whose id it already used for another
+    /// in the session (J1 `server-request-id-unique`).
+    ReusedRequestId(Value),
     /// More strays than are kept; this many were dropped.
     More(usize),
 }

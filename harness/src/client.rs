@@ -66,6 +66,9 @@ pub struct Client {
     /// Ignored ids (timed-out requests among them) whose answer did come
     /// late, with that answer.
     late_seen: std::collections::HashMap<String, Value>,
+    /// Ids (as JSON text) of the requests the server sent on this
+    /// connection: one used twice is J1's (`server-request-id-unique`).
+    server_request_ids: std::collections::HashSet<String>,
     next_id: i64,
 }
 
@@ -124,6 +127,7 @@ impl Client {
             ignored: Default::default(),
             other_session: None,
             late_seen: Default::default(),
+            server_request_ids: Default::default(),
             pending: vec![],
             answered: Default::default(),
             no_log: StderrLog::default(),
@@ -570,6 +574,24 @@ impl Client {
             &mut self.late_seen,
         );
         self.requeue(stray.into_iter().collect());
+    }
+
+    /// Notes the ids of the server's own requests among `strays`, adding a
+    /// [`Stray::ReusedRequestId`] for each one seen before on this connection.
+    pub fn note_server_requests(&mut self, strays: &mut Vec<Stray>) {
+        let reused: Vec<Stray> = strays
+            .iter()
+            .filter_map(|s| match s {
+                Stray::ServerRequest(v) => {
+                    let id = v.get("id").unwrap_or(&Value::Null).to_string();
+                    (!self.server_request_ids.insert(id)).then(|| Stray::ReusedRequestId(v.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        for r in reused {
+            push_stray(strays, r);
+        }
     }
 
     /// Starts a judged case: what arrived since the last one, for its judgement.

@@ -622,6 +622,7 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
     let late = client.drain();
     ex.strays
         .extend(late.into_iter().map(mcperr_core::exchange::Stray::outside));
+    client.note_server_requests(&mut ex.strays);
     let mut judgement = oracle::judge(plan, &ex, &evidence);
     if judgement.verdict == Verdict::Error && client.has_stderr() {
         let tail = client.stderr().tail(10);

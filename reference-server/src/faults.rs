@@ -143,7 +143,11 @@ faults! {
     PrettyPrinted => "pretty-printed", "J5",
         "over stdio: an unknown method's error is written pretty-printed, one message over several lines";
     ServerRequests => "server-requests", "J5",
-        "over stdio: a ping request of the server's own is written before each tools/call answer (2025-11-25 allows it; 2026-07-28 does not)";
+        "over stdio: a ping request of the server's own, with an id of its own, is written before each tools/call answer (2025-11-25 allows it; 2026-07-28 does not)";
+    ServerRequestNullId => "server-request-null-id", "J1",
+        "over stdio: a ping request of the server's own with id null is written before each tools/call answer";
+    ServerRequestIdReused => "server-request-id-reused", "J1",
+        "over stdio: a ping request of the server's own, always with the same id, is written before each tools/call answer";
     NotificationWithId => "notification-with-id", "J1",
         "over stdio: a notifications/message carrying an id is written before each tools/call answer";
     LogOnStdout => "log-on-stdout", "J5",
@@ -268,6 +272,8 @@ impl Fault {
                 | Fault::LogUndeclared
                 | Fault::PrettyPrinted
                 | Fault::ServerRequests
+                | Fault::ServerRequestNullId
+                | Fault::ServerRequestIdReused
                 | Fault::NotificationWithId
                 | Fault::ExitAfterCrash
                 | Fault::ExitAfterError

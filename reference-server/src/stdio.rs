@@ -49,6 +49,8 @@ pub struct LineOutput {
 pub struct StdioEdge {
     session: Session,
     work: Work,
+    /// Pings sent under the `server-requests` fault, for their ids.
+    pings: u64,
 }
 
 /// Appends `record` as log lines ending in `\n` (its `Display` form).
@@ -137,10 +139,11 @@ impl StdioEdge {
                 push_record(logs, &LogRecord::info(format!("cancelled request {id}")));
             }
         }
-        // Five faults write a message of the server's own before the answer
+        // Seven faults write a message of the server's own before the answer
         // to a tools/call: a notification with an id, a log message quoting
-        // a secret, a log message without the capability, a ping request,
-        // or a cancellation.
+        // a secret, a log message without the capability, a ping request
+        // (with ids of its own, a null id or one id each time), or a
+        // cancellation.
         let calls_tool = outcome.method.as_deref() == Some("tools/call");
         let own = match handler.fault() {
             Some(Fault::NotificationWithId) if calls_tool => Some(serde_json::json!({
@@ -153,7 +156,14 @@ impl StdioEdge {
                 "jsonrpc": "2.0", "method": "notifications/message",
                 "params": {"level": "error", "logger": "catalog",
                     "data": "catalog pool: postgres://bookshop:hunter2-s3cret@catalog-db.internal:5432/books"}})),
-            Some(Fault::ServerRequests) if calls_tool => Some(serde_json::json!({
+            Some(Fault::ServerRequests) if calls_tool => {
+                self.pings += 1;
+                Some(serde_json::json!({
+                    "jsonrpc": "2.0", "id": format!("mcperr-reference-ping-{}", self.pings), "method": "ping"}))
+            }
+            Some(Fault::ServerRequestNullId) if calls_tool => Some(serde_json::json!({
+                "jsonrpc": "2.0", "id": null, "method": "ping"})),
+            Some(Fault::ServerRequestIdReused) if calls_tool => Some(serde_json::json!({
                 "jsonrpc": "2.0", "id": "mcperr-reference-ping", "method": "ping"})),
             Some(Fault::ServerCancels) if calls_tool => Some(serde_json::json!({
                 "jsonrpc": "2.0", "method": "notifications/cancelled", "params": {

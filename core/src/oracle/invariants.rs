@@ -206,13 +206,23 @@ pub fn strays(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
                 AspectId::J1NotificationNoId,
                 format!("the server sent a notification that carries an id: {v}"),
             ),
-            Stray::ServerRequest(v) if exchange.http.is_some() => (
-                AspectId::H3SseNoRequests,
-                format!("the server sent a request of its own in its answer: {v}"),
-            ),
-            Stray::ServerRequest(v) => (
-                AspectId::J5NoRequests,
-                format!("the server wrote a request of its own to stdout: {v}"),
+            Stray::ServerRequest(v) => {
+                out.extend(server_request_id(v));
+                if exchange.http.is_some() {
+                    (
+                        AspectId::H3SseNoRequests,
+                        format!("the server sent a request of its own in its answer: {v}"),
+                    )
+                } else {
+                    (
+                        AspectId::J5NoRequests,
+                        format!("the server wrote a request of its own to stdout: {v}"),
+                    )
+                }
+            }
+            Stray::ReusedRequestId(v) => (
+                AspectId::J1ServerRequestIdUnique,
+                format!("the server sent a request with an id it had already used in the session: {v}"),
             ),
             Stray::Log(v) | Stray::LogLate(v) => {
                 let during = matches!(stray, Stray::Log(_));
@@ -274,6 +284,27 @@ pub fn strays(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
             ),
         };
         out.push(Violation::new(aspect, message));
+    }
+    out
+}
+
+/// J1: the id of a request the server sent is a string or an integer, and
+/// not null (basic/index#requests; 2025-11-25, where servers send requests).
+fn server_request_id(v: &Value) -> Vec<Violation> {
+    let id = v.get("id").unwrap_or(&Value::Null);
+    let integer = id.as_i64().is_some() || id.as_u64().is_some();
+    if id.is_string() || integer {
+        return vec![];
+    }
+    let mut out = vec![Violation::new(
+        AspectId::J1ServerRequestIdType,
+        format!("the server sent a request whose id {id} is neither a string nor an integer: {v}"),
+    )];
+    if id.is_null() {
+        out.push(Violation::new(
+            AspectId::J1ServerRequestIdNotNull,
+            format!("the server sent a request with a null id: {v}"),
+        ));
     }
     out
 }
