@@ -109,6 +109,22 @@ fn slow(_: &FixtureState, args: &Map<String, Value>) -> Result<ToolOutput, ToolF
     Ok(ToolOutput::after_steps(format!("done {steps}"), steps))
 }
 
+/// The tool that needs the client's elicitation capability.
+pub const NEEDS_ELICITATION: &str = "confirm_purchase";
+
+fn confirm_purchase(
+    _: &FixtureState,
+    args: &Map<String, Value>,
+) -> Result<ToolOutput, ToolFailure> {
+    // Reached only where the client's capability is not asked for
+    // (2025-11-25, which has no -32021): there is no one to ask.
+    let title = str_arg(args, "title");
+    Err(ToolFailure::Tool(format!(
+        "Cannot confirm the purchase of {}: the client offers no way to ask the user.",
+        py_repr(title)
+    )))
+}
+
 fn bad_output(_: &FixtureState, _: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
     Ok(ToolOutput::structured(json!({"temperature": "hot"})))
 }
@@ -177,6 +193,14 @@ pub fn tools() -> Vec<ToolDef> {
             ),
             read_only: true,
             body: bad_output,
+        },
+        ToolDef {
+            name: NEEDS_ELICITATION,
+            description: "Ask the user to confirm buying a book; needs the client's elicitation capability (2026-07-28: without it, -32021).",
+            input_schema: string_arg("title", "The book's title."),
+            output_schema: None,
+            read_only: false,
+            body: confirm_purchase,
         },
         ToolDef {
             name: "slow",

@@ -92,6 +92,12 @@ faults! {
         "2026-07-28 results lack resultType, which servers of that version MUST include";
     PingNotEmpty => "ping-not-empty", "U1",
         "ping is answered with a non-empty result ({\"status\": \"ok\"}) instead of an empty one";
+    MissingCapabilityInternal => "missing-capability-internal", "L3",
+        "2026-07-28: confirm_purchase without the client's elicitation capability is -32603 instead of -32021";
+    InputRequiredUndeclared => "input-required-undeclared", "L3",
+        "2026-07-28: confirm_purchase without the client's elicitation capability answers an input_required result asking for an elicitation";
+    MissingCapability200 => "missing-capability-200", "L3",
+        "over HTTP: the -32021 of confirm_purchase comes with status 200 instead of 400";
     CursorIgnored => "cursor-ignored", "U2",
         "a list request with a cursor the server never issued is answered with the first page instead of -32602";
     InitializeOlderVersion => "initialize-older-version", "L1",
@@ -313,6 +319,7 @@ impl Fault {
                 | Fault::AuthScope401
                 | Fault::AuthOfflineAccess
                 | Fault::LastEventIdRefused
+                | Fault::MissingCapability200
                 | Fault::SessionIdCounter
                 | Fault::SessionIdSpaces
                 | Fault::HttpOriginUnchecked

@@ -143,6 +143,46 @@ impl Handler {
             .collect()
     }
 
+    /// A call of the tool that needs elicitation, from a client whose
+    /// `clientCapabilities` do not declare it.
+    fn lacks_elicitation(params: Option<&Value>) -> bool {
+        let Some(p) = params else { return false };
+        let named = p.get("name").and_then(Value::as_str) == Some(bookshop::NEEDS_ELICITATION);
+        let declared = p
+            .pointer("/_meta")
+            .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
+            .and_then(|c| c.get("elicitation"))
+            .is_some();
+        named && !declared
+    }
+
+    /// basic/index#meta: -32021 naming the capability the request needs.
+    fn missing_capability(&self, params: Option<&Value>) -> Answer {
+        let title = params
+            .and_then(|p| p.pointer("/arguments/title"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        match self.fault {
+            Some(Fault::MissingCapabilityInternal) => Answer::error(ErrorObject::new(
+                codes::INTERNAL_ERROR,
+                "Server requires the elicitation capability for this request",
+            )),
+            Some(Fault::InputRequiredUndeclared) => Answer::result(json!({
+                "resultType": "input_required",
+                "inputRequests": {"confirm": {"method": "elicitation/create", "params": {
+                    "mode": "form",
+                    "message": format!("Buy {title}?"),
+                    "requestedSchema": {"type": "object",
+                        "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}}}},
+                "requestState": "mcperr-reference-confirm"})),
+            _ => Answer::error(ErrorObject::with_data(
+                codes::MISSING_CLIENT_CAPABILITY,
+                "Server requires the elicitation capability for this request",
+                json!({"requiredCapabilities": {"elicitation": {}}}),
+            )),
+        }
+    }
+
     fn server_info() -> Value {
         json!({"name": SERVER_NAME, "version": env!("CARGO_PKG_VERSION")})
     }
@@ -216,7 +256,9 @@ impl Handler {
         if era == Era::Modern {
             if let Some(Ok(Value::Object(result))) = &mut answer.reply {
                 if self.fault != Some(Fault::NoResultType) {
-                    result.insert("resultType".into(), "complete".into());
+                    result
+                        .entry("resultType")
+                        .or_insert_with(|| "complete".into());
                 }
                 // 2026-07-28's CacheableResult: discovery, the lists and reads
                 // say how long they may be cached; this server's never change
@@ -358,7 +400,11 @@ impl Handler {
                 )),
             },
             "tools/list" => Answer::result(json!({"tools": self.tools.list()})),
-            "tools/call" => self.tools.call(&self.shop, self.fault, params),
+            // A valid call that needs a capability the client lacks: -32021.
+            "tools/call" => self.tools.call_gated(&self.shop, self.fault, params, || {
+                (era == Era::Modern && Self::lacks_elicitation(params))
+                    .then(|| self.missing_capability(params))
+            }),
             "resources/list" => Answer::result(json!({"resources": []})),
             "resources/templates/list" => Answer::result(
                 json!({"resourceTemplates": resources::list_templates(&self.templates)}),

@@ -541,7 +541,12 @@ impl HttpEdge {
             // The silent-tool fault: the request is accepted and never answered.
             return HttpReply::empty(202);
         };
-        let status = status_for(&response, status);
+        let mut status = status_for(&response, status);
+        let missing = response.pointer("/error/code").and_then(Value::as_i64)
+            == Some(codes::MISSING_CLIENT_CAPABILITY);
+        if missing && self.fault() == Some(Fault::MissingCapability200) {
+            status = 200;
+        }
         let truncated = self.fault() == Some(Fault::HttpSseTruncated) && method == "tools/call";
         if self.config.sse || truncated {
             let data = serde_json::to_string(&response).expect("responses serialize");
@@ -568,7 +573,8 @@ impl HttpEdge {
 fn status_for(response: &Value, fixed: Option<u16>) -> u16 {
     fixed.unwrap_or_else(
         || match response.pointer("/error/code").and_then(Value::as_i64) {
-            Some(codes::INVALID_PARAMS) => 400,
+            // basic/index#meta: "On HTTP, the response status MUST be 400".
+            Some(codes::INVALID_PARAMS | codes::MISSING_CLIENT_CAPABILITY) => 400,
             Some(codes::METHOD_NOT_FOUND) => 404,
             _ => 200,
         },

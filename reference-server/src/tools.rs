@@ -110,6 +110,19 @@ impl ToolSet {
         fault: Option<Fault>,
         params: Option<&Value>,
     ) -> Answer {
+        self.call_gated(shop, fault, params, || None)
+    }
+
+    /// [`ToolSet::call`], with `gate` asked once the call is well-formed
+    /// and its arguments valid, before the body runs: its answer, if any,
+    /// is the call's (a capability the client lacks, say).
+    pub fn call_gated(
+        &self,
+        shop: &FixtureState,
+        fault: Option<Fault>,
+        params: Option<&Value>,
+        gate: impl FnOnce() -> Option<Answer>,
+    ) -> Answer {
         let malformed = |why: &str| {
             let code = if fault == Some(Fault::MalformedParamsInternal) {
                 codes::INTERNAL_ERROR
@@ -170,6 +183,9 @@ impl ToolSet {
                 return Answer::result(tool_error(name, &format!("Invalid arguments: {message}")))
                     .log(log);
             }
+        }
+        if let Some(answer) = gate() {
+            return answer;
         }
         // In the body, after validation: pathological but valid titles.
         let blank = args

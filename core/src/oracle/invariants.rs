@@ -127,10 +127,20 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
         out.push(Violation::new(AspectId::J1MessageConcise, why).late());
     }
     if let (Some(answer), false) = (&exchange.http, ctx.http_rejection_expected) {
-        if let Some(why) = http_status(answer.status, response) {
+        let code = crate::wire::at(response, &["error", "code"]).and_then(Value::as_i64);
+        if code == Some(mcperr_protocol::codes::MISSING_CLIENT_CAPABILITY) {
+            // The one error whose status the spec fixes (2026-07-28, L3).
+            if answer.status != 400 {
+                out.push(Violation::new(
+                    AspectId::L3Http400,
+                    format!("HTTP status {} with -32021; expected 400", answer.status),
+                ));
+            }
+        } else if let Some(why) = http_status(answer.status, response) {
             out.push(Violation::new(AspectId::H3ErrorStatus, why));
         }
     }
+    out.extend(undeclared_input_requests(response, &exchange.request));
     if let Some(v) = leak_or_secret(response, &exchange.request, ctx.canary) {
         out.push(v.late());
     }
@@ -455,6 +465,42 @@ pub fn framing(response: &Value, request: &Value) -> Vec<(AspectId, String)> {
         )),
     }
     out
+}
+
+/// L3: an `input_required` result (2026-07-28's multi-round-trip pattern)
+/// that asks for input of a kind the request's `clientCapabilities` did not
+/// declare (mcperr declares none): "Servers **MUST NOT** send an
+/// `inputRequests` that the client has not declared support for in its
+/// capabilities."
+fn undeclared_input_requests(response: &Value, request: &Value) -> Option<Violation> {
+    let result = response.get("result")?;
+    let asks = result.get("inputRequests")?.as_object()?;
+    let declared = request
+        .pointer("/params/_meta")
+        .and_then(|m| m.get(mcperr_protocol::era::META_CLIENT_CAPABILITIES))
+        .and_then(Value::as_object);
+    let needs = |method: &str| match method {
+        "elicitation/create" => Some("elicitation"),
+        "sampling/createMessage" => Some("sampling"),
+        "roots/list" => Some("roots"),
+        _ => None,
+    };
+    let undeclared: Vec<String> = asks
+        .values()
+        .filter_map(|r| r.get("method").and_then(Value::as_str))
+        .filter_map(needs)
+        .filter(|cap| !declared.is_some_and(|d| d.contains_key(*cap)))
+        .map(str::to_string)
+        .collect();
+    (!undeclared.is_empty()).then(|| {
+        Violation::new(
+            AspectId::L3NoUndeclaredInputRequests,
+            format!(
+                "the result asks for input the client did not declare it supports ({}): {result}",
+                undeclared.join(", ")
+            ),
+        )
+    })
 }
 
 /// H3: the status that goes with a JSON-RPC answer over HTTP. −32602 may be

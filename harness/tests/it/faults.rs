@@ -84,6 +84,10 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             // for none break only 2026-07-28's sentences.
             | Fault::ServerCancels
             | Fault::LogUnasked
+            // -32021 and inputRequests are 2026-07-28's.
+            | Fault::MissingCapabilityInternal
+            | Fault::InputRequiredUndeclared
+            | Fault::MissingCapability200
     );
     // Sessions, ping and initialize are legacy only (2026-07-28 removes ping
     // and the handshake).

@@ -120,6 +120,12 @@ fn script() -> String {
             "tools/call",
             json!({"name": "crash", "arguments": {"secret": "s3cr3t"}, "_meta": {"io.modelcontextprotocol/logLevel": "debug"}}),
         ),
+        // Needs the elicitation capability, which the envelope does not declare.
+        (
+            json!(32),
+            "tools/call",
+            json!({"name": "confirm_purchase", "arguments": {"title": "Dune"}}),
+        ),
         // Cancelled by the line after it: never answered by a faithful server.
         (
             json!(30),
@@ -195,7 +201,7 @@ fn every_fault_changes_the_transcript() {
     assert_eq!(clean.1, Some(0));
     assert_eq!(
         clean.0.lines().count(),
-        34,
+        35,
         "one response per request but the cancelled one, three progress notifications and a log message:\n{}",
         clean.0
     );
@@ -217,7 +223,7 @@ fn every_fault_changes_the_transcript() {
     assert!(names.len() >= 30, "{list}");
     for rule in [
         "T1", "T2", "T3", "T4", "T5", "T6", "T7", "R1", "R2", "R3", "R4", "R5", "P1", "P2", "J1",
-        "J2", "J3", "J4", "J5", "U1", "U2", "U3", "U4", "U5", "U6", "U7", "L1", "L2",
+        "J2", "J3", "J4", "J5", "U1", "U2", "U3", "U4", "U5", "U6", "U7", "U8", "L1", "L2", "L3",
     ] {
         assert!(
             list.lines()

@@ -432,6 +432,7 @@ fn lists_describe_the_bookshop() {
                 "limited",
                 "limited_calls",
                 "bad_output",
+                "confirm_purchase",
                 "slow"
             ]
         );
