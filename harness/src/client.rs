@@ -579,19 +579,18 @@ impl Client {
     /// Notes the ids of the server's own requests among `strays`, adding a
     /// [`Stray::ReusedRequestId`] for each one seen before on this connection.
     pub fn note_server_requests(&mut self, strays: &mut Vec<Stray>) {
-        let reused: Vec<Stray> = strays
-            .iter()
-            .filter_map(|s| match s {
-                Stray::ServerRequest(v) => {
-                    let id = v.get("id").unwrap_or(&Value::Null).to_string();
-                    (!self.server_request_ids.insert(id)).then(|| Stray::ReusedRequestId(v.clone()))
+        let mut out = Vec::with_capacity(strays.len());
+        for s in strays.drain(..) {
+            if let Stray::ServerRequest(v) = &s {
+                let id = v.get("id").unwrap_or(&Value::Null).to_string();
+                if !self.server_request_ids.insert(id) {
+                    // Before the request itself: the id is what is judged first.
+                    out.push(Stray::ReusedRequestId(v.clone()));
                 }
-                _ => None,
-            })
-            .collect();
-        for r in reused {
-            push_stray(strays, r);
+            }
+            out.push(s);
         }
+        *strays = out;
     }
 
     /// Starts a judged case: what arrived since the last one, for its judgement.
