@@ -20,6 +20,18 @@ use crate::prompts;
 use crate::resources;
 use crate::tools::ToolSet;
 
+/// The eight log levels, least severe first (server/utilities/logging#log-levels).
+const LOG_LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
 /// The server's name in `serverInfo`.
 pub const SERVER_NAME: &str = "mcperr-reference";
 
@@ -75,17 +87,7 @@ impl Handler {
     /// A log level that is none of the eight (server/utilities/logging#log-levels):
     /// -32602, unless the fault accepts any.
     fn unknown_log_level(&self, level: &Value) -> Option<ErrorObject> {
-        const LEVELS: [&str; 8] = [
-            "debug",
-            "info",
-            "notice",
-            "warning",
-            "error",
-            "critical",
-            "alert",
-            "emergency",
-        ];
-        let known = level.as_str().is_some_and(|l| LEVELS.contains(&l));
+        let known = level.as_str().is_some_and(|l| LOG_LEVELS.contains(&l));
         (!known && self.fault != Some(Fault::LogLevelUnchecked)).then(|| {
             ErrorObject::new(
                 codes::INVALID_PARAMS,
@@ -107,17 +109,7 @@ impl Handler {
         req: &Request,
         records: &[LogRecord],
     ) -> Vec<Value> {
-        const LEVELS: [&str; 8] = [
-            "debug",
-            "info",
-            "notice",
-            "warning",
-            "error",
-            "critical",
-            "alert",
-            "emergency",
-        ];
-        let Some(threshold) = asked.and_then(|a| LEVELS.iter().position(|l| *l == a)) else {
+        let Some(threshold) = asked.and_then(|a| LOG_LEVELS.iter().position(|l| *l == a)) else {
             return vec![];
         };
         records
@@ -128,7 +120,7 @@ impl Handler {
                     crate::log::Level::Warn => "warning",
                     crate::log::Level::Error => "error",
                 };
-                let rank = LEVELS.iter().position(|l| *l == level)?;
+                let rank = LOG_LEVELS.iter().position(|l| *l == level)?;
                 (rank >= threshold).then_some((level, r))
             })
             .map(|(level, r)| {

@@ -890,4 +890,38 @@ mod tests {
         let echoing = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "env", "arguments": {"url": dsn}}});
         assert!(aspects(json!({"content": text(dsn), "isError": true}), echoing).is_empty());
     }
+
+    #[test]
+    fn progress_must_grow_as_numbers_and_name_the_request_s_token() {
+        let req = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+            "params": {"name": "slow", "_meta": {"progressToken": "t"}}});
+        let note = |token: Value, p: Value| {
+            Stray::Progress(json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                "params": {"progressToken": token, "progress": p}}))
+        };
+        let mut ex = answered(
+            req,
+            json!({"jsonrpc": "2.0", "id": 9, "result": {"content": []}}),
+        );
+        // Floats and integers compared as numbers; none at all passes too.
+        ex.strays = vec![note(json!("t"), json!(0.5)), note(json!("t"), json!(1))];
+        assert!(progress(&ex).is_none());
+        ex.strays.clear();
+        assert!(progress(&ex).is_none());
+        ex.strays = vec![note(json!("t"), json!(2)), note(json!("t"), json!(2))];
+        assert_eq!(progress(&ex).map(|v| v.aspect), Some(AspectId::U6Main));
+        // Another token, or the request's own after the response.
+        ex.strays = vec![note(json!(1), json!(1))];
+        let other: Vec<AspectId> = strays(&ex, &Context::default())
+            .iter()
+            .map(|v| v.aspect)
+            .collect();
+        assert_eq!(other, [AspectId::U6ActiveTokens]);
+        ex.strays = vec![note(json!("t"), json!(3)).outside()];
+        let late: Vec<AspectId> = strays(&ex, &Context::default())
+            .iter()
+            .map(|v| v.aspect)
+            .collect();
+        assert_eq!(late, [AspectId::U6StopAfterCompletion]);
+    }
 }
