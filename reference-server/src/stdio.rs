@@ -10,7 +10,7 @@
 //! next lines are read (a cancellation among them); [`StdioEdge::due`] gives
 //! what has come due since, so [`serve`] reads on a thread of its own.
 
-use std::io::{self, BufRead, Read, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::sync::mpsc;
 use std::time::Instant;
 
@@ -177,10 +177,12 @@ impl StdioEdge {
         for message in &outcome.notifications {
             push_message(&mut out.stdout, message);
         }
-        if let Some(response) = outcome.response.clone().filter(|_| outcome.steps > 0) {
-            self.work
-                .start(response, outcome.progress_token, outcome.steps, now);
-            return Some(out);
+        if outcome.steps > 0 {
+            if let Some(response) = outcome.response {
+                let token = outcome.progress_token;
+                self.work.start(response, token, outcome.steps, now);
+                return Some(out);
+            }
         }
         if let Some(response) = outcome.response {
             let pretty = handler.fault() == Some(Fault::PrettyPrinted)
@@ -213,37 +215,44 @@ enum Input {
 }
 
 /// Reads `input` line by line onto `lines` until EOF (then the channel
-/// closes) or a read error (sent last).
-fn read_lines(mut input: impl BufRead, lines: mpsc::Sender<io::Result<Input>>) {
-    let mut line = Vec::new();
+/// closes) or a read error (sent last). The lines already read in one go
+/// travel together: a client that pipelines wakes the server once per
+/// read, not once per line.
+fn read_lines<R: Read>(mut input: BufReader<R>, lines: mpsc::Sender<Vec<io::Result<Input>>>) {
+    let mut batch = Vec::new();
     loop {
-        line.clear();
-        let read = Read::take(&mut input, MAX_LINE as u64 + 1).read_until(b'\n', &mut line);
-        let item = match read {
-            Ok(0) => return,
-            Ok(_) if line.len() > MAX_LINE && line.last() != Some(&b'\n') => {
-                // Skip the rest of the oversized line.
-                let mut sink = Vec::new();
-                loop {
-                    sink.clear();
-                    match Read::take(&mut input, MAX_LINE as u64).read_until(b'\n', &mut sink) {
-                        Ok(m) if m == 0 || sink.last() == Some(&b'\n') => break,
-                        Ok(_) => {}
-                        Err(e) => {
-                            let _ = lines.send(Err(e));
-                            return;
-                        }
-                    }
-                }
-                Ok(Input::Oversized)
+        let item = read_one(&mut input);
+        let end = matches!(item, None | Some(Err(_)));
+        batch.extend(item);
+        if end || input.buffer().is_empty() {
+            if lines.send(std::mem::take(&mut batch)).is_err() || end {
+                return;
             }
-            Ok(_) => Ok(Input::Line(line.clone())),
-            Err(e) => Err(e),
-        };
-        let failed = item.is_err();
-        if lines.send(item).is_err() || failed {
-            return;
         }
+    }
+}
+
+/// One line of `input`, its newline kept; `None` at EOF.
+fn read_one<R: Read>(input: &mut BufReader<R>) -> Option<io::Result<Input>> {
+    let mut line = Vec::new();
+    match Read::take(&mut *input, MAX_LINE as u64 + 1).read_until(b'\n', &mut line) {
+        Ok(0) => None,
+        Ok(_) if line.len() > MAX_LINE && line.last() != Some(&b'\n') => {
+            // Skip the rest of the oversized line.
+            let mut sink = Vec::new();
+            loop {
+                sink.clear();
+                match Read::take(&mut *input, MAX_LINE as u64).read_until(b'\n', &mut sink) {
+                    Ok(m) if m == 0 || sink.last() == Some(&b'\n') => {
+                        return Some(Ok(Input::Oversized))
+                    }
+                    Ok(_) => {}
+                    Err(e) => return Some(Err(e)),
+                }
+            }
+        }
+        Ok(_) => Some(Ok(Input::Line(line))),
+        Err(e) => Some(Err(e)),
     }
 }
 
@@ -275,7 +284,7 @@ fn write_out(
 /// running is finished, then the server stops.
 pub fn serve(
     handler: &Handler,
-    input: impl BufRead + Send + 'static,
+    input: impl Read + Send + 'static,
     mut output: impl Write,
     mut log: impl Write,
 ) -> io::Result<Stop> {
@@ -285,11 +294,34 @@ pub fn serve(
     // and the process ends with the return.
     std::thread::Builder::new()
         .name("stdin".into())
-        .spawn(move || read_lines(input, tx))?;
+        .spawn(move || read_lines(BufReader::with_capacity(1 << 16, input), tx))?;
+    let mut queued: std::collections::VecDeque<io::Result<Input>> = Default::default();
     loop {
-        let next = match edge.next_due() {
-            None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
-            Some(due) => rx.recv_timeout(due.saturating_duration_since(Instant::now())),
+        // Work that came due is written first, however fast lines come.
+        if edge.next_due().is_some_and(|due| due <= Instant::now()) {
+            write_out(
+                &edge.due(handler, Instant::now()),
+                true,
+                &mut output,
+                &mut log,
+            )?;
+            continue;
+        }
+        let next = match queued.pop_front() {
+            Some(item) => Ok(item),
+            None => {
+                let batch = match edge.next_due() {
+                    None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+                    Some(due) => rx.recv_timeout(due.saturating_duration_since(Instant::now())),
+                };
+                match batch {
+                    Ok(batch) => {
+                        queued.extend(batch);
+                        continue;
+                    }
+                    Err(e) => Err(e),
+                }
+            }
         };
         // Over-long lines are logged without a flush; answered lines flush
         // the log before the response is written, and the response after.

@@ -1,6 +1,6 @@
 //! `mcperr reference`: the reference server on stdio or Streamable HTTP.
 
-use std::io::{self, BufReader};
+use std::io;
 use std::time::Duration;
 
 use mcperr_reference::auth::AuthConfig;
@@ -23,7 +23,7 @@ pub(crate) fn main(args: ReferenceArgs) -> i32 {
     let handler = Handler::new(args.fault);
     match stdio::serve(
         &handler,
-        BufReader::new(io::stdin()),
+        io::stdin(),
         io::stdout().lock(),
         io::stderr().lock(),
     ) {
