@@ -224,10 +224,9 @@ fn read_lines<R: Read>(mut input: BufReader<R>, lines: mpsc::Sender<Vec<io::Resu
         let item = read_one(&mut input);
         let end = matches!(item, None | Some(Err(_)));
         batch.extend(item);
-        if end || input.buffer().is_empty() {
-            if lines.send(std::mem::take(&mut batch)).is_err() || end {
-                return;
-            }
+        let flush = end || input.buffer().is_empty();
+        if flush && (lines.send(std::mem::take(&mut batch)).is_err() || end) {
+            return;
         }
     }
 }
