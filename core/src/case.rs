@@ -152,6 +152,13 @@ pub enum SendStep {
         /// (U7). Over HTTP it is an ordinary awaited request.
         #[serde(default)]
         in_flight: bool,
+        /// Values taken from its answer for the later steps and the judged
+        /// request: `{ task = "result.task.taskId" }` names the value at that
+        /// dotted path `{{task}}` (a string that is only the placeholder
+        /// becomes the value itself, whatever its type). An answer without
+        /// it fails the case.
+        #[serde(default)]
+        capture: BTreeMap<String, String>,
     },
 }
 

@@ -32,9 +32,11 @@ pub struct Discovery {
 
 impl Discovery {
     /// Whether the server advertised `capability` (`tools`, `resources`, `prompts`).
+    /// A dotted name reads a member of one (`tasks.list`).
     pub fn advertises(&self, capability: &str) -> bool {
-        self.capabilities
-            .get(capability)
+        capability
+            .split('.')
+            .try_fold(&self.capabilities, |c, key| c.get(key))
             .is_some_and(|c| !c.is_null())
     }
 

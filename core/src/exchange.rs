@@ -56,6 +56,8 @@ pub enum Stray {
     /// A request of the server's own whose id it already used for another
     /// in the session (J1 `server-request-id-unique`).
     ReusedRequestId(Value),
+    /// A `notifications/tasks/status` (K1: judged for its `_meta`).
+    TaskStatus(Value),
     /// More strays than are kept; this many were dropped.
     More(usize),
 }
@@ -69,6 +71,7 @@ impl Stray {
             return match method {
                 "notifications/progress" => Some(Stray::Progress(message.clone())),
                 "notifications/cancelled" => Some(Stray::ServerCancel(message.clone())),
+                "notifications/tasks/status" => Some(Stray::TaskStatus(message.clone())),
                 "notifications/message" => Some(Stray::Log(message.clone())),
                 _ => None,
             };

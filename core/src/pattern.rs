@@ -200,6 +200,44 @@ pub fn substitute(value: &Value, vars: &[(&str, &str)]) -> Value {
     }
 }
 
+/// Replaces the captured values `vars` in every string of `value`: a
+/// string that is only `{{name}}` becomes the value itself (a number stays
+/// a number), a string or number elsewhere in a string is written as text.
+pub fn substitute_values(value: &Value, vars: &[(String, Value)]) -> Value {
+    match value {
+        Value::String(s) => {
+            if let Some((_, v)) = vars.iter().find(|(k, _)| *s == format!("{{{{{k}}}}}")) {
+                return v.clone();
+            }
+            let mut out = s.clone();
+            for (k, v) in vars {
+                let text = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+                out = out.replace(&format!("{{{{{k}}}}}"), &text);
+            }
+            Value::String(out)
+        }
+        Value::Array(a) => Value::Array(a.iter().map(|v| substitute_values(v, vars)).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, v)| {
+                    let key = substitute_values(&Value::String(k.clone()), vars);
+                    let key = key.as_str().map_or_else(|| key.to_string(), str::to_string);
+                    (key, substitute_values(v, vars))
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// The value at a dotted `path` (`result.task.taskId`; numbers index arrays).
+pub fn at_path<'a>(value: &'a Value, path: &str) -> Option<&'a Value> {
+    path.split('.').try_fold(value, |v, key| match v {
+        Value::Array(a) => a.get(key.parse::<usize>().ok()?),
+        _ => v.get(key),
+    })
+}
+
 /// Deep-merges `overlay` into `base` (objects merge, everything else replaces).
 pub fn merge(base: &mut Value, overlay: &Value) {
     match (base, overlay) {
@@ -278,6 +316,16 @@ mod tests {
 
     #[test]
     fn substitution_and_merge() {
+        let vars = [
+            ("task".to_string(), json!(7)),
+            ("id".to_string(), json!("t-1")),
+        ];
+        let v = substitute_values(&json!({"a": "{{task}}", "b": "x{{id}}/{{task}}"}), &vars);
+        assert_eq!(v, json!({"a": 7, "b": "xt-1/7"}));
+        let answer = json!({"result": {"task": {"taskId": "t-1"}, "list": [1, 2]}});
+        assert_eq!(at_path(&answer, "result.task.taskId"), Some(&json!("t-1")));
+        assert_eq!(at_path(&answer, "result.list.1"), Some(&json!(2)));
+        assert_eq!(at_path(&answer, "result.nothing"), None);
         let v = substitute(&json!({"a": "x{{canary}}y"}), &[("canary", "C")]);
         assert_eq!(v, json!({"a": "xCy"}));
         let mut b = json!({"result": {"isError": true}});

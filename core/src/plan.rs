@@ -195,6 +195,9 @@ pub struct CasePlan {
     pub over_http: bool,
     /// Whether the server declared `logging`, when discovery told (U8).
     pub logging_declared: Option<bool>,
+    /// What each step's answer gives the later ones, by step index: (name,
+    /// dotted path), from the case's `capture`.
+    pub captures: Vec<(usize, Vec<(String, String)>)>,
 }
 
 /// The citation of `case` in `era` for reports: the table's sentence for
@@ -256,6 +259,7 @@ impl CasePlan {
                     params,
                     id,
                     in_flight,
+                    ..
                 } => {
                     let id = id.as_ref().and_then(Id::from_value);
                     let o = outgoing(id.map_or(IdChoice::Fresh, IdChoice::Given), method, params);
@@ -301,7 +305,45 @@ impl CasePlan {
             profile: profile.clone(),
             over_http,
             logging_declared: None,
+            captures: case
+                .send
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| match s {
+                    SendStep::Request { capture, .. } if !capture.is_empty() => Some((
+                        i,
+                        capture
+                            .iter()
+                            .map(|(k, v)| (k.clone(), v.clone()))
+                            .collect(),
+                    )),
+                    _ => None,
+                })
+                .collect(),
         }
+    }
+
+    /// This plan with the values captured from its steps' answers put in
+    /// the later steps, the judged request and the expectation.
+    pub fn with_values(&self, vars: &[(String, Value)]) -> CasePlan {
+        let sub = |v: &Value| pattern::substitute_values(v, vars);
+        let mut plan = self.clone();
+        let outgoing = |o: &mut Outgoing| o.params = o.params.as_ref().map(sub);
+        for s in &mut plan.steps {
+            if let Step::Send(o) | Step::InFlight(o) = s {
+                outgoing(o);
+            }
+        }
+        outgoing(&mut plan.request);
+        let e = &mut plan.expectation;
+        e.pattern = sub(&e.pattern);
+        for alt in e.also_pass.iter_mut().chain(e.warn.iter_mut()) {
+            alt.pattern = sub(&alt.pattern);
+        }
+        for (_, shape) in &mut e.aspects {
+            *shape = sub(shape);
+        }
+        plan
     }
 
     /// The grader of this plan's era, transport and profile.

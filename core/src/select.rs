@@ -141,8 +141,9 @@ impl Selection {
         Ok(())
     }
 
-    /// Why a `tools/list` entry may not be called in this run, if it may not.
-    fn left_out(&self, filter: &Option<GlobSet>, tool: &Value) -> Option<String> {
+    /// Why a `tools/list` entry may not be called in this run at all, if it
+    /// may not: `--tools` leaves it out, or it is destructive.
+    fn not_chosen(&self, filter: &Option<GlobSet>, tool: &Value) -> Option<String> {
         let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
         if filter.as_ref().is_some_and(|g| !g.is_match(name)) {
             return Some("not selected by --tools".into());
@@ -152,12 +153,18 @@ impl Selection {
                 "annotated destructiveHint: true (call it with --allow-destructive)".into(),
             );
         }
-        if generate::task_required(tool) {
-            return Some(
-                "execution.taskSupport is \"required\": it may only be called as a task, which mcperr does not do".into(),
-            );
-        }
         None
+    }
+
+    /// Why a `tools/list` entry may not be called in this run's generated
+    /// calls: [`Selection::not_chosen`], or it may only be called as a task
+    /// (the scripted cases of fixtures/cases/tasks call it as one).
+    fn left_out(&self, filter: &Option<GlobSet>, tool: &Value) -> Option<String> {
+        self.not_chosen(filter, tool).or_else(|| {
+            generate::task_required(tool).then(|| {
+                "execution.taskSupport is \"required\": it may only be called as a task, which only the tasks/* cases do".into()
+            })
+        })
     }
 
     /// How `tool` (not left out) is called: valid arguments go to tools
@@ -330,15 +337,19 @@ impl Selection {
                     .and_then(|t| t.get("outputSchema").cloned());
             }
         }
-        let left_out: Vec<LeftOut> = discovery
-            .tools
-            .iter()
-            .filter_map(|t| {
-                let name = t.get("name").and_then(Value::as_str)?.to_string();
-                self.left_out(&tool_filter, t)
-                    .map(|reason| LeftOut { name, reason })
-            })
-            .collect();
+        let listed = |why: &dyn Fn(&Value) -> Option<String>| -> Vec<LeftOut> {
+            discovery
+                .tools
+                .iter()
+                .filter_map(|t| {
+                    let name = t.get("name").and_then(Value::as_str)?.to_string();
+                    why(t).map(|reason| LeftOut { name, reason })
+                })
+                .collect()
+        };
+        // Scripted cases may name a tool that only a task may call (tasks/*).
+        let not_chosen = listed(&|t| self.not_chosen(&tool_filter, t));
+        let left_out = listed(&|t| self.left_out(&tool_filter, t));
         let tool_calls = self.all_calls(discovery, &tool_filter);
         // `{{tool}}`: a tool the run may call, read-only ones first.
         let callable: Vec<&Value> = discovery
@@ -369,7 +380,7 @@ impl Selection {
             if verdict.is_ok() {
                 let excluded = case.needs.iter().find_map(|n| {
                     let name = n.strip_prefix("tool:")?;
-                    left_out.iter().find(|l| l.name == name)
+                    not_chosen.iter().find(|l| l.name == name)
                 });
                 if let Some(l) = excluded {
                     verdict = Err(crate::case::Skip(format!(

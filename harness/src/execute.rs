@@ -41,8 +41,8 @@ fn id_for(client: &mut Client, choice: &IdChoice) -> Option<Id> {
     }
 }
 
-/// Sends one unjudged step; `false` when a step request got no answer.
-async fn step(client: &mut Client, step: &Step) -> Result<(), Exchange> {
+/// Sends one unjudged step: the answer of a step request, `Err` when it got none.
+async fn step(client: &mut Client, step: &Step) -> Result<Option<Value>, Exchange> {
     match step {
         Step::Raw(raw) => client.send_raw(raw).await,
         Step::Send(o) if o.id == IdChoice::Notification => {
@@ -52,8 +52,37 @@ async fn step(client: &mut Client, step: &Step) -> Result<(), Exchange> {
         Step::InFlight(_) => {}
         Step::Send(o) => {
             let ex = client.request(&o.method, o.params.clone(), false).await;
-            if ex.response().is_none() {
-                return Err(ex);
+            return match ex.response() {
+                Some(r) => Ok(Some(r.clone())),
+                None => Err(ex),
+            };
+        }
+    }
+    Ok(None)
+}
+
+/// The values step `index`'s `answer` gives the later ones (`capture`), or
+/// why the case cannot go on without them.
+fn capture(
+    plan: &CasePlan,
+    index: usize,
+    answer: Option<&Value>,
+    vars: &mut Vec<(String, Value)>,
+) -> Result<(), String> {
+    let Some((_, wanted)) = plan.captures.iter().find(|(i, _)| *i == index) else {
+        return Ok(());
+    };
+    let answer = answer.unwrap_or(&Value::Null);
+    for (name, path) in wanted {
+        match mcperr_core::pattern::at_path(answer, path) {
+            Some(v) if !v.is_null() => vars.push((name.clone(), v.clone())),
+            _ => {
+                return Err(format!(
+                    "step {} ({}) was answered without {path}, which the case goes on with: {}",
+                    index + 1,
+                    answer["id"],
+                    clip(&answer.to_string())
+                ))
             }
         }
     }
@@ -499,7 +528,17 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
         ..Evidence::default()
     };
     let mut in_flight = None;
-    for s in &plan.steps {
+    let mut vars: Vec<(String, Value)> = Vec::new();
+    let with_values;
+    let mut plan = plan;
+    for (index, s) in plan.steps.iter().enumerate() {
+        let filled;
+        let s = if vars.is_empty() {
+            s
+        } else {
+            filled = plan.with_values(&vars).steps[index].clone();
+            &filled
+        };
         if let Step::InFlight(o) = s {
             match start_in_flight(client, plan, o).await {
                 Ok(started) => in_flight = Some(started),
@@ -507,7 +546,17 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
             }
             continue;
         }
-        if let Err(ex) = step(client, s).await {
+        let sent = step(client, s).await;
+        if let Ok(answer) = &sent {
+            if let Err(why) = capture(plan, index, answer.as_ref(), &mut vars) {
+                let v = mcperr_core::grading::Violation::new(plan.case.aspect_id(), why);
+                let graded = plan.grader().graded(&v, false).into_iter().collect();
+                let j = mcperr_core::oracle::Judgement::of(graded, &plan.case.rule, String::new());
+                let result = CaseResult::planned(plan, &plan.citation, j, None, answer.clone(), 0);
+                return (result, true);
+            }
+        }
+        if let Err(ex) = sent {
             let ms = ex.duration.as_millis() as u64;
             // A step left unanswered while the server answers a probe: the
             // step's method is hung (its later cases are errors at once),
@@ -536,6 +585,10 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
             let result = CaseResult::planned(plan, &plan.citation, j, Some(ex.request), None, ms);
             return (result, false);
         }
+    }
+    if !vars.is_empty() {
+        with_values = plan.with_values(&vars);
+        plan = &with_values;
     }
     if let Some((id, token)) = &in_flight {
         evidence.after_cancel = watch_cancelled(client, plan, id, token.as_ref()).await;

@@ -13,7 +13,8 @@ use mcperr_protocol::ErrorObject;
 use serde_json::{json, Map, Value};
 
 use crate::fixture::{
-    FixtureState, PromptDef, ResourceFailure, TemplateDef, ToolDef, ToolFailure, ToolOutput,
+    FixtureState, PromptDef, ResourceFailure, TaskSupport, TemplateDef, ToolDef, ToolFailure,
+    ToolOutput,
 };
 
 /// The catalog both `get_author` and `books://{title}` read.
@@ -109,6 +110,24 @@ fn slow(_: &FixtureState, args: &Map<String, Value>) -> Result<ToolOutput, ToolF
     Ok(ToolOutput::after_steps(format!("done {steps}"), steps))
 }
 
+/// The tool that may only be called as a task (2025-11-25).
+pub const TASK_ONLY: &str = "reindex";
+
+/// The shelves `reindex` knows.
+pub const SHELVES: &[&str] = &["fiction", "poetry"];
+
+fn reindex(_: &FixtureState, args: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
+    let shelf = str_arg(args, "shelf");
+    if SHELVES.contains(&shelf) {
+        Ok(ToolOutput::after_steps(format!("reindexed {shelf}"), 2))
+    } else {
+        Err(ToolFailure::Tool(format!(
+            "No shelf named {}.",
+            py_repr(shelf)
+        )))
+    }
+}
+
 /// The tool that needs the client's elicitation capability.
 pub const NEEDS_ELICITATION: &str = "confirm_purchase";
 
@@ -142,6 +161,7 @@ pub fn tools() -> Vec<ToolDef> {
             input_schema: string_arg("title", "The book's title."),
             output_schema: None,
             read_only: true,
+            task_support: TaskSupport::Forbidden,
             body: get_author,
         },
         ToolDef {
@@ -152,6 +172,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "required": ["code", "message"], "additionalProperties": false}),
             output_schema: None,
             read_only: false,
+            task_support: TaskSupport::Forbidden,
             body: raise_protocol_error,
         },
         ToolDef {
@@ -160,6 +181,7 @@ pub fn tools() -> Vec<ToolDef> {
             input_schema: string_arg("secret", "Text the crash must never reveal."),
             output_schema: None,
             read_only: false,
+            task_support: TaskSupport::Forbidden,
             body: crash,
         },
         ToolDef {
@@ -170,6 +192,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "required": ["limit"], "additionalProperties": false}),
             output_schema: None,
             read_only: false,
+            task_support: TaskSupport::Forbidden,
             body: limited,
         },
         ToolDef {
@@ -181,6 +204,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "required": ["count"]}),
             ),
             read_only: true,
+            task_support: TaskSupport::Forbidden,
             body: limited_calls,
         },
         ToolDef {
@@ -192,6 +216,7 @@ pub fn tools() -> Vec<ToolDef> {
                 "required": ["temperature"]}),
             ),
             read_only: true,
+            task_support: TaskSupport::Forbidden,
             body: bad_output,
         },
         ToolDef {
@@ -200,6 +225,7 @@ pub fn tools() -> Vec<ToolDef> {
             input_schema: string_arg("title", "The book's title."),
             output_schema: None,
             read_only: false,
+            task_support: TaskSupport::Forbidden,
             body: confirm_purchase,
         },
         ToolDef {
@@ -210,7 +236,17 @@ pub fn tools() -> Vec<ToolDef> {
                 "required": ["steps"], "additionalProperties": false}),
             output_schema: None,
             read_only: true,
+            task_support: TaskSupport::Optional,
             body: slow,
+        },
+        ToolDef {
+            name: TASK_ONLY,
+            description: "Rebuild a shelf's index (2025-11-25: only as a task, taskSupport \"required\"); two steps of work. An unknown shelf fails the task.",
+            input_schema: string_arg("shelf", "The shelf: fiction or poetry."),
+            output_schema: None,
+            read_only: false,
+            task_support: TaskSupport::Required,
+            body: reindex,
         },
     ]
 }

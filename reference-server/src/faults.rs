@@ -244,6 +244,48 @@ faults! {
         "a log message to the client (2025-11-25: after logging/setLevel; 2026-07-28: at the request's level) carries the call's arguments, a crash's planted secret included";
     EscapedTitleLeaks => "escaped-title-leaks", "J7",
         "fuzz only: reading books://{title} with a percent-escape in the title answers -32603 carrying the decoder's panic text";
+    TasksUndeclared => "tasks-undeclared", "K1",
+        "2025-11-25: the tasks capability is left out of initialize's result, while tools still state execution.taskSupport and a call with a task param is still run as a task";
+    TaskForbiddenAccepted => "task-forbidden-accepted", "K1",
+        "2025-11-25: a call with a task param to a tool that states no taskSupport is run as a task instead of -32601";
+    TaskRequiredAccepted => "task-required-accepted", "K1",
+        "2025-11-25: reindex (taskSupport \"required\") called without a task param is run instead of -32601";
+    TaskCreatedCompleted => "task-created-completed", "K1",
+        "2025-11-25: the CreateTaskResult of a new task says status completed while it is still working";
+    TaskIdNumber => "task-id-number", "K1",
+        "2025-11-25: task ids are numbers, not strings";
+    TaskIdReused => "task-id-reused", "K1",
+        "2025-11-25: every task gets the id task-1, the newest replacing the one before";
+    TaskNoTimestamps => "task-no-timestamps", "K1",
+        "2025-11-25: tasks are reported without createdAt and lastUpdatedAt";
+    TaskNoTtl => "task-no-ttl", "K1",
+        "2025-11-25: tasks are reported without ttl (the field is required, null for unlimited)";
+    TaskResultEarly => "task-result-early", "K1",
+        "2025-11-25: tasks/result of a working task answers at once and leaves the task working";
+    TaskResultAltered => "task-result-altered", "K1",
+        "2025-11-25: tasks/result answers a text of its own (\"task finished\") instead of the call's result";
+    TaskResultNoRelatedTask => "task-result-no-related-task", "K1",
+        "2025-11-25: tasks/result answers without io.modelcontextprotocol/related-task in _meta";
+    TaskMetaOverridesId => "task-meta-overrides-id", "K1",
+        "2025-11-25: tasks/get, tasks/result and tasks/cancel take the task from _meta's io.modelcontextprotocol/related-task instead of the taskId param";
+    TaskOpsCarryRelatedTask => "task-ops-carry-related-task", "K1",
+        "2025-11-25: tasks/get, tasks/list and tasks/cancel results carry io.modelcontextprotocol/related-task in _meta";
+    TaskStatusRelatedTask => "task-status-related-task", "K1",
+        "2025-11-25: the notifications/tasks/status sent on a cancellation carries io.modelcontextprotocol/related-task in _meta";
+    TaskCursorIgnored => "task-cursor-ignored", "K1",
+        "2025-11-25: tasks/list with a cursor the server never issued answers the first page instead of -32602";
+    TaskUnknownInternal => "task-unknown-internal", "K1",
+        "2025-11-25: tasks/get, tasks/result and tasks/cancel of an unknown task id are -32603 instead of -32602";
+    TaskCancelTerminalAccepted => "task-cancel-terminal-accepted", "K1",
+        "2025-11-25: tasks/cancel of a completed task answers the task instead of -32602";
+    TaskCancelReportsWorking => "task-cancel-reports-working", "K1",
+        "2025-11-25: tasks/cancel answers the task with status working, not yet cancelled";
+    TaskCancelNotSticky => "task-cancel-not-sticky", "K1",
+        "2025-11-25: a cancelled task whose work ends anyway is then reported completed";
+    TaskFailedNoMessage => "task-failed-no-message", "K1",
+        "2025-11-25: a failed task is reported without a statusMessage";
+    TaskGetSse => "task-get-sse", "K1",
+        "over HTTP, 2025-11-25: tasks/get is answered as an SSE stream, though the client polls";
 }
 
 impl Fault {
@@ -298,7 +340,8 @@ impl Fault {
     pub fn http_only(self) -> bool {
         matches!(
             self,
-            Fault::HttpGetOk
+            Fault::TaskGetSse
+                | Fault::HttpGetOk
                 | Fault::HttpHeadersUnchecked
                 | Fault::HttpVersionUnchecked
                 | Fault::HttpAcceptUnchecked

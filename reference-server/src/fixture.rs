@@ -99,8 +99,34 @@ pub struct ToolDef {
     /// Annotated `readOnlyHint: true`: calling it changes nothing, so a
     /// harness may call it with sample arguments.
     pub read_only: bool,
+    /// Whether it may, or must, be called as a task (2025-11-25 tasks).
+    pub task_support: TaskSupport,
     /// The body.
     pub body: ToolBody,
+}
+
+/// How a tool may be called: its `execution.taskSupport` (2025-11-25
+/// basic/utilities/tasks#tool-level-negotiation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TaskSupport {
+    /// Never as a task (the default when the field is absent).
+    #[default]
+    Forbidden,
+    /// Either way.
+    Optional,
+    /// Only as a task.
+    Required,
+}
+
+impl TaskSupport {
+    /// The value of `execution.taskSupport`, when the tool states one.
+    pub fn declared(self) -> Option<&'static str> {
+        match self {
+            TaskSupport::Forbidden => None,
+            TaskSupport::Optional => Some("optional"),
+            TaskSupport::Required => Some("required"),
+        }
+    }
 }
 
 /// How a resource read fails, as in the source documents.

@@ -14,10 +14,11 @@ use crate::answer::Answer;
 use crate::bookshop;
 use crate::completion;
 use crate::faults::Fault;
-use crate::fixture::{FixtureState, PromptDef, TemplateDef};
+use crate::fixture::{FixtureState, PromptDef, TaskSupport, TemplateDef};
 use crate::log::LogRecord;
 use crate::prompts;
 use crate::resources;
+use crate::tasks::{self, Tasks};
 use crate::tools::ToolSet;
 
 /// The eight log levels, least severe first (server/utilities/logging#log-levels).
@@ -38,7 +39,10 @@ pub const SERVER_NAME: &str = "mcperr-reference";
 /// The reference server's state and fixture, shared by every connection.
 pub struct Handler {
     shop: FixtureState,
-    tools: ToolSet,
+    /// 2025-11-25's tools (with tasks) and 2026-07-28's (without).
+    legacy_tools: ToolSet,
+    modern_tools: ToolSet,
+    tasks: Tasks,
     templates: Vec<TemplateDef>,
     prompts: Vec<PromptDef>,
     fault: Option<Fault>,
@@ -49,7 +53,9 @@ impl Handler {
     pub fn new(fault: Option<Fault>) -> Self {
         Handler {
             shop: FixtureState::default(),
-            tools: ToolSet::new(bookshop::tools()),
+            legacy_tools: ToolSet::new(bookshop::tools(), true),
+            modern_tools: ToolSet::new(bookshop::tools(), false),
+            tasks: Tasks::default(),
             templates: bookshop::templates(),
             prompts: bookshop::prompts(),
             fault,
@@ -66,10 +72,13 @@ impl Handler {
         &self.shop
     }
 
-    fn capabilities(&self) -> Value {
+    fn capabilities(&self, era: Era) -> Value {
         let mut caps = json!({"tools": {"listChanged": false},
             "resources": {"subscribe": false, "listChanged": false},
             "prompts": {"listChanged": false}, "completions": {}, "logging": {}});
+        if era == Era::Legacy && self.fault != Some(Fault::TasksUndeclared) {
+            caps["tasks"] = json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
+        }
         let undeclared = match self.fault {
             Some(Fault::UndeclaredTools) => Some("tools"),
             Some(Fault::UndeclaredResources) => Some("resources"),
@@ -210,6 +219,53 @@ impl Handler {
         Ok(())
     }
 
+    fn tools(&self, era: Era) -> &ToolSet {
+        match era {
+            Era::Legacy => &self.legacy_tools,
+            Era::Modern => &self.modern_tools,
+        }
+    }
+
+    /// A 2025-11-25 `tools/call`: with a `task` param, run as a task where
+    /// the tool allows it (a `CreateTaskResult`); -32601 for a task the
+    /// tool forbids, or a plain call of a tool that requires one
+    /// (basic/utilities/tasks#tool-level-negotiation). A call whose params
+    /// are malformed, or that names no tool here, gets its own error.
+    fn call_tool_legacy(&self, params: Option<&Value>) -> Answer {
+        let task = match tasks::requested(params) {
+            Ok(task) => task.is_some(),
+            Err(e) => return Answer::error(e),
+        };
+        let call = || self.legacy_tools.call(&self.shop, self.fault, params);
+        let name = params.and_then(|p| p.get("name")).and_then(Value::as_str);
+        let well_formed = matches!(
+            params.and_then(|p| p.get("arguments")),
+            None | Some(Value::Null | Value::Object(_))
+        );
+        let Some((name, support)) = name
+            .and_then(|n| Some((n, self.legacy_tools.task_support(n)?)))
+            .filter(|_| well_formed)
+        else {
+            return call();
+        };
+        let refuse = |why: String| {
+            Answer::error(ErrorObject::new(
+                codes::METHOD_NOT_FOUND,
+                format!("Method not found: {why}"),
+            ))
+        };
+        match (task, support) {
+            (true, TaskSupport::Forbidden) if self.fault != Some(Fault::TaskForbiddenAccepted) => {
+                refuse(format!("tool {name} cannot be called as a task"))
+            }
+            (false, TaskSupport::Required) if self.fault != Some(Fault::TaskRequiredAccepted) => {
+                refuse(format!("tool {name} may only be called as a task"))
+            }
+            (true, _) => self.tasks.create(call(), self.fault),
+            (false, _) => call(),
+        }
+    }
+
     /// Whether `method` is a request method this server answers in `era`.
     pub fn knows(era: Era, method: &str) -> bool {
         let common = matches!(
@@ -227,13 +283,25 @@ impl Handler {
             || match era {
                 // 2026-07-28 has no `ping` (the Python SDK answers it -32601 there);
                 // `server/discover` is the modern liveness probe.
-                Era::Legacy => matches!(method, "initialize" | "ping" | "logging/setLevel"),
+                Era::Legacy => matches!(
+                    method,
+                    "initialize"
+                        | "ping"
+                        | "logging/setLevel"
+                        | "tasks/get"
+                        | "tasks/result"
+                        | "tasks/cancel"
+                        | "tasks/list"
+                ),
                 Era::Modern => method == "server/discover",
             }
     }
 
     /// Answers one request in `era`. Modern results carry `resultType: "complete"`.
     pub fn request(&self, era: Era, req: &Request) -> Answer {
+        if era == Era::Legacy {
+            self.tasks.tick();
+        }
         let mut answer = self.dispatch(era, req);
         if era == Era::Modern {
             let asked = req
@@ -243,7 +311,8 @@ impl Handler {
                 .and_then(|m| m.get(META_LOG_LEVEL))
                 .and_then(Value::as_str)
                 .or((self.fault == Some(Fault::LogUnasked)).then_some("debug"));
-            answer.notifications = self.log_messages(asked, req, &answer.logs);
+            let logs = self.log_messages(asked, req, &answer.logs);
+            answer.notifications.splice(0..0, logs);
         }
         if era == Era::Modern {
             if let Some(Ok(Value::Object(result))) = &mut answer.reply {
@@ -350,7 +419,7 @@ impl Handler {
                     };
                     let mut result = json!({
                         "protocolVersion": version,
-                        "capabilities": self.capabilities(),
+                        "capabilities": self.capabilities(era),
                         "serverInfo": Self::server_info(),
                     });
                     if self.fault == Some(Fault::InitializeNoServerInfo) {
@@ -366,7 +435,7 @@ impl Handler {
             "server/discover" => {
                 let mut result = json!({
                     "supportedVersions": [Era::Modern.version()],
-                    "capabilities": self.capabilities(),
+                    "capabilities": self.capabilities(era),
                     "serverInfo": Self::server_info(),
                 });
                 if self.fault == Some(Fault::DiscoverIncomplete) {
@@ -391,12 +460,18 @@ impl Handler {
                     "Invalid params: \"level\" is required",
                 )),
             },
-            "tools/list" => Answer::result(json!({"tools": self.tools.list()})),
+            "tools/list" => Answer::result(json!({"tools": self.tools(era).list()})),
+            "tools/call" if era == Era::Legacy => self.call_tool_legacy(params),
             // A valid call that needs a capability the client lacks: -32021.
-            "tools/call" => self.tools.call_gated(&self.shop, self.fault, params, || {
-                (era == Era::Modern && Self::lacks_elicitation(params))
-                    .then(|| self.missing_capability(params))
-            }),
+            "tools/call" => self
+                .modern_tools
+                .call_gated(&self.shop, self.fault, params, || {
+                    Self::lacks_elicitation(params).then(|| self.missing_capability(params))
+                }),
+            "tasks/get" => self.tasks.get(params, self.fault),
+            "tasks/result" => self.tasks.result(params, self.fault),
+            "tasks/cancel" => self.tasks.cancel(params, self.fault),
+            "tasks/list" => self.tasks.list(params, self.fault),
             "resources/list" => Answer::result(json!({"resources": []})),
             "resources/templates/list" => Answer::result(
                 json!({"resourceTemplates": resources::list_templates(&self.templates)}),

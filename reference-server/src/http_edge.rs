@@ -548,7 +548,14 @@ impl HttpEdge {
             status = 200;
         }
         let truncated = self.fault() == Some(Fault::HttpSseTruncated) && method == "tools/call";
-        if self.config.sse || truncated {
+        // A client that polls with tasks/get wants no stream: "Where possible,
+        // servers SHOULD NOT upgrade to an SSE stream in response to a
+        // tasks/get request" (2025-11-25 basic/utilities/tasks).
+        let sse = match method {
+            "tasks/get" => self.fault() == Some(Fault::TaskGetSse),
+            _ => self.config.sse,
+        };
+        if sse || truncated {
             let data = serde_json::to_string(&response).expect("responses serialize");
             let body = if truncated {
                 ": the stream ends before the response\n\n".to_string()

@@ -12,6 +12,8 @@
 //!   definitions (import `answer`, `fixture`, `faults`, `log`; not `bookshop`).
 //! - [`work`]: a slow tool's paced reply, progress and cancellation (imports
 //!   `faults`); time is passed in.
+//! - [`tasks`]: 2025-11-25's tasks, worked off one step per request handled
+//!   (imports `answer`, `faults`, `fixture`); no clock but for timestamps.
 //! - [`auth`]: the decisions of a protected server (bearer tokens, the 401
 //!   challenge, the protected-resource metadata); imports `faults`.
 //! - [`handler`]: the pure handler, one request in an established era → one
@@ -37,6 +39,7 @@ pub mod prompts;
 pub mod resources;
 pub mod session;
 pub mod stdio;
+pub mod tasks;
 pub mod tools;
 pub mod work;
 

@@ -146,8 +146,8 @@ impl Session {
                             .and_then(Value::as_str)
                             .map(str::to_string);
                     }
-                    answer.notifications =
-                        handler.log_messages(self.log_level.as_deref(), &req, &answer.logs);
+                    let logs = handler.log_messages(self.log_level.as_deref(), &req, &answer.logs);
+                    answer.notifications.splice(0..0, logs);
                 }
                 let id = respond_id(&req.id, fault);
                 let progress_token = req

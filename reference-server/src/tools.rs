@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 
 use crate::answer::Answer;
 use crate::faults::Fault;
-use crate::fixture::{FixtureState, ToolDef, ToolFailure};
+use crate::fixture::{FixtureState, TaskSupport, ToolDef, ToolFailure};
 use crate::log::{catch_panic, LogRecord};
 
 struct Tool {
@@ -25,6 +25,8 @@ struct Tool {
 /// The tools a server offers, with their schemas compiled once.
 pub struct ToolSet {
     tools: Vec<Tool>,
+    /// The era has tasks (2025-11-25): `execution.taskSupport` is listed.
+    tasks: bool,
 }
 
 fn compile(schema: &Value) -> jsonschema::Validator {
@@ -73,17 +75,25 @@ fn tool_error(name: &str, message: &str) -> Value {
 }
 
 impl ToolSet {
-    /// Compiles the schemas of `defs`.
-    pub fn new(defs: Vec<ToolDef>) -> Self {
+    /// Compiles the schemas of `defs`. Without `tasks` (an era that has
+    /// none) the tools that may only be called as a task are left out.
+    pub fn new(defs: Vec<ToolDef>, tasks: bool) -> Self {
         let tools = defs
             .into_iter()
+            .filter(|def| tasks || def.task_support != TaskSupport::Required)
             .map(|def| Tool {
                 input: compile(&def.input_schema),
                 output: def.output_schema.as_ref().map(compile),
                 def,
             })
             .collect();
-        ToolSet { tools }
+        ToolSet { tools, tasks }
+    }
+
+    /// How the tool `name` may be called as a task, if it is a tool here.
+    pub fn task_support(&self, name: &str) -> Option<TaskSupport> {
+        let tool = self.tools.iter().find(|t| t.def.name == name)?;
+        Some(tool.def.task_support)
     }
 
     /// The `tools/list` result's `tools` array.
@@ -97,6 +107,9 @@ impl ToolSet {
                 }
                 if t.def.read_only {
                     v["annotations"] = json!({"readOnlyHint": true});
+                }
+                if let (true, Some(support)) = (self.tasks, t.def.task_support.declared()) {
+                    v["execution"] = json!({"taskSupport": support});
                 }
                 v
             })

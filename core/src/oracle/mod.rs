@@ -13,6 +13,7 @@ pub mod invariants;
 mod messages;
 mod regressions;
 pub mod secrets;
+pub mod tasks;
 
 use crate::exchange::{Ending, Exchange, NoResponse};
 use crate::pattern;

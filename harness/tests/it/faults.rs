@@ -104,6 +104,8 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             | Fault::ServerRequestNullId
             | Fault::ServerRequestIdReused
     );
+    // Tasks are 2025-11-25's (2026-07-28 moves them to an extension).
+    let legacy_only = legacy_only || fault.rule() == "K1";
     let era_ok = match era {
         Era::Legacy => !modern_only,
         Era::Modern => !legacy_only,
