@@ -108,7 +108,8 @@ struct Store {
     /// Requests handled so far: the clock tasks work by.
     now: u64,
     minted: u64,
-    seed: u64,
+    /// The keys task ids are hashed with, random per process.
+    keys: std::hash::RandomState,
 }
 
 impl Store {
@@ -204,18 +205,17 @@ impl Tasks {
                 format!("task limit reached: this server keeps at most {MAX_TASKS} tasks"),
             ));
         }
-        if s.seed == 0 {
-            use std::hash::{BuildHasher, RandomState};
-            s.seed = RandomState::new().hash_one(s.now) | 1;
-        }
         s.minted += 1;
         let id = match fault {
             Some(Fault::TaskIdNumber) => json!(s.minted),
             Some(Fault::TaskIdReused) => json!("task-1"),
             _ => {
-                // Unique (a counter) and not guessable from the last one.
-                let mixed = (s.minted ^ s.seed).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                json!(format!("task-{mixed:016x}"))
+                // Unique (the counter) and not guessable from another id:
+                // SipHash under the process's random keys, 128 bits
+                // (basic/utilities/tasks#task-isolation-and-access-control).
+                use std::hash::BuildHasher;
+                let keyed = |lane: u8| s.keys.hash_one((s.minted, lane));
+                json!(format!("task-{:016x}{:016x}", keyed(1), keyed(2)))
             }
         };
         s.tasks.retain(|t| t.id != id);

@@ -105,6 +105,15 @@ fn settings() -> insta::Settings {
     // machine, and node's own frames, whose lines move with node's version.
     s.add_filter(&regex_escape(&repo_root()), "[repo]");
     s.add_filter(r"\(node:[a-z_/]+:\d+:\d+\)", "(node:[frame])");
+    // A task's id is the server's to mint (the reference draws it from a
+    // keyed hash, so it cannot be guessed: basic/utilities/tasks'
+    // "cryptographically secure task IDs"), and its timestamps are the
+    // wall clock's: the same task is a new id and new times in every run.
+    s.add_filter(r"task-[0-9a-f]{16,}", "[task-id]");
+    s.add_filter(
+        r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})",
+        "[timestamp]",
+    );
     // Session ids travel only in HTTP headers, which transcripts do not hold,
     // and timings (`duration_ms`) are left out of transcripts for the same
     // reason as the judge's message: neither is the server's behaviour.
