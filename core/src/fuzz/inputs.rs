@@ -234,10 +234,13 @@ impl Generator {
     }
 
     /// A generator over `tools` (already filtered by the caller) and the
-    /// resources and prompts of `discovery`.
+    /// resources and prompts of `discovery`. A tool that may only be called
+    /// as a task (`execution.taskSupport: "required"`) is left out: no
+    /// plain call of it can be valid, and the generator makes no tasks.
     pub fn new(discovery: &Discovery, tools: &[Value], era: Era) -> Generator {
         let tools = tools
             .iter()
+            .filter(|t| !crate::generate::task_required(t))
             .filter_map(|t| {
                 let name = t.get("name")?.as_str()?.to_string();
                 let schema = t
