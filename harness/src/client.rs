@@ -501,6 +501,44 @@ impl Client {
         Ok(())
     }
 
+    /// Sends the era's probe (`ping`, `server/discover`) on a line
+    /// transport and reads until its answer, up to the client's timeout.
+    /// The answer proves the server has read every line sent before the
+    /// probe (stdin is one ordered stream). What came meanwhile about
+    /// in-flight request `id` (see [`about_in_flight`]) is returned; the
+    /// server may have written it before it read those lines. `Err` with
+    /// the same when the probe was not answered.
+    pub async fn read_barrier(
+        &mut self,
+        id: &Value,
+        token: Option<&Value>,
+    ) -> Result<Vec<Value>, Vec<Value>> {
+        let probe_id = self.fresh_id();
+        let (method, envelope) = match self.era {
+            Era::Legacy => ("ping", false),
+            Era::Modern => ("server/discover", true),
+        };
+        let msg = jsonrpc::request(&probe_id, method, plan::params_for(self.era, None, envelope));
+        let Conn::Lines(conn) = &mut self.conn else {
+            unreachable!("in-flight steps are planned over stdio only")
+        };
+        conn.send_line(&mcperr_core::fuzz::inputs::line(&msg)).await;
+        let want = probe_id.to_value();
+        let deadline = Instant::now() + self.timeout;
+        let mut before = Vec::new();
+        while let Some(m) = self.next_message(deadline).await {
+            if m.get("method").is_none() && m.get("id") == Some(&want) {
+                return Ok(before);
+            }
+            if about_in_flight(&m, id, token) {
+                before.push(m);
+            } else {
+                self.keep_for_next_case(m);
+            }
+        }
+        Err(before)
+    }
+
     /// Watches for `wait` for messages about in-flight request `id` (its
     /// answer, progress for `token`), returning them in order; everything
     /// else goes to the next judged case.
@@ -513,12 +551,7 @@ impl Client {
         let deadline = Instant::now() + wait;
         let mut about = Vec::new();
         while let Some(m) = self.next_message(deadline).await {
-            let answer = m.get("method").is_none() && m.get("id") == Some(id);
-            let progress = m.get("method").and_then(Value::as_str)
-                == Some("notifications/progress")
-                && token.is_some()
-                && mcperr_core::exchange::progress_token(&m) == token;
-            if answer || progress {
+            if about_in_flight(&m, id, token) {
                 about.push(m);
             } else {
                 self.keep_for_next_case(m);
@@ -677,6 +710,16 @@ impl Client {
             format!("the server {status}; stderr tail:\n{tail}")
         }
     }
+}
+
+/// Whether `m` is about in-flight request `id`: its answer, or progress
+/// for its `token`.
+fn about_in_flight(m: &Value, id: &Value, token: Option<&Value>) -> bool {
+    let answer = m.get("method").is_none() && m.get("id") == Some(id);
+    let progress = m.get("method").and_then(Value::as_str) == Some("notifications/progress")
+        && token.is_some()
+        && mcperr_core::exchange::progress_token(m) == token;
+    answer || progress
 }
 
 /// The 2025-11-25 handshake: `initialize`, then `notifications/initialized`.

@@ -439,23 +439,42 @@ async fn start_in_flight(
 }
 
 /// Watches the in-flight request `id` after the steps. When a step
-/// cancelled it, what came about it afterwards (U7), the first progress
-/// notification excepted: the server may have written it before the
-/// cancellation arrived. Otherwise nothing: it was only in flight.
+/// cancelled it, what came about it after the server had shown that it read
+/// the cancellation (U7); otherwise nothing: it was only in flight.
+///
+/// Stdio's "MUST NOT send any further messages for it" counts from the
+/// server's receipt of the cancellation, and the spec's Timing
+/// Considerations (basic/patterns/cancellation) let messages cross it. The
+/// client cannot see the receipt, only a bound: the answer to a probe sent
+/// after the cancellation proves the server read it. What arrives before
+/// that answer is excused, and so is the first progress notification after
+/// it: a worker may have had it in hand when the server read the
+/// cancellation (a concurrent server writes it through the same queue as
+/// the probe's answer). A response, or any second progress notification,
+/// is judged. A server that ignores the cancellation keeps working for the
+/// whole watch and is still seen; an excuse counted only from the
+/// cancellation's send, as before, failed rmcp under load.
 async fn watch_cancelled(
     client: &mut Client,
     plan: &CasePlan,
     id: &Value,
     token: Option<&Value>,
 ) -> Vec<Value> {
-    let mut about = client.watch_in_flight(id, token, IN_FLIGHT_WATCH).await;
     let cancelled = plan.steps.iter().any(|s| {
         matches!(s, Step::Send(o) if o.method == "notifications/cancelled"
             && o.params.as_ref().and_then(|p| p.get("requestId")) == Some(id))
     });
     if !cancelled {
+        client.watch_in_flight(id, token, IN_FLIGHT_WATCH).await;
         return vec![];
     }
+    // Unanswered, the probe proves nothing: what came during it is judged
+    // with the watch then, its first progress notification excused as above.
+    let mut about = match client.read_barrier(id, token).await {
+        Ok(_crossed) => Vec::new(),
+        Err(seen) => seen,
+    };
+    about.extend(client.watch_in_flight(id, token, IN_FLIGHT_WATCH).await);
     if about.first().is_some_and(|m| m.get("method").is_some()) {
         about.remove(0);
     }
