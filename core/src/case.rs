@@ -156,7 +156,8 @@ pub enum SendStep {
         /// request: `{ task = "result.task.taskId" }` names the value at that
         /// dotted path `{{task}}` (a string that is only the placeholder
         /// becomes the value itself, whatever its type). An answer without
-        /// it fails the case.
+        /// it fails the case, or skips it with `PATH?`; `FUNCTION(PATH)`
+        /// makes a value from it ([`crate::capture`]).
         #[serde(default)]
         capture: BTreeMap<String, String>,
     },
@@ -478,6 +479,19 @@ impl Case {
             if let Some((_, era)) = key.split_once('@') {
                 era.parse::<Era>()
                     .map_err(|e| err(format!("[profile.\"{key}\"]: {e}")))?;
+            }
+        }
+        for step in &case.send {
+            if let SendStep::Request { capture, .. } = step {
+                if let Some((name, spec)) = capture
+                    .iter()
+                    .find(|(_, spec)| !crate::capture::valid_spec(spec))
+                {
+                    return Err(err(format!(
+                        "capture {name} = {spec:?}: give a dotted path (PATH, or PATH? when the case is to be skipped without it) or FUNCTION(PATH) with FUNCTION one of {}",
+                        crate::capture::FUNCTIONS.join(", ")
+                    )));
+                }
             }
         }
         if let Some(t) = &case.transport {

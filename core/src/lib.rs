@@ -12,7 +12,8 @@
 //!   verdict and quote come from the table, the profile and the run.
 //! - [`wire`]: one policy per wire edge case (big ids, lone surrogates).
 //! - [`pattern`]: structural subset matching and `{{placeholder}}` substitution.
-//! - [`case`], [`profile`]: case files and the profiles that override them.
+//! - [`case`], [`profile`]: case files and the profiles that override them;
+//!   [`capture`]: what a case step takes from its answer for the next request.
 //! - [`shapes`]: the era's schema for each method's result and for errors.
 //! - [`lines`]: stdout split into capped lines (the stdio framing).
 //! - [`sse`]: Server-Sent Events answers read into JSON-RPC messages.
@@ -30,6 +31,7 @@
 
 pub mod baseline;
 pub mod bookshop;
+pub mod capture;
 pub mod case;
 pub mod discovery;
 pub mod exchange;

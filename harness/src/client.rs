@@ -518,7 +518,11 @@ impl Client {
             Era::Legacy => ("ping", false),
             Era::Modern => ("server/discover", true),
         };
-        let msg = jsonrpc::request(&probe_id, method, plan::params_for(self.era, None, envelope));
+        let msg = jsonrpc::request(
+            &probe_id,
+            method,
+            plan::params_for(self.era, None, envelope),
+        );
         let Conn::Lines(conn) = &mut self.conn else {
             unreachable!("in-flight steps are planned over stdio only")
         };

@@ -62,29 +62,45 @@ async fn step(client: &mut Client, step: &Step) -> Result<Option<Value>, Exchang
 }
 
 /// The values step `index`'s `answer` gives the later ones (`capture`), or
-/// why the case cannot go on without them.
+/// why the case cannot go on without them: `Err(true)` skips the case (an
+/// optional value is absent), `Err(false)` fails it.
 fn capture(
     plan: &CasePlan,
     index: usize,
     answer: Option<&Value>,
     vars: &mut Vec<(String, Value)>,
-) -> Result<(), String> {
+) -> Result<(), (bool, String)> {
     let Some((_, wanted)) = plan.captures.iter().find(|(i, _)| *i == index) else {
         return Ok(());
     };
     let answer = answer.unwrap_or(&Value::Null);
-    for (name, path) in wanted {
-        match mcperr_core::pattern::at_path(answer, path) {
-            Some(v) if !v.is_null() => vars.push((name.clone(), v.clone())),
-            _ => {
-                return Err(format!(
-                    "step {} ({}) was answered without {path}, which the case goes on with: {}",
-                    index + 1,
-                    answer["id"],
-                    clip(&answer.to_string())
-                ))
+    for (name, spec) in wanted {
+        let (skip, why) = match mcperr_core::capture::take(answer, spec) {
+            Ok(v) => {
+                vars.push((name.clone(), v));
+                continue;
             }
-        }
+            Err(mcperr_core::capture::Missing::Optional(why)) => (true, why),
+            Err(mcperr_core::capture::Missing::Required(why)) => (false, why),
+        };
+        let step = format!("step {} ({})", index + 1, answer["id"]);
+        return Err(if skip {
+            (
+                true,
+                format!(
+                    "not judged: {step} {why}: the server took a path this case does not follow: {}",
+                    clip(&answer.to_string())
+                ),
+            )
+        } else {
+            (
+                false,
+                format!(
+                    "{step} {why}, which the case goes on with: {}",
+                    clip(&answer.to_string())
+                ),
+            )
+        });
     }
     Ok(())
 }
@@ -567,10 +583,14 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
         }
         let sent = step(client, s).await;
         if let Ok(answer) = &sent {
-            if let Err(why) = capture(plan, index, answer.as_ref(), &mut vars) {
-                let v = mcperr_core::grading::Violation::new(plan.case.aspect_id(), why);
-                let graded = plan.grader().graded(&v, false).into_iter().collect();
-                let j = mcperr_core::oracle::Judgement::of(graded, &plan.case.rule, String::new());
+            if let Err((skip, why)) = capture(plan, index, answer.as_ref(), &mut vars) {
+                let j = if skip {
+                    mcperr_core::oracle::Judgement::new(Verdict::Skip, &plan.case.rule, why)
+                } else {
+                    let v = mcperr_core::grading::Violation::new(plan.case.aspect_id(), why);
+                    let graded = plan.grader().graded(&v, false).into_iter().collect();
+                    mcperr_core::oracle::Judgement::of(graded, &plan.case.rule, String::new())
+                };
                 let result = CaseResult::planned(plan, &plan.citation, j, None, answer.clone(), 0);
                 return (result, true);
             }

@@ -98,6 +98,26 @@ faults! {
         "2026-07-28: confirm_purchase without the client's elicitation capability answers an input_required result asking for an elicitation";
     MissingCapability200 => "missing-capability-200", "L3",
         "over HTTP: the -32021 of confirm_purchase comes with status 200 instead of 400";
+    MrtrStateUnverified => "mrtr-state-unverified", "M1",
+        "2026-07-28: confirm_purchase takes any requestState on a retry: an altered one completes the purchase";
+    MrtrStateUnbound => "mrtr-state-unbound", "M1",
+        "2026-07-28: confirm_purchase's requestState is not bound to the title: a state issued for one book buys another";
+    MrtrMalformedAccepted => "mrtr-malformed-accepted", "M1",
+        "2026-07-28: malformed inputResponses on a confirm_purchase retry are not refused: a non-object is ignored, a non-elicitation answer is taken as a decline";
+    MrtrUnknownInputRefused => "mrtr-unknown-input-refused", "M1",
+        "2026-07-28: a confirm_purchase retry whose inputResponses hold a key that was not asked for is -32602 instead of ignoring it";
+    MrtrMissingInputError => "mrtr-missing-input-error", "M1",
+        "2026-07-28: a confirm_purchase retry without the confirmation asked for is -32602 instead of a new input_required result";
+    MrtrEmptyInputRequired => "mrtr-empty-input-required", "M1",
+        "2026-07-28: confirm_purchase answers an input_required result with neither inputRequests nor requestState";
+    MrtrBadInputKind => "mrtr-bad-input-kind", "M1",
+        "2026-07-28: confirm_purchase's inputRequests ask for a tools/list, which is not an input request";
+    MrtrUrlUndeclared => "mrtr-url-undeclared", "M1",
+        "2026-07-28: confirm_purchase asks for a url-mode elicitation from a client that declared form mode only";
+    MrtrListInputRequired => "mrtr-list-input-required", "M1",
+        "2026-07-28: tools/list from a client that declared elicitation is answered with an input_required result";
+    MrtrDeclineInternal => "mrtr-decline-internal", "M1",
+        "2026-07-28: a confirm_purchase retry whose elicitation was declined or cancelled is -32603";
     CursorIgnored => "cursor-ignored", "U2",
         "a list request with a cursor the server never issued is answered with the first page instead of -32602";
     InitializeOlderVersion => "initialize-older-version", "L1",

@@ -16,6 +16,7 @@ use crate::completion;
 use crate::faults::Fault;
 use crate::fixture::{FixtureState, PromptDef, TaskSupport, TemplateDef};
 use crate::log::LogRecord;
+use crate::mrtr::Confirmations;
 use crate::prompts;
 use crate::resources;
 use crate::tasks::{self, Tasks};
@@ -43,6 +44,7 @@ pub struct Handler {
     legacy_tools: ToolSet,
     modern_tools: ToolSet,
     tasks: Tasks,
+    confirmations: Confirmations,
     templates: Vec<TemplateDef>,
     prompts: Vec<PromptDef>,
     fault: Option<Fault>,
@@ -56,6 +58,7 @@ impl Handler {
             legacy_tools: ToolSet::new(bookshop::tools(), true),
             modern_tools: ToolSet::new(bookshop::tools(), false),
             tasks: Tasks::default(),
+            confirmations: Confirmations::default(),
             templates: bookshop::templates(),
             prompts: bookshop::prompts(),
             fault,
@@ -144,17 +147,13 @@ impl Handler {
             .collect()
     }
 
-    /// A call of the tool that needs elicitation, from a client whose
-    /// `clientCapabilities` do not declare it.
-    fn lacks_elicitation(params: Option<&Value>) -> bool {
-        let Some(p) = params else { return false };
-        let named = p.get("name").and_then(Value::as_str) == Some(bookshop::NEEDS_ELICITATION);
-        let declared = p
-            .pointer("/_meta")
+    /// Whether a 2026-07-28 request's `clientCapabilities` declare elicitation.
+    fn declares_elicitation(params: Option<&Value>) -> bool {
+        params
+            .and_then(|p| p.get("_meta"))
             .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
             .and_then(|c| c.get("elicitation"))
-            .is_some();
-        named && !declared
+            .is_some()
     }
 
     /// basic/index#meta: -32021 naming the capability the request needs.
@@ -460,13 +459,29 @@ impl Handler {
                     "Invalid params: \"level\" is required",
                 )),
             },
+            "tools/list"
+                if self.fault == Some(Fault::MrtrListInputRequired)
+                    && Self::declares_elicitation(params) =>
+            {
+                Answer::result(json!({"resultType": "input_required",
+                    "requestState": "mcperr-reference-list"}))
+            }
             "tools/list" => Answer::result(json!({"tools": self.tools(era).list()})),
             "tools/call" if era == Era::Legacy => self.call_tool_legacy(params),
-            // A valid call that needs a capability the client lacks: -32021.
+            // A valid call that needs a capability the client lacks: -32021;
+            // with it, the multi-round-trip confirmation.
             "tools/call" => self
                 .modern_tools
                 .call_gated(&self.shop, self.fault, params, || {
-                    Self::lacks_elicitation(params).then(|| self.missing_capability(params))
+                    let p = params.and_then(Value::as_object)?;
+                    let name = p.get("name").and_then(Value::as_str)?;
+                    (name == bookshop::NEEDS_ELICITATION).then(|| {
+                        if Self::declares_elicitation(params) {
+                            self.confirmations.call(name, p, self.fault)
+                        } else {
+                            self.missing_capability(params)
+                        }
+                    })
                 }),
             "tasks/get" => self.tasks.get(params, self.fault),
             "tasks/result" => self.tasks.result(params, self.fault),

@@ -14,6 +14,9 @@
 //!   `faults`); time is passed in.
 //! - [`tasks`]: 2025-11-25's tasks, worked off one step per request handled
 //!   (imports `answer`, `faults`, `fixture`); no clock but for timestamps.
+//! - [`mrtr`]: 2026-07-28's multi round-trip confirmation of
+//!   `confirm_purchase` (imports `answer`, `faults`); its request state is
+//!   the whole memory, integrity-protected.
 //! - [`auth`]: the decisions of a protected server (bearer tokens, the 401
 //!   challenge, the protected-resource metadata); imports `faults`.
 //! - [`handler`]: the pure handler, one request in an established era → one
@@ -35,6 +38,7 @@ pub mod http;
 pub mod http_edge;
 mod http_reply;
 pub mod log;
+pub mod mrtr;
 pub mod prompts;
 pub mod resources;
 pub mod session;

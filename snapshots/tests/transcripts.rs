@@ -114,6 +114,10 @@ fn settings() -> insta::Settings {
         r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})",
         "[timestamp]",
     );
+    // A multi-round-trip requestState is the server's own opaque string
+    // (the reference's carries its issue time and a MAC under keys drawn
+    // per process): another in every run, whatever the server.
+    s.add_filter(r#""requestState": "[^"]*""#, r#""requestState": "[state]""#);
     // Session ids travel only in HTTP headers, which transcripts do not hold,
     // and timings (`duration_ms`) are left out of transcripts for the same
     // reason as the judge's message: neither is the server's behaviour.

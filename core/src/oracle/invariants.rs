@@ -150,7 +150,10 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
             out.push(Violation::new(AspectId::H3ErrorStatus, why));
         }
     }
-    out.extend(undeclared_input_requests(response, &exchange.request));
+    out.extend(super::mrtr::input_required_answer(
+        response,
+        &exchange.request,
+    ));
     if framed {
         out.extend(super::tasks::task_answers(exchange, ctx.era));
     }
@@ -482,42 +485,6 @@ pub fn framing(response: &Value, request: &Value) -> Vec<(AspectId, String)> {
         )),
     }
     out
-}
-
-/// L3: an `input_required` result (2026-07-28's multi-round-trip pattern)
-/// that asks for input of a kind the request's `clientCapabilities` did not
-/// declare (mcperr declares none): "Servers **MUST NOT** send an
-/// `inputRequests` that the client has not declared support for in its
-/// capabilities."
-fn undeclared_input_requests(response: &Value, request: &Value) -> Option<Violation> {
-    let result = response.get("result")?;
-    let asks = result.get("inputRequests")?.as_object()?;
-    let declared = request
-        .pointer("/params/_meta")
-        .and_then(|m| m.get(mcperr_protocol::era::META_CLIENT_CAPABILITIES))
-        .and_then(Value::as_object);
-    let needs = |method: &str| match method {
-        "elicitation/create" => Some("elicitation"),
-        "sampling/createMessage" => Some("sampling"),
-        "roots/list" => Some("roots"),
-        _ => None,
-    };
-    let undeclared: Vec<String> = asks
-        .values()
-        .filter_map(|r| r.get("method").and_then(Value::as_str))
-        .filter_map(needs)
-        .filter(|cap| !declared.is_some_and(|d| d.contains_key(*cap)))
-        .map(str::to_string)
-        .collect();
-    (!undeclared.is_empty()).then(|| {
-        Violation::new(
-            AspectId::L3NoUndeclaredInputRequests,
-            format!(
-                "the result asks for input the client did not declare it supports ({}): {result}",
-                undeclared.join(", ")
-            ),
-        )
-    })
 }
 
 /// H3: the status that goes with a JSON-RPC answer over HTTP. −32602 may be

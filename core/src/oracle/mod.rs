@@ -11,6 +11,7 @@ pub mod auth;
 pub mod checks;
 pub mod invariants;
 mod messages;
+pub mod mrtr;
 mod regressions;
 pub mod secrets;
 pub mod tasks;

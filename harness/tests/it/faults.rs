@@ -21,7 +21,10 @@ use mcperr_reference::Fault;
 /// warning in the model itself, and a server's 406 is not required (the
 /// Accept MUST is on the client: http/accept-406 says `at_most = "warn"`).
 fn shows_as_warning(fault: Fault) -> bool {
-    fault.rule() == "T9" || fault == Fault::HttpAcceptUnchecked
+    // mrtr/decline-handled caps itself at a warning ("handle" names no shape).
+    fault.rule() == "T9"
+        || fault == Fault::HttpAcceptUnchecked
+        || fault == Fault::MrtrDeclineInternal
 }
 
 /// Runs the whole suite against the in-process reference server.
@@ -104,8 +107,10 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             | Fault::ServerRequestNullId
             | Fault::ServerRequestIdReused
     );
-    // Tasks are 2025-11-25's (2026-07-28 moves them to an extension).
+    // Tasks are 2025-11-25's (2026-07-28 moves them to an extension);
+    // multi round-trip requests are 2026-07-28's.
     let legacy_only = legacy_only || fault.rule() == "K1";
+    let modern_only = modern_only || fault.rule() == "M1";
     let era_ok = match era {
         Era::Legacy => !modern_only,
         Era::Modern => !legacy_only,

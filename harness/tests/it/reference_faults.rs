@@ -126,6 +126,37 @@ fn script() -> String {
             "tools/call",
             json!({"name": "confirm_purchase", "arguments": {"title": "Dune"}}),
         ),
+        // Multi round-trip requests, from a client that declares elicitation
+        // (the envelope's capabilities replaced): the first call asks; the
+        // retries bring an altered state, inputResponses that are not an
+        // object, a key not asked for, no answer, and a decline.
+        (
+            json!(33),
+            "tools/call",
+            json!({"name": "confirm_purchase", "arguments": {"title": "Dune"}, "_meta": elicits()}),
+        ),
+        (
+            json!(34),
+            "tools/call",
+            json!({"name": "confirm_purchase", "arguments": {"title": "Dune"}, "_meta": elicits(),
+                "requestState": "1.00", "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}}),
+        ),
+        (
+            json!(35),
+            "tools/call",
+            json!({"name": "confirm_purchase", "arguments": {"title": "Dune"}, "_meta": elicits(), "inputResponses": "yes"}),
+        ),
+        (
+            json!(36),
+            "tools/call",
+            json!({"name": "confirm_purchase", "arguments": {"title": "Dune"}, "_meta": elicits(), "inputResponses": {"other": {"action": "accept"}}}),
+        ),
+        (
+            json!(37),
+            "tools/call",
+            json!({"name": "confirm_purchase", "arguments": {"title": "Dune"}, "_meta": elicits(), "inputResponses": {"confirm": {"action": "decline"}}}),
+        ),
+        (json!(38), "tools/list", json!({"_meta": elicits()})),
         // Cancelled by the line after it: never answered by a faithful server.
         (
             json!(30),
@@ -157,6 +188,11 @@ fn script() -> String {
         }
     }
     out
+}
+
+/// `_meta` that declares form-mode elicitation.
+fn elicits() -> Value {
+    json!({"io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}})
 }
 
 /// Runs the script to EOF; returns stdout and the exit code.
@@ -192,7 +228,24 @@ fn transcript(args: &[&str]) -> (String, Option<i32>) {
         std::thread::sleep(Duration::from_millis(10));
     };
     writer.join().unwrap();
-    (reader.join().unwrap(), status.code())
+    (without_states(&reader.join().unwrap()), status.code())
+}
+
+/// `out` with every requestState the server issued written `[state]`: it
+/// is keyed anew in every process.
+fn without_states(out: &str) -> String {
+    const KEY: &str = "\"requestState\":\"";
+    let mut rest = out;
+    let mut s = String::with_capacity(out.len());
+    while let Some(at) = rest.find(KEY) {
+        let value = &rest[at + KEY.len()..];
+        let end = value.find('"').unwrap_or(value.len());
+        s.push_str(&rest[..at + KEY.len()]);
+        s.push_str("[state]");
+        rest = &value[end..];
+    }
+    s.push_str(rest);
+    s
 }
 
 #[test]
@@ -201,7 +254,7 @@ fn every_fault_changes_the_transcript() {
     assert_eq!(clean.1, Some(0));
     assert_eq!(
         clean.0.lines().count(),
-        35,
+        41,
         "one response per request but the cancelled one, three progress notifications and a log message:\n{}",
         clean.0
     );
@@ -220,13 +273,16 @@ fn every_fault_changes_the_transcript() {
         .filter(|l| !l.starts_with("ping-not-empty ") && !l.starts_with("initialize-"))
         // Tasks (K1) are 2025-11-25's too.
         .filter(|l| l.split_whitespace().nth(1) != Some("K1"))
+        // A state bound to the wrong title shows only on a retry that brings
+        // a state the server issued, which a fixed script cannot.
+        .filter(|l| !l.starts_with("mrtr-state-unbound "))
         .map(|l| l.split_whitespace().next().unwrap())
         .collect();
     assert!(names.len() >= 30, "{list}");
     for rule in [
         "T1", "T2", "T3", "T4", "T5", "T6", "T7", "R1", "R2", "R3", "R4", "R5", "P1", "P2", "J1",
         "J2", "J3", "J4", "J5", "U1", "U2", "U3", "U4", "U5", "U6", "U7", "U8", "L1", "L2", "L3",
-        "K1",
+        "K1", "M1",
     ] {
         assert!(
             list.lines()

@@ -1,0 +1,211 @@
+//! 2026-07-28 multi round-trip requests (basic/patterns/mrtr) for the
+//! Bookshop's `confirm_purchase`, from a client that declared elicitation.
+//!
+//! The first call answers an `InputRequiredResult`: one form elicitation
+//! (`confirm`, a boolean) and a `requestState`. The retry carries the
+//! client's `inputResponses` and the state back; the purchase completes when
+//! the user accepted with `confirm: true`. Nothing is kept between the two:
+//! the state is the whole memory, so it is integrity-protected and bound to
+//! the request it was issued for ("the method name and a digest of its
+//! salient parameters", with "a short expiry"): a keyed SipHash, 128 bits,
+//! under the process's random keys. A state that fails verification, or
+//! `inputResponses` that are not what was asked, is -32602; unknown keys in
+//! `inputResponses` are ignored; a retry without the answer asks again.
+//! Imports `answer` and `faults`.
+
+use std::hash::{BuildHasher, RandomState};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use mcperr_protocol::{codes, ErrorObject};
+use serde_json::{json, Map, Value};
+
+use crate::answer::Answer;
+use crate::faults::Fault;
+
+/// The key of the one input request.
+const KEY: &str = "confirm";
+
+/// How long a state is good for, in seconds.
+const TTL_SECS: u64 = 600;
+
+/// The keys that protect `confirm_purchase`'s request states.
+#[derive(Default)]
+pub struct Confirmations {
+    keys: RandomState,
+}
+
+impl Confirmations {
+    /// Answers a `confirm_purchase` call whose arguments are valid, from a
+    /// client that declared elicitation.
+    pub fn call(&self, tool: &str, params: &Map<String, Value>, fault: Option<Fault>) -> Answer {
+        let title = params
+            .get("arguments")
+            .and_then(|a| a.get("title"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let invalid = |why: String| {
+            Answer::error(ErrorObject::new(
+                codes::INVALID_PARAMS,
+                format!("Invalid params: {why}"),
+            ))
+        };
+        let responses = match params.get("inputResponses") {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(r)) => Some(r),
+            Some(_) if fault == Some(Fault::MrtrMalformedAccepted) => None,
+            Some(other) => {
+                return invalid(format!(
+                    "inputResponses must be an object of input responses, not {other}"
+                ))
+            }
+        };
+        let state = match params.get("requestState") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.as_str()),
+            Some(_) => return invalid("requestState must be the string this server issued".into()),
+        };
+        if let Some(state) = state {
+            if !self.verify(state, tool, title, fault) {
+                return invalid(
+                    "requestState failed verification: it was not issued for this request, was altered, or has expired".into(),
+                );
+            }
+        }
+        if fault == Some(Fault::MrtrUnknownInputRefused) {
+            if let Some(extra) = responses.and_then(|r| r.keys().find(|k| *k != KEY)) {
+                return invalid(format!("inputResponses has no request named {extra:?}"));
+            }
+        }
+        let answer = responses.and_then(|r| r.get(KEY));
+        let declined = answer
+            .and_then(|a| a.get("action"))
+            .is_some_and(|a| a == "decline" || a == "cancel");
+        if fault == Some(Fault::MrtrDeclineInternal) && declined {
+            return Answer::error(ErrorObject::new(codes::INTERNAL_ERROR, "Internal error"));
+        }
+        let (Some(_), Some(answer)) = (state, answer) else {
+            if fault == Some(Fault::MrtrMissingInputError) && responses.is_some() {
+                return invalid(format!("inputResponses lacks {KEY:?}"));
+            }
+            // A first call, or a retry without the answer: ask (again).
+            return self.ask(tool, title, fault);
+        };
+        let action = answer.get("action").and_then(Value::as_str);
+        let confirmed = answer.pointer("/content/confirm");
+        match (action, confirmed) {
+            (Some("accept"), Some(Value::Bool(true))) => text(format!("Bought {title}.")),
+            (Some("accept"), Some(Value::Bool(false)) | None) | (Some("decline" | "cancel"), _) => {
+                text(format!(
+                    "The purchase of {title} was not confirmed; nothing was bought."
+                ))
+            }
+            _ if fault == Some(Fault::MrtrMalformedAccepted) => text(format!(
+                "The purchase of {title} was not confirmed; nothing was bought."
+            )),
+            _ => invalid(format!(
+                "inputResponses.{KEY} must be an elicitation result: action \"accept\", \"decline\" or \"cancel\", and with accept a boolean content.confirm; got {answer}"
+            )),
+        }
+    }
+
+    /// The `InputRequiredResult` that asks the user to confirm.
+    fn ask(&self, tool: &str, title: &str, fault: Option<Fault>) -> Answer {
+        if fault == Some(Fault::MrtrEmptyInputRequired) {
+            return Answer::result(json!({"resultType": "input_required"}));
+        }
+        let method = if fault == Some(Fault::MrtrBadInputKind) {
+            "tools/list"
+        } else {
+            "elicitation/create"
+        };
+        let mut params = json!({
+            "mode": "form",
+            "message": format!("Buy {title}?"),
+            "requestedSchema": {"type": "object",
+                "properties": {KEY: {"type": "boolean", "title": "Buy it"}},
+                "required": [KEY]}});
+        if fault == Some(Fault::MrtrUrlUndeclared) {
+            params = json!({"mode": "url", "message": format!("Buy {title}?"),
+                "url": "https://bookshop.example/checkout", "elicitationId": "checkout-1"});
+        }
+        let issued = now();
+        Answer::result(json!({
+            "resultType": "input_required",
+            "inputRequests": {KEY: {"method": method, "params": params}},
+            "requestState": format!("{issued}.{}", self.mac(tool, title, issued, fault)),
+        }))
+    }
+
+    /// The MAC of a state issued at `issued` for a call of `tool` with `title`.
+    fn mac(&self, tool: &str, title: &str, issued: u64, fault: Option<Fault>) -> String {
+        // Under mrtr-state-unbound the title is left out: a state issued
+        // for one book confirms any other.
+        let title = if fault == Some(Fault::MrtrStateUnbound) {
+            ""
+        } else {
+            title
+        };
+        let lane = |n: u8| self.keys.hash_one(("tools/call", tool, title, issued, n));
+        format!("{:016x}{:016x}", lane(1), lane(2))
+    }
+
+    fn verify(&self, state: &str, tool: &str, title: &str, fault: Option<Fault>) -> bool {
+        if fault == Some(Fault::MrtrStateUnverified) {
+            return true;
+        }
+        let Some((issued, mac)) = state.split_once('.') else {
+            return false;
+        };
+        let Ok(issued) = issued.parse::<u64>() else {
+            return false;
+        };
+        // Equal strings of a fixed length; the comparison's timing is not
+        // what this reference demonstrates.
+        mac == self.mac(tool, title, issued, fault) && now().saturating_sub(issued) <= TTL_SECS
+    }
+}
+
+fn text(t: String) -> Answer {
+    Answer::result(json!({"content": [{"type": "text", "text": t}], "isError": false}))
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(c: &Confirmations, extra: Value) -> Value {
+        let mut p = json!({"name": "confirm_purchase", "arguments": {"title": "Dune"}});
+        p.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        let a = c.call("confirm_purchase", p.as_object().unwrap(), None);
+        match a.reply.unwrap() {
+            Ok(v) => v,
+            Err(e) => json!({"error": e.code}),
+        }
+    }
+
+    #[test]
+    fn a_confirmed_retry_buys_and_an_altered_state_is_refused() {
+        let c = Confirmations::default();
+        let first = call(&c, json!({}));
+        assert_eq!(first["resultType"], "input_required");
+        let state = first["requestState"].as_str().unwrap().to_string();
+        let yes = json!({KEY: {"action": "accept", "content": {KEY: true}}});
+        let bought = call(&c, json!({"requestState": state, "inputResponses": yes}));
+        assert_eq!(bought["content"][0]["text"], "Bought Dune.");
+        let mut altered = state.clone();
+        let last = altered.pop().unwrap();
+        altered.push(if last == '0' { '1' } else { '0' });
+        let refused = call(&c, json!({"requestState": altered, "inputResponses": yes}));
+        assert_eq!(refused["error"], codes::INVALID_PARAMS);
+        let asked = call(&c, json!({"requestState": state, "inputResponses": {}}));
+        assert_eq!(asked["resultType"], "input_required");
+    }
+}
