@@ -118,6 +118,16 @@ faults! {
         "2026-07-28: tools/list from a client that declared elicitation is answered with an input_required result";
     MrtrDeclineInternal => "mrtr-decline-internal", "M1",
         "2026-07-28: a confirm_purchase retry whose elicitation was declined or cancelled is -32603";
+    CapabilitiesSticky => "capabilities-sticky", "L3",
+        "2026-07-28: once a request on the server declared elicitation, confirm_purchase asks for it from every later request, whatever its clientCapabilities";
+    CodeLegacyRange => "code-legacy-range", "J1",
+        "2026-07-28: a requestState that fails verification is refused with -32001, a code of the legacy sub-range";
+    CodeMcpRange => "code-mcp-range", "J1",
+        "2026-07-28: a requestState that fails verification is refused with -32050, a code of the MCP sub-range the spec does not define";
+    Code32042 => "code-32042", "J1",
+        "2026-07-28: a requestState that fails verification is refused with -32042, 2025-11-25's URL-elicitation code";
+    CodeReservedRange => "code-reserved-range", "J1",
+        "2026-07-28: a requestState that fails verification is refused with -32500, an application code inside JSON-RPC's reserved range";
     CursorIgnored => "cursor-ignored", "U2",
         "a list request with a cursor the server never issued is answered with the first page instead of -32602";
     InitializeOlderVersion => "initialize-older-version", "L1",

@@ -45,6 +45,8 @@ pub struct Handler {
     modern_tools: ToolSet,
     tasks: Tasks,
     confirmations: Confirmations,
+    /// Under `capabilities-sticky`: a request has declared elicitation.
+    elicitation_seen: std::sync::atomic::AtomicBool,
     templates: Vec<TemplateDef>,
     prompts: Vec<PromptDef>,
     fault: Option<Fault>,
@@ -59,6 +61,7 @@ impl Handler {
             modern_tools: ToolSet::new(bookshop::tools(), false),
             tasks: Tasks::default(),
             confirmations: Confirmations::default(),
+            elicitation_seen: Default::default(),
             templates: bookshop::templates(),
             prompts: bookshop::prompts(),
             fault,
@@ -145,6 +148,18 @@ impl Handler {
                     "params": {"level": level, "logger": SERVER_NAME, "data": data}})
             })
             .collect()
+    }
+
+    /// [`Self::declares_elicitation`], or under `capabilities-sticky`
+    /// whether any request before did (the context a stateless server must
+    /// not keep: basic/index#statelessness).
+    fn declares_or_declared_elicitation(&self, params: Option<&Value>) -> bool {
+        use std::sync::atomic::Ordering;
+        let declares = Self::declares_elicitation(params);
+        if self.fault != Some(Fault::CapabilitiesSticky) {
+            return declares;
+        }
+        declares | self.elicitation_seen.fetch_or(declares, Ordering::SeqCst)
     }
 
     /// Whether a 2026-07-28 request's `clientCapabilities` declare elicitation.
@@ -476,7 +491,7 @@ impl Handler {
                     let p = params.and_then(Value::as_object)?;
                     let name = p.get("name").and_then(Value::as_str)?;
                     (name == bookshop::NEEDS_ELICITATION).then(|| {
-                        if Self::declares_elicitation(params) {
+                        if self.declares_or_declared_elicitation(params) {
                             self.confirmations.call(name, p, self.fault)
                         } else {
                             self.missing_capability(params)

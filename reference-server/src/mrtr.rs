@@ -66,9 +66,17 @@ impl Confirmations {
         };
         if let Some(state) = state {
             if !self.verify(state, tool, title, fault) {
-                return invalid(
-                    "requestState failed verification: it was not issued for this request, was altered, or has expired".into(),
-                );
+                let why = "requestState failed verification: it was not issued for this request, was altered, or has expired";
+                // The J1 faults: the same refusal under a code of a range
+                // 2026-07-28 keeps from servers (basic/index#error-codes).
+                let code = match fault {
+                    Some(Fault::CodeLegacyRange) => -32001,
+                    Some(Fault::CodeMcpRange) => -32050,
+                    Some(Fault::Code32042) => -32042,
+                    Some(Fault::CodeReservedRange) => -32500,
+                    _ => return invalid(why.into()),
+                };
+                return Answer::error(ErrorObject::new(code, why));
             }
         }
         if fault == Some(Fault::MrtrUnknownInputRefused) {

@@ -154,6 +154,11 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
         response,
         &exchange.request,
     ));
+    out.extend(super::codes::code_range(
+        response,
+        &exchange.request,
+        ctx.era,
+    ));
     if framed {
         out.extend(super::tasks::task_answers(exchange, ctx.era));
     }

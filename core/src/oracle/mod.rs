@@ -9,6 +9,7 @@
 
 pub mod auth;
 pub mod checks;
+pub mod codes;
 pub mod invariants;
 mod messages;
 pub mod mrtr;

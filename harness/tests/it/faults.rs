@@ -91,6 +91,12 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             | Fault::MissingCapabilityInternal
             | Fault::InputRequiredUndeclared
             | Fault::MissingCapability200
+            | Fault::CapabilitiesSticky
+            // The error-code ranges are 2026-07-28's sentences.
+            | Fault::CodeLegacyRange
+            | Fault::CodeMcpRange
+            | Fault::Code32042
+            | Fault::CodeReservedRange
     );
     // Sessions, ping and initialize are legacy only (2026-07-28 removes ping
     // and the handshake).

@@ -157,6 +157,12 @@ fn script() -> String {
             json!({"name": "confirm_purchase", "arguments": {"title": "Dune"}, "_meta": elicits(), "inputResponses": {"confirm": {"action": "decline"}}}),
         ),
         (json!(38), "tools/list", json!({"_meta": elicits()})),
+        // The capability declared above is not this request's (statelessness).
+        (
+            json!(39),
+            "tools/call",
+            json!({"name": "confirm_purchase", "arguments": {"title": "Dune"}}),
+        ),
         // Cancelled by the line after it: never answered by a faithful server.
         (
             json!(30),
@@ -254,7 +260,7 @@ fn every_fault_changes_the_transcript() {
     assert_eq!(clean.1, Some(0));
     assert_eq!(
         clean.0.lines().count(),
-        41,
+        42,
         "one response per request but the cancelled one, three progress notifications and a log message:\n{}",
         clean.0
     );
