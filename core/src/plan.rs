@@ -195,6 +195,8 @@ pub struct CasePlan {
     pub over_http: bool,
     /// Whether the server declared `logging`, when discovery told (U8).
     pub logging_declared: Option<bool>,
+    /// Whether the server declared `tasks.requests.tools.call`, when known.
+    pub tool_tasks_declared: Option<bool>,
     /// What each step's answer gives the later ones, by step index: (name,
     /// dotted path), from the case's `capture`.
     pub captures: Vec<(usize, Vec<(String, String)>)>,
@@ -305,6 +307,7 @@ impl CasePlan {
             profile: profile.clone(),
             over_http,
             logging_declared: None,
+            tool_tasks_declared: None,
             captures: case
                 .send
                 .iter()

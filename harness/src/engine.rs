@@ -303,6 +303,8 @@ pub async fn run(
             Ok(()) => {
                 let mut plan = CasePlan::new(&case, profile, era, &settings.canary, &vars, http);
                 plan.logging_declared = Some(opened.discovery.advertises("logging"));
+                plan.tool_tasks_declared =
+                    Some(opened.discovery.advertises("tasks.requests.tools.call"));
                 plans.push(plan);
                 slots.push(None);
             }

@@ -172,7 +172,9 @@ pub fn tools() -> Vec<ToolDef> {
                 "required": ["code", "message"], "additionalProperties": false}),
             output_schema: None,
             read_only: false,
-            task_support: TaskSupport::Forbidden,
+            // 2025-11-25: a task whose call ends in this JSON-RPC error is
+            // what tasks/result must return verbatim (K1 result-same-error).
+            task_support: TaskSupport::Optional,
             body: raise_protocol_error,
         },
         ToolDef {

@@ -128,6 +128,8 @@ faults! {
         "2026-07-28: a requestState that fails verification is refused with -32042, 2025-11-25's URL-elicitation code";
     CodeReservedRange => "code-reserved-range", "J1",
         "2026-07-28: a requestState that fails verification is refused with -32500, an application code inside JSON-RPC's reserved range";
+    CursorUnstable => "cursor-unstable", "U2",
+        "a list cursor's page drifts with every list request answered: the same cursor gives other items the next time";
     CursorIgnored => "cursor-ignored", "U2",
         "a list request with a cursor the server never issued is answered with the first page instead of -32602";
     InitializeOlderVersion => "initialize-older-version", "L1",
@@ -276,6 +278,8 @@ faults! {
         "fuzz only: reading books://{title} with a percent-escape in the title answers -32603 carrying the decoder's panic text";
     TasksUndeclared => "tasks-undeclared", "K1",
         "2025-11-25: the tasks capability is left out of initialize's result, while tools still state execution.taskSupport and a call with a task param is still run as a task";
+    TaskResultErrorRecoded => "task-result-error-recoded", "K1",
+        "2025-11-25: tasks/result of a task whose call failed with a JSON-RPC error answers -32603 instead of that error";
     TaskForbiddenAccepted => "task-forbidden-accepted", "K1",
         "2025-11-25: a call with a task param to a tool that states no taskSupport is run as a task instead of -32601";
     TaskRequiredAccepted => "task-required-accepted", "K1",

@@ -1,8 +1,9 @@
 //! The pure handler: one request in an established era → one [`Answer`].
 //!
-//! Era checks (the modern `_meta` envelope, unsupported versions), method
-//! dispatch and pagination live here; the rules of each area live in
-//! [`crate::tools`], [`crate::resources`] and [`crate::prompts`]. This is the
+//! Era checks (the modern `_meta` envelope, unsupported versions) and method
+//! dispatch live here; the rules of each area live in [`crate::tools`],
+//! [`crate::resources`] and [`crate::prompts`], the list pages in
+//! [`crate::pages`]. This is the
 //! one place that joins those rules to the Bookshop's definitions
 //! ([`crate::bookshop`]); nothing below it imports it.
 
@@ -17,6 +18,7 @@ use crate::faults::Fault;
 use crate::fixture::{FixtureState, PromptDef, TaskSupport, TemplateDef};
 use crate::log::LogRecord;
 use crate::mrtr::Confirmations;
+use crate::pages::Pager;
 use crate::prompts;
 use crate::resources;
 use crate::tasks::{self, Tasks};
@@ -45,6 +47,7 @@ pub struct Handler {
     modern_tools: ToolSet,
     tasks: Tasks,
     confirmations: Confirmations,
+    pager: Pager,
     /// Under `capabilities-sticky`: a request has declared elicitation.
     elicitation_seen: std::sync::atomic::AtomicBool,
     templates: Vec<TemplateDef>,
@@ -61,6 +64,7 @@ impl Handler {
             modern_tools: ToolSet::new(bookshop::tools(), false),
             tasks: Tasks::default(),
             confirmations: Confirmations::default(),
+            pager: Pager::default(),
             elicitation_seen: Default::default(),
             templates: bookshop::templates(),
             prompts: bookshop::prompts(),
@@ -160,6 +164,26 @@ impl Handler {
             return declares;
         }
         declares | self.elicitation_seen.fetch_or(declares, Ordering::SeqCst)
+    }
+
+    /// A list method's answer: the page of `items` its cursor names, under
+    /// `key`, with the next page's cursor ([`crate::pages`]).
+    fn listed(&self, method: &str, key: &str, items: Value, params: Option<&Value>) -> Answer {
+        let items = match items {
+            Value::Array(a) => a,
+            other => vec![other],
+        };
+        let cursor = params.and_then(|p| p.get("cursor"));
+        match self.pager.page(method, items, cursor, self.fault) {
+            Ok((page, next)) => {
+                let mut result = json!({ key: page });
+                if let Some(next) = next {
+                    result["nextCursor"] = next.into();
+                }
+                Answer::result(result)
+            }
+            Err(e) => Answer::error(e),
+        }
     }
 
     /// Whether a 2026-07-28 request's `clientCapabilities` declare elicitation.
@@ -392,20 +416,6 @@ impl Handler {
         if let Some(e) = meta_level.and_then(|l| self.unknown_log_level(l)) {
             return Answer::error(e);
         }
-        if matches!(
-            req.method.as_str(),
-            "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list"
-        ) && params
-            .and_then(|p| p.get("cursor"))
-            .is_some_and(|c| !c.is_null())
-            && self.fault != Some(Fault::CursorIgnored)
-        {
-            // This server never hands out cursors, so no cursor can be valid.
-            return Answer::error(ErrorObject::new(
-                codes::INVALID_PARAMS,
-                "Invalid params: unknown cursor",
-            ));
-        }
         let refused = match self.fault {
             Some(Fault::ToolsListRefused) => "tools/list",
             Some(Fault::ResourcesListRefused) => "resources/list",
@@ -481,7 +491,7 @@ impl Handler {
                 Answer::result(json!({"resultType": "input_required",
                     "requestState": "mcperr-reference-list"}))
             }
-            "tools/list" => Answer::result(json!({"tools": self.tools(era).list()})),
+            "tools/list" => self.listed("tools/list", "tools", self.tools(era).list(), params),
             "tools/call" if era == Era::Legacy => self.call_tool_legacy(params),
             // A valid call that needs a capability the client lacks: -32021;
             // with it, the multi-round-trip confirmation.
@@ -502,12 +512,20 @@ impl Handler {
             "tasks/result" => self.tasks.result(params, self.fault),
             "tasks/cancel" => self.tasks.cancel(params, self.fault),
             "tasks/list" => self.tasks.list(params, self.fault),
-            "resources/list" => Answer::result(json!({"resources": []})),
-            "resources/templates/list" => Answer::result(
-                json!({"resourceTemplates": resources::list_templates(&self.templates)}),
+            "resources/list" => self.listed("resources/list", "resources", json!([]), params),
+            "resources/templates/list" => self.listed(
+                "resources/templates/list",
+                "resourceTemplates",
+                resources::list_templates(&self.templates),
+                params,
             ),
             "resources/read" => resources::read(&self.templates, &self.shop, self.fault, params),
-            "prompts/list" => Answer::result(json!({"prompts": prompts::list(&self.prompts)})),
+            "prompts/list" => self.listed(
+                "prompts/list",
+                "prompts",
+                prompts::list(&self.prompts),
+                params,
+            ),
             "prompts/get" => prompts::get(&self.prompts, self.fault, params),
             "completion/complete" => completion::complete(
                 &self.prompts,

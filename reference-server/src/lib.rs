@@ -17,6 +17,7 @@
 //! - [`mrtr`]: 2026-07-28's multi round-trip confirmation of
 //!   `confirm_purchase` (imports `answer`, `faults`); its request state is
 //!   the whole memory, integrity-protected.
+//! - [`pages`]: the list methods' pages and opaque cursors (imports `faults`).
 //! - [`auth`]: the decisions of a protected server (bearer tokens, the 401
 //!   challenge, the protected-resource metadata); imports `faults`.
 //! - [`handler`]: the pure handler, one request in an established era → one
@@ -39,6 +40,7 @@ pub mod http_edge;
 mod http_reply;
 pub mod log;
 pub mod mrtr;
+pub mod pages;
 pub mod prompts;
 pub mod resources;
 pub mod session;

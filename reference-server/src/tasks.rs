@@ -275,6 +275,9 @@ impl Tasks {
                     }
                     Answer::result(result)
                 }
+                Err(_) if fault == Some(Fault::TaskResultErrorRecoded) => Answer::error(
+                    ErrorObject::new(codes::INTERNAL_ERROR, "the task's call failed"),
+                ),
                 Err(e) => Answer::error(e.clone()),
             }
         })

@@ -31,6 +31,9 @@ pub struct Context<'a> {
     /// Whether the server declared the `logging` capability, when known:
     /// a log message from one that did not breaks U8.
     pub logging_declared: Option<bool>,
+    /// Whether the server declared `tasks.requests.tools.call`, when known:
+    /// a `CreateTaskResult` from one that did not breaks K1.
+    pub tool_tasks_declared: Option<bool>,
     /// The run's planted secret, which no log message may carry (U8
     /// `remove-sensitive`).
     pub planted: Option<&'a str>,
@@ -161,6 +164,10 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
     ));
     if framed {
         out.extend(super::tasks::task_answers(exchange, ctx.era));
+        out.extend(super::tasks::undeclared_tasks(
+            exchange,
+            ctx.tool_tasks_declared,
+        ));
     }
     if let Some(v) = leak_or_secret(response, &exchange.request, ctx.canary) {
         out.push(v.late());

@@ -125,6 +125,7 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
         sent_notification: plan.sent_notification(),
         http_rejection_expected: plan.http.is_some(),
         logging_declared: plan.logging_declared,
+        tool_tasks_declared: plan.tool_tasks_declared,
         planted: Some(&plan.canary),
     };
     // Leaks (J7) and schema shapes (J1) are judged after the case's own shape: a crash case that

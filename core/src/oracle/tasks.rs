@@ -64,6 +64,30 @@ pub fn is_rfc3339(s: &str) -> bool {
     }
 }
 
+/// K1 `declare-capability`: a task-augmented `tools/call` answered with a
+/// `CreateTaskResult` by a server that did not declare
+/// `tasks.requests.tools.call` (`declared`, when known).
+pub fn undeclared_tasks(exchange: &Exchange, declared: Option<bool>) -> Option<Violation> {
+    if declared != Some(false) {
+        return None;
+    }
+    let request = &exchange.request;
+    let tasked = request.get("method").and_then(Value::as_str) == Some("tools/call")
+        && request
+            .pointer("/params/task")
+            .is_some_and(Value::is_object);
+    let created = exchange
+        .response()
+        .and_then(|r| r.pointer("/result/task"))
+        .is_some_and(Value::is_object);
+    (tasked && created).then(|| {
+        Violation::new(
+            AspectId::K1DeclareCapability,
+            "a task-augmented tools/call was answered with a CreateTaskResult, but the server's capabilities declare no tasks.requests.tools.call",
+        )
+    })
+}
+
 /// What is wrong with one task object as an answer shows it (`what` names
 /// where it is); `in_get` adds `tasks/get`'s ttl.
 fn task_faults(task: &Value, what: &str, in_get: bool) -> Vec<Violation> {

@@ -157,6 +157,17 @@ fn script() -> String {
             json!({"name": "confirm_purchase", "arguments": {"title": "Dune"}, "_meta": elicits(), "inputResponses": {"confirm": {"action": "decline"}}}),
         ),
         (json!(38), "tools/list", json!({"_meta": elicits()})),
+        // The cursor of the templates' second page, used twice: the same page.
+        (
+            json!(40),
+            "resources/templates/list",
+            json!({"cursor": hex("resources/templates/list#2")}),
+        ),
+        (
+            json!(41),
+            "resources/templates/list",
+            json!({"cursor": hex("resources/templates/list#2")}),
+        ),
         // The capability declared above is not this request's (statelessness).
         (
             json!(39),
@@ -194,6 +205,11 @@ fn script() -> String {
         }
     }
     out
+}
+
+/// A cursor as the reference writes it (reference-server/src/pages.rs).
+fn hex(text: &str) -> String {
+    text.bytes().map(|b| format!("{b:02x}")).collect()
 }
 
 /// `_meta` that declares form-mode elicitation.
@@ -260,7 +276,7 @@ fn every_fault_changes_the_transcript() {
     assert_eq!(clean.1, Some(0));
     assert_eq!(
         clean.0.lines().count(),
-        42,
+        44,
         "one response per request but the cancelled one, three progress notifications and a log message:\n{}",
         clean.0
     );

@@ -448,12 +448,17 @@ fn lists_describe_the_bookshop() {
             json!({"type": "integer", "minimum": 1, "maximum": 50})
         );
         assert_eq!(tools[5]["outputSchema"]["required"], json!(["temperature"]));
-        let templates =
-            s.call("resources/templates/list", json!({}))["result"]["resourceTemplates"].clone();
-        let uris: Vec<&str> = templates
-            .as_array()
-            .unwrap()
+        // Templates come two to a page: the second page's cursor is the
+        // first page's nextCursor, and the second page is the last.
+        let first = s.call("resources/templates/list", json!({}))["result"].clone();
+        let cursor = first["nextCursor"].clone();
+        assert!(cursor.is_string(), "{first}");
+        let second =
+            s.call("resources/templates/list", json!({"cursor": cursor}))["result"].clone();
+        assert!(second.get("nextCursor").is_none(), "{second}");
+        let uris: Vec<&str> = [&first, &second]
             .iter()
+            .flat_map(|page| page["resourceTemplates"].as_array().unwrap())
             .map(|t| t["uriTemplate"].as_str().unwrap())
             .collect();
         assert_eq!(
