@@ -329,15 +329,22 @@ fn crash_prompt(args: &Map<String, Value>) -> Result<String, Vec<String>> {
 
 /// Completion suggestions: catalog titles for `books://{title}`, nothing
 /// for any other argument.
-pub fn suggest(target: &str, name: &str, value: &str) -> Vec<String> {
-    if (target, name) != ("books://{title}", "title") {
-        return Vec::new();
+pub fn suggest(target: &str, name: &str, value: &str) -> Result<Vec<String>, String> {
+    // crash_prompt's secret: the lookup behind its suggestions fails, and
+    // its error names what it looked up (U4 internal-error).
+    if (target, name) == ("crash_prompt", "secret") {
+        return Err(format!(
+            "secret store lookup failed for prefix {value:?}: connection refused"
+        ));
     }
-    CATALOG
+    if (target, name) != ("books://{title}", "title") {
+        return Ok(Vec::new());
+    }
+    Ok(CATALOG
         .iter()
         .filter(|(t, _)| t.starts_with(value))
         .map(|(t, _)| t.to_string())
-        .collect()
+        .collect())
 }
 
 /// The Bookshop's prompts, in `prompts/list` order.

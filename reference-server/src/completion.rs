@@ -1,7 +1,8 @@
 //! `completion/complete` (U4): suggestions for an argument of a prompt or of
 //! a resource template. What the reference refuses, and how: a reference to
 //! no prompt or template, a missing or malformed `argument`, and a `ref` of
-//! no known type are each -32602 (server/utilities/completion#error-handling).
+//! no known type are each -32602 (server/utilities/completion#error-handling);
+//! a suggester that fails unexpectedly is -32603 without its text.
 
 use mcperr_protocol::{codes, ErrorObject};
 use serde_json::{json, Value};
@@ -11,8 +12,9 @@ use crate::faults::Fault;
 use crate::fixture::{PromptDef, TemplateDef};
 
 /// Suggestions for argument `name` of the prompt or template `target`,
-/// starting with `value`.
-pub type Suggest = fn(target: &str, name: &str, value: &str) -> Vec<String>;
+/// starting with `value`; `Err` with its internal text when it fails
+/// unexpectedly.
+pub type Suggest = fn(target: &str, name: &str, value: &str) -> Result<Vec<String>, String>;
 
 /// The most values a completion carries (CompleteResult: "Must not exceed 100 items").
 const MAX_VALUES: usize = 100;
@@ -27,7 +29,25 @@ pub fn complete(
 ) -> Answer {
     match check(prompts, templates, params) {
         Ok((target, name, value)) => {
-            let mut values = suggest(target, name, value);
+            let mut values = match suggest(target, name, value) {
+                Ok(values) => values,
+                Err(internal) => {
+                    let message = match fault {
+                        Some(Fault::CompletionCrashLeaks) => internal.clone(),
+                        _ => format!("Error completing {name} of {target}"),
+                    };
+                    let code = match fault {
+                        Some(Fault::CompletionCrashInvalidParams) => codes::INVALID_PARAMS,
+                        _ => codes::INTERNAL_ERROR,
+                    };
+                    // The headline names no value; the chain keeps the text.
+                    let log = crate::log::LogRecord::error(
+                        format!("Completion of {name} of {target} raised an unexpected exception"),
+                        vec![internal],
+                    );
+                    return Answer::error(ErrorObject::new(code, message)).log(log);
+                }
+            };
             let total = values.len();
             values.truncate(MAX_VALUES);
             Answer::result(json!({"completion": {

@@ -158,6 +158,10 @@ faults! {
         "the prompts capability is left out of initialize's and server/discover's result, while prompts are still served";
     CompletionsUndeclared => "completions-undeclared", "L2",
         "the completions capability is left out of initialize's and server/discover's result, while completion/complete is still served";
+    CompletionCrashLeaks => "completion-crash-leaks", "U4",
+        "the failing completion of crash_prompt's secret is -32603 whose message is the lookup's own text, the secret included";
+    CompletionCrashInvalidParams => "completion-crash-32602", "U4",
+        "the failing completion of crash_prompt's secret is -32602 instead of -32603";
     CompletionUnchecked => "completion-unchecked", "U4",
         "completion/complete is not validated: an unknown prompt, a missing argument or a malformed ref gets an empty completion instead of -32602";
     LogLevelUnchecked => "log-level-unchecked", "U5",

@@ -168,6 +168,12 @@ fn script() -> String {
             "resources/templates/list",
             json!({"cursor": hex("resources/templates/list#2")}),
         ),
+        // A completion whose suggester fails: -32603 without its text.
+        (
+            json!(42),
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "crash_prompt"}, "argument": {"name": "secret", "value": "s3cr3t"}}),
+        ),
         // The capability declared above is not this request's (statelessness).
         (
             json!(39),
@@ -276,7 +282,7 @@ fn every_fault_changes_the_transcript() {
     assert_eq!(clean.1, Some(0));
     assert_eq!(
         clean.0.lines().count(),
-        44,
+        45,
         "one response per request but the cancelled one, three progress notifications and a log message:\n{}",
         clean.0
     );
