@@ -88,6 +88,10 @@ pub enum Check {
     /// `discovery-mechanism`, `metadata-document`, `authorization-servers`,
     /// `no-offline-access`); the executor fetches it.
     ResourceMetadata,
+    /// Over stdio, after the case the executor closes the server's stdin
+    /// and waits: the process must exit (J5 `exit-on-eof`). The connection
+    /// is spent, so the case opens one of its own (`handshake = false`).
+    ExitOnEof,
 }
 
 impl FromStr for Check {
@@ -107,9 +111,10 @@ impl FromStr for Check {
             "challenge-scope" => Check::ChallengeScope,
             "no-result" => Check::NoResult,
             "resource-metadata" => Check::ResourceMetadata,
+            "exit-on-eof" => Check::ExitOnEof,
             other => {
                 return Err(FieldError(format!(
-                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random, bearer-challenge, challenge-scope, no-result, resource-metadata)"
+                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random, bearer-challenge, challenge-scope, no-result, resource-metadata, exit-on-eof)"
                 )))
             }
         })

@@ -501,6 +501,16 @@ impl Client {
         Ok(())
     }
 
+    /// Over a line transport, closes the server's stdin and waits up to
+    /// `wait` for it to exit: `Some(how it ended)`, `Some(None)` while it
+    /// still runs; `None` over HTTP. The connection is spent.
+    pub async fn close_stdin(&mut self, wait: Duration) -> Option<Option<String>> {
+        let Conn::Lines(conn) = &mut self.conn else {
+            return None;
+        };
+        Some(conn.close_stdin(wait).await)
+    }
+
     /// Sends the era's probe (`ping`, `server/discover`) on a line
     /// transport and reads until its answer, up to the client's timeout.
     /// The answer proves the server has read every line sent before the

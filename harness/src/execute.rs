@@ -715,6 +715,17 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
     ex.strays
         .extend(late.into_iter().map(mcperr_core::exchange::Stray::outside));
     client.note_server_requests(&mut ex.strays);
+    // Last, as it ends the connection: does the server exit at end of input?
+    if plan
+        .expectation
+        .checks
+        .contains(&mcperr_core::case::Check::ExitOnEof)
+    {
+        evidence.eof_exit = client
+            .close_stdin(mcperr_core::oracle::checks::EOF_WAIT)
+            .await;
+        alive = false;
+    }
     let mut judgement = oracle::judge(plan, &ex, &evidence);
     if judgement.verdict == Verdict::Error && client.has_stderr() {
         let tail = client.stderr().tail(10);

@@ -128,6 +128,8 @@ faults! {
         "2026-07-28: a requestState that fails verification is refused with -32042, 2025-11-25's URL-elicitation code";
     CodeReservedRange => "code-reserved-range", "J1",
         "2026-07-28: a requestState that fails verification is refused with -32500, an application code inside JSON-RPC's reserved range";
+    EofIgnored => "eof-ignored", "J5",
+        "over stdio: at the end of its input the server keeps running instead of exiting";
     CursorUnstable => "cursor-unstable", "U2",
         "a list cursor's page drifts with every list request answered: the same cursor gives other items the next time";
     CursorIgnored => "cursor-ignored", "U2",
@@ -350,6 +352,7 @@ impl Fault {
         matches!(
             self,
             Fault::NotificationAnswered
+                | Fault::EofIgnored
                 | Fault::LogLeaksDsn
                 | Fault::CancelMisapplied
                 | Fault::CancelIgnored

@@ -343,6 +343,13 @@ pub fn serve(
                         &mut log,
                     )?;
                 }
+                if handler.fault() == Some(crate::Fault::EofIgnored) {
+                    // Stays until it is killed, as a server that never
+                    // looks at its input again would.
+                    loop {
+                        std::thread::park();
+                    }
+                }
                 return Ok(Stop::Eof);
             }
         };

@@ -33,13 +33,20 @@ pub struct Evidence {
     /// minted id must differ from it (H2 `session-id-random`).
     pub other_session: Option<String>,
     /// Messages about a request cancelled while in flight that came after
-    /// the cancellation (its response, its progress), the first progress
-    /// notification excepted: it may have been written before the
-    /// cancellation arrived (U7).
+    /// the server showed it read the cancellation (its response, its
+    /// progress), the first progress notification excepted (U7; see the
+    /// harness's `watch_cancelled`).
     pub after_cancel: Vec<Value>,
+    /// Over stdio with `exit-on-eof`: how the server ended after its stdin
+    /// closed, `Some(None)` when it was still running after the wait.
+    pub eof_exit: Option<Option<String>>,
     /// A protected server's metadata, as the executor looked for it (A1).
     pub metadata: Option<super::auth::MetadataProbe>,
 }
+
+/// How long a server may take to exit after its stdin closes (`exit-on-eof`:
+/// "promptly"; the Bookshops written on the SDKs exit within milliseconds).
+pub const EOF_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Text markers of a traceback or failure chain in a server log.
 const TRACEBACK_MARKERS: &[&str] = &[
@@ -82,6 +89,7 @@ pub fn aspect(check: Check, case: &crate::case::Case) -> AspectId {
             AspectId::find(case.rule_id(), "retired-32002").unwrap_or_else(|| case.aspect_id())
         }
         Check::SessionIdAscii => AspectId::H2SessionIdAscii,
+        Check::ExitOnEof => AspectId::J5ExitOnEof,
         Check::SessionIdRandom => AspectId::H2SessionIdRandom,
         _ => case.aspect_id(),
     }
@@ -142,6 +150,13 @@ pub fn run(
         | Check::ChallengeScope
         | Check::NoResult
         | Check::ResourceMetadata => None,
+        Check::ExitOnEof => match &ev.eof_exit {
+            Some(None) => Some(format!(
+                "the server was still running {} s after its stdin closed",
+                EOF_WAIT.as_secs()
+            )),
+            _ => None,
+        },
         Check::StructuredOutput => structured_output(response, output_schema),
         Check::NoRetiredCode => (response.pointer("/error/code").and_then(Value::as_i64)
             == Some(-32002))

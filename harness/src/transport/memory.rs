@@ -66,6 +66,8 @@ struct ServerThread {
     /// The edge holds work back (a slow tool): output may come unasked.
     working: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
+    /// The server keeps running at the end of its input (`eof-ignored`).
+    eof_ignored: bool,
 }
 
 /// How long a line whose output has not come back is waited for when the
@@ -89,6 +91,7 @@ impl MemoryLines {
     /// A fresh connection to `handler` whose edge runs on a thread of its
     /// own (ended and joined when this is dropped).
     pub fn threaded(handler: Arc<Handler>) -> MemoryLines {
+        let eof_ignored = handler.fault() == Some(mcperr_reference::Fault::EofIgnored);
         let (line_tx, line_rx) = mpsc::channel::<Vec<u8>>();
         let (out_tx, out_rx) = mpsc::channel();
         let working = Arc::new(AtomicBool::new(false));
@@ -144,6 +147,7 @@ impl MemoryLines {
             outstanding: 0,
             working,
             thread: Some(thread),
+            eof_ignored,
         }))
     }
 
@@ -273,6 +277,38 @@ impl MemoryLines {
             out.push(e);
         }
         out
+    }
+
+    /// Ends the input as a closed stdin does: the reference's stdio edge
+    /// finishes the work still running, then exits unless its fault ignores
+    /// the end of input. How it ended, or `None` while it "runs".
+    pub fn close_stdin(&mut self) -> Option<String> {
+        match &mut self.server {
+            Server::Inline {
+                handler,
+                edge,
+                clock,
+            } => {
+                while let Some(due) = edge.next_due() {
+                    *clock = due.max(*clock);
+                    let out = Reply::of(edge.due(handler, *clock), false);
+                    take(&mut self.queue, &mut self.stderr, &mut self.exited, out);
+                }
+                if handler.fault() == Some(mcperr_reference::Fault::EofIgnored) {
+                    return None;
+                }
+            }
+            Server::Thread(t) if t.eof_ignored => return None,
+            Server::Thread(t) => {
+                t.lines = None;
+                while self.receive(SETTLE) {}
+            }
+        }
+        if !self.exited {
+            self.exited = true;
+            self.queue.push_back((StdoutEvent::Eof, None));
+        }
+        Some("exited at the end of its input".into())
     }
 
     /// How the "process" ended, if it did (a server thread first answers

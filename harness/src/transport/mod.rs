@@ -166,6 +166,18 @@ impl LineConn {
         }
     }
 
+    /// Closes the server's stdin and waits up to `wait` for it to exit: how
+    /// it ended, or `None` while it still runs. The connection is spent.
+    pub async fn close_stdin(&mut self, wait: Duration) -> Option<String> {
+        match self {
+            LineConn::Child(c) => {
+                c.close_stdin();
+                c.exit_status(wait).await.map(|s| s.0)
+            }
+            LineConn::Memory(m) => m.close_stdin(),
+        }
+    }
+
     /// Closes the connection (reaps the child and its process group).
     pub async fn close(self) {
         if let LineConn::Child(c) = self {

@@ -248,6 +248,11 @@ impl StdioConnection {
         }
     }
 
+    /// Closes the server's stdin (end of file), leaving the process be.
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
     /// Closes stdin, gives the server a moment to exit, then kills its
     /// process group and reaps it.
     pub async fn close(mut self) {

@@ -92,6 +92,8 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             | Fault::InputRequiredUndeclared
             | Fault::MissingCapability200
             | Fault::CapabilitiesSticky
+            // Exit at end of input is 2026-07-28's sentence.
+            | Fault::EofIgnored
             // The error-code ranges are 2026-07-28's sentences.
             | Fault::CodeLegacyRange
             | Fault::CodeMcpRange
