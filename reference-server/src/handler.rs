@@ -17,7 +17,7 @@ use crate::completion;
 use crate::faults::Fault;
 use crate::fixture::{FixtureState, PromptDef, TaskSupport, TemplateDef};
 use crate::log::LogRecord;
-use crate::mrtr::Confirmations;
+use crate::mrtr::{self, Confirmations};
 use crate::pages::Pager;
 use crate::prompts;
 use crate::resources;
@@ -48,8 +48,6 @@ pub struct Handler {
     tasks: Tasks,
     confirmations: Confirmations,
     pager: Pager,
-    /// Under `capabilities-sticky`: a request has declared elicitation.
-    elicitation_seen: std::sync::atomic::AtomicBool,
     templates: Vec<TemplateDef>,
     prompts: Vec<PromptDef>,
     fault: Option<Fault>,
@@ -65,7 +63,6 @@ impl Handler {
             tasks: Tasks::default(),
             confirmations: Confirmations::default(),
             pager: Pager::default(),
-            elicitation_seen: Default::default(),
             templates: bookshop::templates(),
             prompts: bookshop::prompts(),
             fault,
@@ -154,18 +151,6 @@ impl Handler {
             .collect()
     }
 
-    /// [`Self::declares_elicitation`], or under `capabilities-sticky`
-    /// whether any request before did (the context a stateless server must
-    /// not keep: basic/index#statelessness).
-    fn declares_or_declared_elicitation(&self, params: Option<&Value>) -> bool {
-        use std::sync::atomic::Ordering;
-        let declares = Self::declares_elicitation(params);
-        if self.fault != Some(Fault::CapabilitiesSticky) {
-            return declares;
-        }
-        declares | self.elicitation_seen.fetch_or(declares, Ordering::SeqCst)
-    }
-
     /// A list method's answer: the page of `items` its cursor names, under
     /// `key`, with the next page's cursor ([`crate::pages`]).
     fn listed(&self, method: &str, key: &str, items: Value, params: Option<&Value>) -> Answer {
@@ -183,42 +168,6 @@ impl Handler {
                 Answer::result(result)
             }
             Err(e) => Answer::error(e),
-        }
-    }
-
-    /// Whether a 2026-07-28 request's `clientCapabilities` declare elicitation.
-    fn declares_elicitation(params: Option<&Value>) -> bool {
-        params
-            .and_then(|p| p.get("_meta"))
-            .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
-            .and_then(|c| c.get("elicitation"))
-            .is_some()
-    }
-
-    /// basic/index#meta: -32021 naming the capability the request needs.
-    fn missing_capability(&self, params: Option<&Value>) -> Answer {
-        let title = params
-            .and_then(|p| p.pointer("/arguments/title"))
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        match self.fault {
-            Some(Fault::MissingCapabilityInternal) => Answer::error(ErrorObject::new(
-                codes::INTERNAL_ERROR,
-                "Server requires the elicitation capability for this request",
-            )),
-            Some(Fault::InputRequiredUndeclared) => Answer::result(json!({
-                "resultType": "input_required",
-                "inputRequests": {"confirm": {"method": "elicitation/create", "params": {
-                    "mode": "form",
-                    "message": format!("Buy {title}?"),
-                    "requestedSchema": {"type": "object",
-                        "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}}}},
-                "requestState": "mcperr-reference-confirm"})),
-            _ => Answer::error(ErrorObject::with_data(
-                codes::MISSING_CLIENT_CAPABILITY,
-                "Server requires the elicitation capability for this request",
-                json!({"requiredCapabilities": {"elicitation": {}}}),
-            )),
         }
     }
 
@@ -486,7 +435,7 @@ impl Handler {
             },
             "tools/list"
                 if self.fault == Some(Fault::MrtrListInputRequired)
-                    && Self::declares_elicitation(params) =>
+                    && mrtr::declares_elicitation(params) =>
             {
                 Answer::result(json!({"resultType": "input_required",
                     "requestState": "mcperr-reference-list"}))
@@ -500,13 +449,8 @@ impl Handler {
                 .call_gated(&self.shop, self.fault, params, || {
                     let p = params.and_then(Value::as_object)?;
                     let name = p.get("name").and_then(Value::as_str)?;
-                    (name == bookshop::NEEDS_ELICITATION).then(|| {
-                        if self.declares_or_declared_elicitation(params) {
-                            self.confirmations.call(name, p, self.fault)
-                        } else {
-                            self.missing_capability(params)
-                        }
-                    })
+                    (name == bookshop::NEEDS_ELICITATION)
+                        .then(|| self.confirmations.answer(name, p, self.fault))
                 }),
             "tasks/get" => self.tasks.get(params, self.fault),
             "tasks/result" => self.tasks.result(params, self.fault),

@@ -14,9 +14,10 @@
 //!   `faults`); time is passed in.
 //! - [`tasks`]: 2025-11-25's tasks, worked off one step per request handled
 //!   (imports `answer`, `faults`, `fixture`); no clock but for timestamps.
-//! - [`mrtr`]: 2026-07-28's multi round-trip confirmation of
-//!   `confirm_purchase` (imports `answer`, `faults`); its request state is
-//!   the whole memory, integrity-protected.
+//! - [`mrtr`]: 2026-07-28's `confirm_purchase`: -32021 without the
+//!   client's elicitation capability, else the multi round-trip
+//!   confirmation (imports `answer`, `faults`); its request state is the
+//!   whole memory, integrity-protected.
 //! - [`pages`]: the list methods' pages and opaque cursors (imports `faults`).
 //! - [`auth`]: the decisions of a protected server (bearer tokens, the 401
 //!   challenge, the protected-resource metadata); imports `faults`.

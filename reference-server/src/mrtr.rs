@@ -1,5 +1,5 @@
-//! 2026-07-28 multi round-trip requests (basic/patterns/mrtr) for the
-//! Bookshop's `confirm_purchase`, from a client that declared elicitation.
+//! 2026-07-28's `confirm_purchase`: multi round-trip requests
+//! (basic/patterns/mrtr) from a client that declared elicitation.
 //!
 //! The first call answers an `InputRequiredResult`: one form elicitation
 //! (`confirm`, a boolean) and a `requestState`. The retry carries the
@@ -10,12 +10,15 @@
 //! salient parameters", with "a short expiry"): a keyed SipHash, 128 bits,
 //! under the process's random keys. A state that fails verification, or
 //! `inputResponses` that are not what was asked, is -32602; unknown keys in
-//! `inputResponses` are ignored; a retry without the answer asks again.
+//! `inputResponses` are ignored; a retry without the answer asks again. A
+//! client that declares no elicitation gets -32021 instead (L3).
 //! Imports `answer` and `faults`.
 
 use std::hash::{BuildHasher, RandomState};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use mcperr_protocol::era::META_CLIENT_CAPABILITIES;
 use mcperr_protocol::{codes, ErrorObject};
 use serde_json::{json, Map, Value};
 
@@ -32,12 +35,41 @@ const TTL_SECS: u64 = 600;
 #[derive(Default)]
 pub struct Confirmations {
     keys: RandomState,
+    /// Under `capabilities-sticky`: a request has declared elicitation.
+    elicitation_seen: AtomicBool,
+}
+
+/// Whether a 2026-07-28 request's `clientCapabilities` declare elicitation.
+pub fn declares_elicitation(params: Option<&Value>) -> bool {
+    params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
+        .and_then(|c| c.get("elicitation"))
+        .is_some()
 }
 
 impl Confirmations {
+    /// Answers a 2026-07-28 `confirm_purchase` call whose arguments are
+    /// valid: the confirmation from a client that declares elicitation,
+    /// -32021 from one that does not (basic/index#meta).
+    pub fn answer(&self, tool: &str, params: &Map<String, Value>, fault: Option<Fault>) -> Answer {
+        let whole = Value::Object(params.clone());
+        let mut declared = declares_elicitation(Some(&whole));
+        if fault == Some(Fault::CapabilitiesSticky) {
+            // The context a stateless server must not keep
+            // (basic/index#statelessness): any request before counts.
+            declared |= self.elicitation_seen.fetch_or(declared, Ordering::SeqCst);
+        }
+        if declared {
+            self.call(tool, params, fault)
+        } else {
+            missing_capability(params, fault)
+        }
+    }
+
     /// Answers a `confirm_purchase` call whose arguments are valid, from a
     /// client that declared elicitation.
-    pub fn call(&self, tool: &str, params: &Map<String, Value>, fault: Option<Fault>) -> Answer {
+    fn call(&self, tool: &str, params: &Map<String, Value>, fault: Option<Fault>) -> Answer {
         let title = params
             .get("arguments")
             .and_then(|a| a.get("title"))
@@ -170,6 +202,34 @@ impl Confirmations {
         // Equal strings of a fixed length; the comparison's timing is not
         // what this reference demonstrates.
         mac == self.mac(tool, title, issued, fault) && now().saturating_sub(issued) <= TTL_SECS
+    }
+}
+
+/// basic/index#meta: -32021 naming the capability the request needs.
+fn missing_capability(params: &Map<String, Value>, fault: Option<Fault>) -> Answer {
+    let title = params
+        .get("arguments")
+        .and_then(|a| a.get("title"))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let message = "Server requires the elicitation capability for this request";
+    match fault {
+        Some(Fault::MissingCapabilityInternal) => {
+            Answer::error(ErrorObject::new(codes::INTERNAL_ERROR, message))
+        }
+        Some(Fault::InputRequiredUndeclared) => Answer::result(json!({
+            "resultType": "input_required",
+            "inputRequests": {KEY: {"method": "elicitation/create", "params": {
+                "mode": "form",
+                "message": format!("Buy {title}?"),
+                "requestedSchema": {"type": "object",
+                    "properties": {KEY: {"type": "boolean"}}, "required": [KEY]}}}},
+            "requestState": "mcperr-reference-confirm"})),
+        _ => Answer::error(ErrorObject::with_data(
+            codes::MISSING_CLIENT_CAPABILITY,
+            message,
+            json!({"requiredCapabilities": {"elicitation": {}}}),
+        )),
     }
 }
 
