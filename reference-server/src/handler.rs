@@ -74,6 +74,13 @@ impl Handler {
         self.fault
     }
 
+    /// Whether a stdio server exits at the end of its input
+    /// (basic/transports/stdio#shutdown); not under `eof-ignored`. The stdio
+    /// edge and the harness's in-process transport both ask this.
+    pub fn exits_at_eof(&self) -> bool {
+        self.fault != Some(Fault::EofIgnored)
+    }
+
     /// The Bookshop state (for tests that look behind the wire).
     pub fn bookshop(&self) -> &FixtureState {
         &self.shop

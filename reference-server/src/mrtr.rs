@@ -41,8 +41,12 @@ pub struct Confirmations {
 
 /// Whether a 2026-07-28 request's `clientCapabilities` declare elicitation.
 pub fn declares_elicitation(params: Option<&Value>) -> bool {
+    params.and_then(Value::as_object).is_some_and(declares_in)
+}
+
+fn declares_in(params: &Map<String, Value>) -> bool {
     params
-        .and_then(|p| p.get("_meta"))
+        .get("_meta")
         .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
         .and_then(|c| c.get("elicitation"))
         .is_some()
@@ -53,8 +57,7 @@ impl Confirmations {
     /// valid: the confirmation from a client that declares elicitation,
     /// -32021 from one that does not (basic/index#meta).
     pub fn answer(&self, tool: &str, params: &Map<String, Value>, fault: Option<Fault>) -> Answer {
-        let whole = Value::Object(params.clone());
-        let mut declared = declares_elicitation(Some(&whole));
+        let mut declared = declares_in(params);
         if fault == Some(Fault::CapabilitiesSticky) {
             // The context a stateless server must not keep
             // (basic/index#statelessness): any request before counts.

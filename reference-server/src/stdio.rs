@@ -343,7 +343,7 @@ pub fn serve(
                         &mut log,
                     )?;
                 }
-                if handler.fault() == Some(crate::Fault::EofIgnored) {
+                if !handler.exits_at_eof() {
                     // Stays until it is killed, as a server that never
                     // looks at its input again would.
                     loop {

@@ -91,7 +91,7 @@ impl MemoryLines {
     /// A fresh connection to `handler` whose edge runs on a thread of its
     /// own (ended and joined when this is dropped).
     pub fn threaded(handler: Arc<Handler>) -> MemoryLines {
-        let eof_ignored = handler.fault() == Some(mcperr_reference::Fault::EofIgnored);
+        let eof_ignored = !handler.exits_at_eof();
         let (line_tx, line_rx) = mpsc::channel::<Vec<u8>>();
         let (out_tx, out_rx) = mpsc::channel();
         let working = Arc::new(AtomicBool::new(false));
@@ -294,7 +294,7 @@ impl MemoryLines {
                     let out = Reply::of(edge.due(handler, *clock), false);
                     take(&mut self.queue, &mut self.stderr, &mut self.exited, out);
                 }
-                if handler.fault() == Some(mcperr_reference::Fault::EofIgnored) {
+                if !handler.exits_at_eof() {
                     return None;
                 }
             }
