@@ -38,6 +38,8 @@ macro_rules! faults {
 faults! {
     ToolErrorStructured => "tool-error-structured", "T1",
         "a tool error (get_author with an unknown title) carries structuredContent";
+    StructuredWithoutText => "structured-without-text", "T8",
+        "a result with structuredContent (limited_calls) carries a plain text block instead of that JSON serialized";
     ToolErrorAsProtocol => "tool-error-as-protocol", "T1",
         "a tool error is sent as a JSON-RPC -32602 error instead of an isError result";
     ProtocolErrorRecoded => "protocol-error-recoded", "T2",

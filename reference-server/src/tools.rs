@@ -239,6 +239,11 @@ impl ToolSet {
                 let steps = out.steps;
                 let mut result = json!({"content": out.content});
                 if let Some(s) = out.structured {
+                    if fault == Some(Fault::StructuredWithoutText) {
+                        // As a tool that writes its own summary for the model would.
+                        result["content"] =
+                            json!([{"type": "text", "text": "see structuredContent"}]);
+                    }
                     result["structuredContent"] = s;
                 }
                 if fault == Some(Fault::SuccessFlaggedError) {
