@@ -116,6 +116,10 @@ faults! {
         "2026-07-28: confirm_purchase's inputRequests ask for a tools/list, which is not an input request";
     MrtrUrlUndeclared => "mrtr-url-undeclared", "M1",
         "2026-07-28: confirm_purchase asks for a url-mode elicitation from a client that declared form mode only";
+    MrtrSamplingTools => "mrtr-sampling-tools", "M1",
+        "2026-07-28: confirm_purchase, from a client that declared sampling without tools, also asks for a sampling request that offers a tool";
+    MrtrSamplingContext => "mrtr-sampling-context", "M1",
+        "2026-07-28: confirm_purchase, from a client that declared sampling without context, also asks for a sampling request with includeContext allServers";
     MrtrListInputRequired => "mrtr-list-input-required", "M1",
         "2026-07-28: tools/list from a client that declared elicitation is answered with an input_required result";
     MrtrDeclineInternal => "mrtr-decline-internal", "M1",

@@ -131,7 +131,7 @@ impl Confirmations {
                 return invalid(format!("inputResponses lacks {KEY:?}"));
             }
             // A first call, or a retry without the answer: ask (again).
-            return self.ask(tool, title, fault);
+            return self.ask(tool, title, params, fault);
         };
         let action = answer.get("action").and_then(Value::as_str);
         let confirmed = answer.pointer("/content/confirm");
@@ -152,7 +152,13 @@ impl Confirmations {
     }
 
     /// The `InputRequiredResult` that asks the user to confirm.
-    fn ask(&self, tool: &str, title: &str, fault: Option<Fault>) -> Answer {
+    fn ask(
+        &self,
+        tool: &str,
+        title: &str,
+        request: &Map<String, Value>,
+        fault: Option<Fault>,
+    ) -> Answer {
         if fault == Some(Fault::MrtrEmptyInputRequired) {
             return Answer::result(json!({"resultType": "input_required"}));
         }
@@ -171,10 +177,14 @@ impl Confirmations {
             params = json!({"mode": "url", "message": format!("Buy {title}?"),
                 "url": "https://bookshop.example/checkout", "elicitationId": "checkout-1"});
         }
+        let mut asks = json!({KEY: {"method": method, "params": params}});
+        if let Some(draft) = sampling_fault(request, fault) {
+            asks["blurb"] = draft;
+        }
         let issued = now();
         Answer::result(json!({
             "resultType": "input_required",
-            "inputRequests": {KEY: {"method": method, "params": params}},
+            "inputRequests": asks,
             "requestState": format!("{issued}.{}", self.mac(tool, title, issued, fault)),
         }))
     }
@@ -244,6 +254,30 @@ fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
+}
+
+/// Under `mrtr-sampling-tools` or `mrtr-sampling-context`, from a client
+/// that declared sampling but not that part of it: a sampling request for a
+/// blurb of the book that offers the model a tool, or asks for the context
+/// of all servers.
+fn sampling_fault(request: &Map<String, Value>, fault: Option<Fault>) -> Option<Value> {
+    let sampling = request
+        .get("_meta")?
+        .get(META_CLIENT_CAPABILITIES)?
+        .get("sampling")?;
+    let mut params = json!({"messages": [{"role": "user",
+        "content": {"type": "text", "text": "Write a one-line blurb."}}], "maxTokens": 60});
+    match fault? {
+        Fault::MrtrSamplingTools if sampling.get("tools").is_none() => {
+            params["tools"] = json!([{"name": "get_author",
+                "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}}}}]);
+        }
+        Fault::MrtrSamplingContext if sampling.get("context").is_none() => {
+            params["includeContext"] = "allServers".into();
+        }
+        _ => return None,
+    }
+    Some(json!({"method": "sampling/createMessage", "params": params}))
 }
 
 #[cfg(test)]

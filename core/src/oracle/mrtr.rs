@@ -36,6 +36,7 @@ pub fn input_required_answer(response: &Value, request: &Value) -> Vec<Violation
         out.extend(undeclared(asks, declared, result));
         out.extend(asks.iter().filter_map(|(key, r)| kind_fault(key, r)));
         out.extend(undeclared_modes(asks, declared));
+        out.extend(undeclared_sampling(asks, declared));
     }
     if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
         return out;
@@ -132,6 +133,44 @@ fn undeclared_modes(
     ))
 }
 
+/// M1: a sampling input request that uses what the client's `sampling`
+/// capability did not declare: `tools` without `sampling.tools`
+/// (client/sampling#tools-in-sampling, MUST NOT), an `includeContext` other
+/// than `none` without `sampling.context` (client/sampling#capabilities,
+/// SHOULD NOT). A client that declared no sampling at all is L3's.
+fn undeclared_sampling(
+    asks: &Map<String, Value>,
+    declared: Option<&Map<String, Value>>,
+) -> Vec<Violation> {
+    let Some(sampling) = declared.and_then(|d| d.get("sampling")) else {
+        return vec![];
+    };
+    let has = |k: &str| sampling.get(k).is_some();
+    let mut out = Vec::new();
+    for (key, r) in asks {
+        if r.get("method").and_then(Value::as_str) != Some("sampling/createMessage") {
+            continue;
+        }
+        let params = r.get("params");
+        if let (Some(tools), false) = (params.and_then(|p| p.get("tools")), has("tools")) {
+            out.push(Violation::new(
+                AspectId::M1SamplingToolsDeclared,
+                format!("inputRequests[{key:?}] is a sampling request with tools {tools}; the client's sampling capability does not declare tools"),
+            ));
+        }
+        let context = params.and_then(|p| p.get("includeContext"));
+        if let (Some(c), false) = (context, has("context")) {
+            if c != "none" {
+                out.push(Violation::new(
+                    AspectId::M1SamplingContextDeclared,
+                    format!("inputRequests[{key:?}] is a sampling request with includeContext {c}; the client's sampling capability does not declare context"),
+                ));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,5 +228,32 @@ mod tests {
             [AspectId::M1ElicitationModesDeclared]
         );
         assert!(aspects(url, &request("tools/call", json!({"url": {}}))).is_empty());
+    }
+
+    #[test]
+    fn sampling_with_tools_or_context_needs_those_declared() {
+        let sample = |params: Value| {
+            json!({"result": {"resultType": "input_required",
+                "inputRequests": {"s": {"method": "sampling/createMessage", "params": params}}}})
+        };
+        let caps = |sampling: Value| {
+            json!({"method": "tools/call", "params": {"_meta": {
+                "io.modelcontextprotocol/clientCapabilities": {"sampling": sampling}}}})
+        };
+        let tools = sample(json!({"messages": [], "maxTokens": 9, "tools": []}));
+        assert_eq!(
+            aspects(tools.clone(), &caps(json!({}))),
+            [AspectId::M1SamplingToolsDeclared]
+        );
+        assert!(aspects(tools, &caps(json!({"tools": {}}))).is_empty());
+        let context =
+            sample(json!({"messages": [], "maxTokens": 9, "includeContext": "allServers"}));
+        assert_eq!(
+            aspects(context.clone(), &caps(json!({}))),
+            [AspectId::M1SamplingContextDeclared]
+        );
+        assert!(aspects(context, &caps(json!({"context": {}}))).is_empty());
+        let none = sample(json!({"messages": [], "maxTokens": 9, "includeContext": "none"}));
+        assert!(aspects(none, &caps(json!({}))).is_empty());
     }
 }

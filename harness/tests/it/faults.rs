@@ -27,6 +27,8 @@ fn shows_as_warning(fault: Fault) -> bool {
         || fault == Fault::MrtrDeclineInternal
         // T8's also-text is a SHOULD.
         || fault == Fault::StructuredWithoutText
+        // M1's sampling-context-declared is a SHOULD NOT.
+        || fault == Fault::MrtrSamplingContext
 }
 
 /// Runs the whole suite against the in-process reference server.

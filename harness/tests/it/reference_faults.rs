@@ -219,8 +219,10 @@ fn hex(text: &str) -> String {
 }
 
 /// `_meta` that declares form-mode elicitation.
+/// Form elicitation, and sampling without tools or context (the faults that
+/// ask for those anyway show on the first call).
 fn elicits() -> Value {
-    json!({"io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}})
+    json!({"io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}, "sampling": {}}})
 }
 
 /// Runs the script to EOF; returns stdout and the exit code.
