@@ -92,6 +92,10 @@ pub enum Check {
     /// and waits: the process must exit (J5 `exit-on-eof`). The connection
     /// is spent, so the case opens one of its own (`handshake = false`).
     ExitOnEof,
+    /// An error answer names the era's protocol version, in its message or
+    /// its data (L1 `initialize-names-versions`: a modern-only server's
+    /// refusal of `initialize` is a legacy client's only diagnostic).
+    NamesVersions,
 }
 
 impl FromStr for Check {
@@ -112,9 +116,10 @@ impl FromStr for Check {
             "no-result" => Check::NoResult,
             "resource-metadata" => Check::ResourceMetadata,
             "exit-on-eof" => Check::ExitOnEof,
+            "names-versions" => Check::NamesVersions,
             other => {
                 return Err(FieldError(format!(
-                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random, bearer-challenge, challenge-scope, no-result, resource-metadata, exit-on-eof)"
+                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random, bearer-challenge, challenge-scope, no-result, resource-metadata, exit-on-eof, names-versions)"
                 )))
             }
         })

@@ -146,6 +146,8 @@ faults! {
         "initialize is answered with the protocolVersion asked for, even one the server does not support";
     InitializeNoServerInfo => "initialize-no-server-info", "L1",
         "initialize is answered without serverInfo";
+    InitializeRefusedUnnamed => "initialize-refused-unnamed", "L1",
+        "the server is modern only: initialize is refused with -32601 whose message names no protocol version it supports";
     DiscoverIncomplete => "discover-incomplete", "L1",
         "server/discover is answered without supportedVersions";
     VerboseErrorMessage => "verbose-error-message", "J1",

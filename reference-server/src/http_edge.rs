@@ -444,6 +444,10 @@ impl HttpEdge {
             _ => String::new(),
         };
         let mut minted = None;
+        if is_initialize && self.fault() == Some(Fault::InitializeRefusedUnnamed) {
+            // A modern-only server that says nothing of the versions it speaks.
+            return HttpReply::rpc_error(400, codes::METHOD_NOT_FOUND, "Method not found");
+        }
         if is_initialize {
             match self.mint_session() {
                 Some(id) => minted = Some(id),

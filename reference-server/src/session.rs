@@ -121,7 +121,10 @@ impl Session {
                 ..Outcome::default()
             },
             Message::Request(req) => {
-                let era = *self.era.get_or_insert(if req.method == "initialize" {
+                // Under initialize-refused-unnamed the server is modern only.
+                let legacy = req.method == "initialize"
+                    && fault != Some(Fault::InitializeRefusedUnnamed);
+                let era = *self.era.get_or_insert(if legacy {
                     Era::Legacy
                 } else {
                     Era::Modern

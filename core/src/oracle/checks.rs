@@ -159,6 +159,14 @@ pub fn run(
             _ => None,
         },
         Check::StructuredOutput => structured_output(response, output_schema),
+        Check::NamesVersions => {
+            let error = response.get("error")?;
+            let version = mcperr_protocol::Era::Modern.version();
+            let named = |v: Option<&Value>| v.is_some_and(|v| v.to_string().contains(version));
+            (!named(error.get("message")) && !named(error.get("data"))).then(|| {
+                format!("the error names no protocol version the server supports ({version} is one, as this run shows): {error}")
+            })
+        }
         Check::NoRetiredCode => (response.pointer("/error/code").and_then(Value::as_i64)
             == Some(-32002))
         .then(|| "a missing resource answered the retired -32002".into()),

@@ -117,6 +117,13 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
         ctx.era,
         exchange.request.get("method").and_then(Value::as_str),
     ) {
+        // "An `initialize` request selects legacy semantics" (2026-07-28
+        // basic/versioning): a dual-era server answers it as 2025-11-25.
+        let era = if method == "initialize" {
+            Era::Legacy
+        } else {
+            era
+        };
         if crate::shapes::missing_result_type(era, response) {
             out.push(Violation::new(AspectId::J1ResultType, "the result has no resultType").late());
         }

@@ -29,6 +29,8 @@ fn shows_as_warning(fault: Fault) -> bool {
         || fault == Fault::StructuredWithoutText
         // M1's sampling-context-declared is a SHOULD NOT.
         || fault == Fault::MrtrSamplingContext
+        // L1's initialize-names-versions is a SHOULD.
+        || fault == Fault::InitializeRefusedUnnamed
 }
 
 /// Runs the whole suite against the in-process reference server.
@@ -98,6 +100,8 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             | Fault::CapabilitiesSticky
             // Exit at end of input is 2026-07-28's sentence.
             | Fault::EofIgnored
+            // A modern-only server refuses 2025-11-25's handshake itself.
+            | Fault::InitializeRefusedUnnamed
             // The error-code ranges are 2026-07-28's sentences.
             | Fault::CodeLegacyRange
             | Fault::CodeMcpRange

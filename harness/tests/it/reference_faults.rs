@@ -296,7 +296,9 @@ fn every_fault_changes_the_transcript() {
     // HTTP-only faults deviate only over HTTP (tests/it/http.rs covers them);
     // fuzz-only ones only for inputs this transcript never sends (tests/it/fuzz.rs);
     // ping-not-empty, the initialize and the task faults only in 2025-11-25, which this
-    // 2026-07-28 script is not (tests/it/faults.rs catches them there).
+    // 2026-07-28 script is not (tests/it/faults.rs catches them there);
+    // initialize-refused-unnamed only on an initialize, which would turn
+    // this script's process into a 2025-11-25 one.
     let names: Vec<&str> = list
         .lines()
         .filter(|l| !l.contains("over HTTP:") && !l.contains("fuzz only:"))
