@@ -96,6 +96,9 @@ pub enum Check {
     /// its data (L1 `initialize-names-versions`: a modern-only server's
     /// refusal of `initialize` is a legacy client's only diagnostic).
     NamesVersions,
+    /// A tool result with `structuredContent` also carries that JSON,
+    /// serialized, in a text block (T8 `also-text`).
+    AlsoText,
 }
 
 impl FromStr for Check {
@@ -117,9 +120,10 @@ impl FromStr for Check {
             "resource-metadata" => Check::ResourceMetadata,
             "exit-on-eof" => Check::ExitOnEof,
             "names-versions" => Check::NamesVersions,
+            "also-text" => Check::AlsoText,
             other => {
                 return Err(FieldError(format!(
-                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random, bearer-challenge, challenge-scope, no-result, resource-metadata, exit-on-eof, names-versions)"
+                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random, bearer-challenge, challenge-scope, no-result, resource-metadata, exit-on-eof, names-versions, also-text)"
                 )))
             }
         })

@@ -122,13 +122,11 @@ impl Session {
             },
             Message::Request(req) => {
                 // Under initialize-refused-unnamed the server is modern only.
-                let legacy = req.method == "initialize"
-                    && fault != Some(Fault::InitializeRefusedUnnamed);
-                let era = *self.era.get_or_insert(if legacy {
-                    Era::Legacy
-                } else {
-                    Era::Modern
-                });
+                let legacy =
+                    req.method == "initialize" && fault != Some(Fault::InitializeRefusedUnnamed);
+                let era = *self
+                    .era
+                    .get_or_insert(if legacy { Era::Legacy } else { Era::Modern });
                 let answer = if std::mem::take(&mut self.stray_cancel) {
                     crate::answer::Answer::error(mcperr_protocol::ErrorObject::new(
                         -32800,

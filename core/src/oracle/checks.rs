@@ -91,6 +91,7 @@ pub fn aspect(check: Check, case: &crate::case::Case) -> AspectId {
         }
         Check::SessionIdAscii => AspectId::H2SessionIdAscii,
         Check::ExitOnEof => AspectId::J5ExitOnEof,
+        Check::AlsoText => AspectId::T8AlsoText,
         Check::SessionIdRandom => AspectId::H2SessionIdRandom,
         _ => case.aspect_id(),
     }
@@ -159,6 +160,7 @@ pub fn run(
             _ => None,
         },
         Check::StructuredOutput => structured_output(response, output_schema),
+        Check::AlsoText => super::structured::also_text(response, &exchange.request),
         Check::NamesVersions => {
             let error = response.get("error")?;
             let version = mcperr_protocol::Era::Modern.version();

@@ -164,9 +164,6 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
         response,
         &exchange.request,
     ));
-    if framed {
-        out.extend(super::structured::also_text(response, &exchange.request).map(Violation::late));
-    }
     out.extend(super::codes::code_range(
         response,
         &exchange.request,

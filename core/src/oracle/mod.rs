@@ -15,7 +15,7 @@ mod messages;
 pub mod mrtr;
 mod regressions;
 pub mod secrets;
-mod structured;
+pub mod structured;
 pub mod tasks;
 
 use crate::exchange::{Ending, Exchange, NoResponse};

@@ -25,12 +25,6 @@ fn shows_as_warning(fault: Fault) -> bool {
     fault.rule() == "T9"
         || fault == Fault::HttpAcceptUnchecked
         || fault == Fault::MrtrDeclineInternal
-        // T8's also-text is a SHOULD.
-        || fault == Fault::StructuredWithoutText
-        // M1's sampling-context-declared is a SHOULD NOT.
-        || fault == Fault::MrtrSamplingContext
-        // L1's initialize-names-versions is a SHOULD.
-        || fault == Fault::InitializeRefusedUnnamed
 }
 
 /// Runs the whole suite against the in-process reference server.

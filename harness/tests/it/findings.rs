@@ -184,6 +184,8 @@ fn every_saved_finding_of_a_fault_sweep_replays_to_the_same_rule_aspect_and_verd
         .iter()
         .filter(|f| !f.http_only())
         .flat_map(|f| ERAS.map(|e| (*f, e)))
+        // A modern-only server: 2025-11-25 cannot reach it at all.
+        .filter(|(f, e)| !(*f == Fault::InitializeRefusedUnnamed && *e == "2025-11-25"))
         .collect();
     for pair in stdio.chunks(2) {
         let results: Vec<_> = std::thread::scope(|s| {

@@ -140,7 +140,9 @@ fn faithful_recipes_servers_get_no_failure_under_spec_or_model_in_both_eras() {
 
 /// Every generated valid call that passed was accepted by the tool (a
 /// result without `isError`); at least one passed when any tool gets valid
-/// calls (a Bookshop that annotates nothing gets none).
+/// calls (a Bookshop that annotates nothing gets none). A call judged only
+/// by T8's also-text (its structuredContent not also serialized as text, as
+/// the Python SDKs answer a tool that returns a plain value) was accepted too.
 pub fn assert_valid_calls_were_accepted(r: &Value, what: &str) {
     let any_valid = r["valid_calls"]
         .as_array()
@@ -148,7 +150,7 @@ pub fn assert_valid_calls_were_accepted(r: &Value, what: &str) {
     let passes: Vec<&Value> = cases(r)
         .iter()
         .filter(|c| c["id"].as_str().is_some_and(|i| i.ends_with("/valid-call")))
-        .filter(|c| c["verdict"] == "pass")
+        .filter(|c| c["verdict"] == "pass" || c["aspect"] == "T8.also-text")
         .collect();
     assert!(
         !any_valid || !passes.is_empty(),
