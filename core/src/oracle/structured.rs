@@ -33,13 +33,10 @@ pub fn also_text(response: &Value, request: &Value) -> Option<String> {
         .filter(|c| c.get("type").and_then(Value::as_str) == Some("text"))
         .collect();
     // A text block without its text is a malformed result, J1's to judge.
-    let Some(texts) = blocks
+    let texts = blocks
         .iter()
         .map(|c| c.get("text").and_then(Value::as_str))
-        .collect::<Option<Vec<&str>>>()
-    else {
-        return None;
-    };
+        .collect::<Option<Vec<&str>>>()?;
     let serialized = |t: &&str| serde_json::from_str::<Value>(t).is_ok_and(|v| &v == structured);
     if texts.iter().any(serialized) {
         return None;
