@@ -7,7 +7,7 @@ use mcperr_core::exchange::{Ending, Exchange, Stray};
 use mcperr_protocol::Era;
 use serde_json::{json, Value};
 
-use crate::client::{legacy_handshake, Client};
+use crate::client::{legacy_handshake, Client, Conn};
 use crate::engine::{EraChoice, RunSettings, SetupError};
 
 fn describe_failure(what: &str, ex: &Exchange) -> String {
@@ -161,9 +161,14 @@ pub async fn discover(client: &mut Client, handshake: Value) -> Discovery {
         .get("capabilities")
         .cloned()
         .unwrap_or(Value::Null);
+    let tools = list_all(client, "tools/list", "tools").await;
+    // Before any tools/call: their x-mcp-header parameters go into headers.
+    if let Conn::Http(h) = &client.conn {
+        crate::transport::http::learn_mirrored(&h.mirrored, &tools);
+    }
     let mut d = Discovery {
         capabilities,
-        tools: list_all(client, "tools/list", "tools").await,
+        tools,
         resources: list_all(client, "resources/list", "resources").await,
         templates: list_all(client, "resources/templates/list", "resourceTemplates").await,
         prompts: list_all(client, "prompts/list", "prompts").await,

@@ -83,6 +83,9 @@ pub struct RunSettings {
     /// Whether an in-process stdio server runs on a thread of its own
     /// (fuzzing with a core to spare) rather than inline (exactly repeatable).
     pub server_thread: bool,
+    /// The `x-mcp-header` parameters of the server's tools, shared by
+    /// every HTTP connection of the run (learnt at discovery).
+    pub mirrored: crate::transport::http::MirroredParams,
     /// The reference server shared by in-process connections of this run.
     memory: Option<Memory>,
 }
@@ -131,6 +134,7 @@ impl RunSettings {
             hung: Default::default(),
             deadline: None,
             server_thread: false,
+            mirrored: Default::default(),
             memory,
         }
     }
@@ -177,7 +181,7 @@ impl RunSettings {
             spawn: true,
             message: e.0,
         };
-        Ok(match (&self.target, &self.memory) {
+        let conn = match (&self.target, &self.memory) {
             (Target::Stdio(t), _) => Conn::Lines(LineConn::Child(Box::new(
                 StdioConnection::spawn(t).map_err(setup)?,
             ))),
@@ -204,6 +208,13 @@ impl RunSettings {
             (Target::InProcess(InProcess { .. }), None) => {
                 unreachable!("RunSettings::new makes it")
             }
+        };
+        Ok(match conn {
+            Conn::Http(mut h) => {
+                h.mirrored = self.mirrored.clone();
+                Conn::Http(h)
+            }
+            other => other,
         })
     }
 }

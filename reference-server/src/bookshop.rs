@@ -144,6 +144,15 @@ fn confirm_purchase(
     )))
 }
 
+fn branch_hours(_: &FixtureState, args: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
+    let day = args.get("day").and_then(Value::as_u64).unwrap_or(1);
+    let opens = if day == 7 { 11 } else { 9 };
+    Ok(ToolOutput::text(format!(
+        "{} opens at {opens}:00 on day {day}",
+        str_arg(args, "branch")
+    )))
+}
+
 fn bad_output(_: &FixtureState, _: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
     Ok(ToolOutput::structured(json!({"temperature": "hot"})))
 }
@@ -240,6 +249,19 @@ pub fn tools() -> Vec<ToolDef> {
             read_only: true,
             task_support: TaskSupport::Optional,
             body: slow,
+        },
+        ToolDef {
+            name: "branch_hours",
+            description: "When a branch of the shop opens. Over HTTP (2026-07-28) branch and day are mirrored into the Mcp-Param-Branch and Mcp-Param-Day headers (x-mcp-header).",
+            input_schema: json!({"type": "object", "properties": {
+                    "branch": {"type": "string", "description": "The branch, any name.", "x-mcp-header": "Branch"},
+                    "day": {"type": "integer", "minimum": 1, "maximum": 7,
+                        "description": "The day of the week, 1 to 7; Monday when left out.", "x-mcp-header": "Day"}},
+                "required": ["branch"], "additionalProperties": false}),
+            output_schema: None,
+            read_only: true,
+            task_support: TaskSupport::Forbidden,
+            body: branch_hours,
         },
         ToolDef {
             name: TASK_ONLY,

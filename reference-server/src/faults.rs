@@ -134,6 +134,20 @@ faults! {
         "2026-07-28: a requestState that fails verification is refused with -32042, 2025-11-25's URL-elicitation code";
     CodeReservedRange => "code-reserved-range", "J1",
         "2026-07-28: a requestState that fails verification is refused with -32500, an application code inside JSON-RPC's reserved range";
+    ParamMismatchAccepted => "param-mismatch-accepted", "H1",
+        "over HTTP: branch_hours runs when its Mcp-Param-Branch header names another branch than its arguments";
+    ParamMissingAccepted => "param-missing-accepted", "H1",
+        "over HTTP: branch_hours runs without the Mcp-Param-Branch header its branch argument needs";
+    ParamNullExpected => "param-null-expected", "H1",
+        "over HTTP: branch_hours wants an Mcp-Param-Day header even when day is null or absent, and answers -32020 without it";
+    ParamInvalidCharsAccepted => "param-invalid-chars-accepted", "H1",
+        "over HTTP: an Mcp-Param header holding a raw tab or non-ASCII bytes is taken as it is instead of refused";
+    ParamNotDecoded => "param-not-decoded", "H1",
+        "over HTTP: an Mcp-Param header in its =?base64?...?= form is compared undecoded, so a non-ASCII branch is refused -32020";
+    ParamHeaderCaseSensitive => "param-header-case-sensitive", "H1",
+        "over HTTP: Mcp-Param headers are looked up by their exact spelling (Mcp-Param-Branch), so one sent in lower case is missed and the call refused";
+    ParamNumericAsString => "param-numeric-as-string", "H1",
+        "over HTTP: an integer's Mcp-Param header is compared as text, so Mcp-Param-Day: 3.0 for day 3 is refused -32020";
     EofIgnored => "eof-ignored", "J5",
         "over stdio: at the end of its input the server keeps running instead of exiting";
     CursorUnstable => "cursor-unstable", "U2",
@@ -416,6 +430,13 @@ impl Fault {
                 | Fault::SessionIdSpaces
                 | Fault::HttpOriginUnchecked
                 | Fault::HttpSseTruncated
+                | Fault::ParamMismatchAccepted
+                | Fault::ParamMissingAccepted
+                | Fault::ParamNullExpected
+                | Fault::ParamInvalidCharsAccepted
+                | Fault::ParamNotDecoded
+                | Fault::ParamHeaderCaseSensitive
+                | Fault::ParamNumericAsString
         )
     }
 }

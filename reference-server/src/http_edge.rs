@@ -381,6 +381,13 @@ impl HttpEdge {
                 }
             }
         }
+        if method == "tools/call" {
+            if let Some(why) =
+                crate::param_headers::for_call(params.as_ref(), headers, self.fault())
+            {
+                return mismatch(why);
+            }
+        }
         let body_version = params
             .as_ref()
             .and_then(|p| {

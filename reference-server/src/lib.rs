@@ -19,6 +19,8 @@
 //!   confirmation (imports `answer`, `faults`); its request state is the
 //!   whole memory, integrity-protected.
 //! - [`pages`]: the list methods' pages and opaque cursors (imports `faults`).
+//! - [`param_headers`]: 2026-07-28's `Mcp-Param-{Name}` headers checked
+//!   against a tool's arguments (imports `faults`, `bookshop`).
 //! - [`auth`]: the decisions of a protected server (bearer tokens, the 401
 //!   challenge, the protected-resource metadata); imports `faults`.
 //! - [`handler`]: the pure handler, one request in an established era → one
@@ -42,6 +44,7 @@ mod http_reply;
 pub mod log;
 pub mod mrtr;
 pub mod pages;
+pub mod param_headers;
 pub mod prompts;
 pub mod resources;
 pub mod session;

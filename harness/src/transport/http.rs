@@ -59,9 +59,57 @@ enum Backend {
     Memory(Arc<HttpEdge>),
 }
 
+/// The tool parameters the server mirrors into `Mcp-Param-{Name}` headers
+/// (`x-mcp-header`), by tool name: learnt from `tools/list` at discovery and
+/// shared by every connection of a run, so that each 2026-07-28
+/// `tools/call` carries them ("conforming clients MUST mirror the
+/// designated parameter values into HTTP headers").
+pub type MirroredParams =
+    Arc<Mutex<std::collections::HashMap<String, Vec<mcperr_protocol::headers::MirroredParam>>>>;
+
+/// Learns the mirrored parameters of `tools` (a `tools/list` result's).
+pub fn learn_mirrored(mirrored: &MirroredParams, tools: &[Value]) {
+    let mut map = mirrored.lock().unwrap_or_else(|e| e.into_inner());
+    for t in tools {
+        let (Some(name), Some(schema)) =
+            (t.get("name").and_then(Value::as_str), t.get("inputSchema"))
+        else {
+            continue;
+        };
+        let params = mcperr_protocol::headers::mirrored_params(schema);
+        if !params.is_empty() {
+            map.insert(name.to_string(), params);
+        }
+    }
+}
+
+/// The `Mcp-Param-*` headers of a `tools/call` message: one for each
+/// mirrored parameter whose argument a header can carry (none for a null
+/// or absent one).
+fn param_headers(mirrored: &MirroredParams, msg: &Value) -> Vec<(String, String)> {
+    if msg.get("method").and_then(Value::as_str) != Some("tools/call") {
+        return vec![];
+    }
+    let Some(name) = msg.pointer("/params/name").and_then(Value::as_str) else {
+        return vec![];
+    };
+    let map = mirrored.lock().unwrap_or_else(|e| e.into_inner());
+    let args = msg.pointer("/params/arguments");
+    map.get(name)
+        .into_iter()
+        .flatten()
+        .filter_map(|p| {
+            let value = mcperr_protocol::headers::param_header_value(p.value(args)?)?;
+            Some((p.header(), value))
+        })
+        .collect()
+}
+
 /// A connection to an HTTP MCP endpoint.
 pub struct HttpConnection {
     backend: Backend,
+    /// The run's mirrored tool parameters.
+    pub mirrored: MirroredParams,
     /// The target.
     pub target: HttpTarget,
     /// The legacy session id, once `initialize` minted one.
@@ -150,6 +198,7 @@ impl HttpConnection {
             target: target.clone(),
             session: None,
             timeout,
+            mirrored: Default::default(),
         })
     }
 
@@ -160,6 +209,7 @@ impl HttpConnection {
             target: target.clone(),
             session: None,
             timeout: Duration::from_secs(60),
+            mirrored: Default::default(),
         }
     }
 
@@ -170,12 +220,16 @@ impl HttpConnection {
             target: self.target.clone(),
             session: None,
             timeout: self.timeout,
+            mirrored: self.mirrored.clone(),
         }
     }
 
     /// The headers a message gets in `era`: the era's, the session's, the user's.
     pub fn headers_for(&self, era: Era, msg: &Value) -> Vec<(String, String)> {
         let mut h = plan::http_headers(era, msg);
+        if era == Era::Modern {
+            h.extend(param_headers(&self.mirrored, msg));
+        }
         if era == Era::Legacy {
             if let Some(s) = &self.session {
                 h.push(("Mcp-Session-Id".into(), s.clone()));

@@ -96,6 +96,14 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             | Fault::EofIgnored
             // A modern-only server refuses 2025-11-25's handshake itself.
             | Fault::InitializeRefusedUnnamed
+            // Mcp-Param headers are 2026-07-28's.
+            | Fault::ParamMismatchAccepted
+            | Fault::ParamMissingAccepted
+            | Fault::ParamNullExpected
+            | Fault::ParamInvalidCharsAccepted
+            | Fault::ParamNotDecoded
+            | Fault::ParamHeaderCaseSensitive
+            | Fault::ParamNumericAsString
             // The error-code ranges are 2026-07-28's sentences.
             | Fault::CodeLegacyRange
             | Fault::CodeMcpRange
