@@ -141,7 +141,7 @@ faults! {
     ParamNullExpected => "param-null-expected", "H1",
         "over HTTP: branch_hours wants an Mcp-Param-Day header even when day is null or absent, and answers -32020 without it";
     ParamInvalidCharsAccepted => "param-invalid-chars-accepted", "H1",
-        "over HTTP: an Mcp-Param header holding a raw tab or non-ASCII bytes is taken as it is instead of refused";
+        "over HTTP: an Mcp-Param header holding raw non-ASCII bytes is taken as it is instead of refused";
     ParamNotDecoded => "param-not-decoded", "H1",
         "over HTTP: an Mcp-Param header in its =?base64?...?= form is compared undecoded, so a non-ASCII branch is refused -32020";
     ParamHeaderCaseSensitive => "param-header-case-sensitive", "H1",

@@ -1,8 +1,9 @@
 //! 2026-07-28's `Mcp-Param-{Name}` headers (basic/transports/streamable-http#server-behavior-for-custom-headers):
 //! a tool parameter marked `x-mcp-header` travels in the body and in its
 //! header, and a server that reads the body checks that the two agree. The
-//! header is looked up case-insensitively, must hold only visible ASCII and
-//! spaces (anything else goes Base64-encoded), is decoded before it is
+//! header is looked up case-insensitively, must hold only what #value-encoding
+//! allows a field value (visible ASCII, space, tab; anything else goes
+//! Base64-encoded), is decoded before it is
 //! compared, and an integer compares numerically. A parameter that is null
 //! or absent needs no header; one with a value needs it. A value no header
 //! can carry (an object for a string parameter) is left to input
@@ -86,7 +87,9 @@ fn one(
         });
     };
     if fault != Some(Fault::ParamInvalidCharsAccepted)
-        && raw.bytes().any(|b| !(0x20..=0x7e).contains(&b))
+        && raw
+            .bytes()
+            .any(|b| !(0x20..=0x7e).contains(&b) && b != b'\t')
     {
         return Some(format!(
             "Header mismatch: {name} holds characters a header value may not carry unencoded: {raw:?}"
@@ -155,7 +158,7 @@ mod tests {
     }
 
     #[test]
-    fn missing_mismatched_and_raw_control_characters_are_refused() {
+    fn missing_mismatched_and_raw_non_ascii_values_are_refused() {
         let args = json!({"branch": "main"});
         assert!(check(args.clone(), &[], None).is_some());
         assert_eq!(
@@ -163,16 +166,19 @@ mod tests {
             None
         );
         assert!(check(args.clone(), &[("Mcp-Param-Branch", "other")], None).is_some());
-        let tab = json!({"branch": "ma\tin"});
-        assert!(check(tab.clone(), &[("Mcp-Param-Branch", "ma\tin")], None).is_some());
+        let cafe = json!({"branch": "café"});
+        assert!(check(cafe.clone(), &[("Mcp-Param-Branch", "café")], None).is_some());
         assert_eq!(
             check(
-                tab,
-                &[("Mcp-Param-Branch", "ma\tin")],
+                cafe,
+                &[("Mcp-Param-Branch", "café")],
                 Some(Fault::ParamInvalidCharsAccepted)
             ),
             None
         );
+        // A field value may hold a tab (#value-encoding quotes RFC 9110).
+        let tab = json!({"branch": "ma\tin"});
+        assert_eq!(check(tab, &[("Mcp-Param-Branch", "ma\tin")], None), None);
     }
 
     #[test]
