@@ -51,13 +51,18 @@ pub enum Stray {
     /// wait: after its response, or around other requests (U6).
     ProgressLate(Value),
     /// A `notifications/cancelled` of the server's own (U7
-    /// `server-sends-no-cancel`: mcperr opens no subscription it could end).
+    /// `server-sends-no-cancel`, unless it ends a subscription the case
+    /// opened: U9).
     ServerCancel(Value),
     /// A request of the server's own whose id it already used for another
     /// in the session (J1 `server-request-id-unique`).
     ReusedRequestId(Value),
     /// A `notifications/tasks/status` (K1: judged for its `_meta`).
     TaskStatus(Value),
+    /// A notification of a subscription (2026-07-28 `subscriptions/listen`):
+    /// one carrying `io.modelcontextprotocol/subscriptionId`, an
+    /// acknowledgment, a resource update or a list change (U9).
+    Subscription(Value),
     /// More strays than are kept; this many were dropped.
     More(usize),
 }
@@ -68,6 +73,9 @@ impl Stray {
     pub fn of_server_message(message: &Value) -> Option<Stray> {
         let method = message.get("method")?.as_str().unwrap_or_default();
         if message.get("id").is_none() {
+            if subscription_id(message).is_some() || SUBSCRIPTION_METHODS.contains(&method) {
+                return Some(Stray::Subscription(message.clone()));
+            }
             return match method {
                 "notifications/progress" => Some(Stray::Progress(message.clone())),
                 "notifications/cancelled" => Some(Stray::ServerCancel(message.clone())),
@@ -94,6 +102,27 @@ impl Stray {
             other => other,
         }
     }
+}
+
+/// The `_meta` key that names the subscription a notification belongs to.
+pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// The notifications 2026-07-28 delivers on a `subscriptions/listen` stream
+/// only (2025-11-25 sends them under its capabilities).
+pub const SUBSCRIPTION_METHODS: [&str; 5] = [
+    "notifications/subscriptions/acknowledged",
+    "notifications/resources/updated",
+    "notifications/resources/list_changed",
+    "notifications/tools/list_changed",
+    "notifications/prompts/list_changed",
+];
+
+/// The subscription id a message's `_meta` (params' or result's) names.
+pub fn subscription_id(message: &Value) -> Option<&Value> {
+    message
+        .pointer("/params/_meta")
+        .or_else(|| message.pointer("/result/_meta"))?
+        .get(META_SUBSCRIPTION_ID)
 }
 
 /// The `progressToken` a request's `_meta` or a progress notification's

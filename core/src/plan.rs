@@ -141,6 +141,23 @@ pub enum Step {
     InFlight(Outgoing),
 }
 
+impl CasePlan {
+    /// The `subscriptions/listen` requests the case leaves in flight, as
+    /// sent (a case gives them their ids, so that they can be named).
+    pub fn listens(&self) -> Vec<Value> {
+        self.steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::InFlight(o) if o.method == "subscriptions/listen" => match &o.id {
+                    IdChoice::Given(id) => Some(o.message(Some(id))),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect()
+    }
+}
+
 /// How the judged session is used by an HTTP case (2025-11-25).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SessionMode {

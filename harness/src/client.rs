@@ -553,6 +553,17 @@ impl Client {
         Err(before)
     }
 
+    /// The answer to in-flight request `id` that came while other requests
+    /// were awaited, if one did.
+    pub fn late_answer(&self, id: &Value) -> Option<Value> {
+        self.late_seen.get(&id.to_string()).cloned()
+    }
+
+    /// Keeps `answer` as in-flight request `id`'s, for [`Client::late_answer`].
+    pub fn note_late_answer(&mut self, id: &Value, answer: Value) {
+        self.late_seen.insert(id.to_string(), answer);
+    }
+
     /// Watches for `wait` for messages about in-flight request `id` (its
     /// answer, progress for `token`), returning them in order; everything
     /// else goes to the next judged case.
@@ -733,7 +744,10 @@ fn about_in_flight(m: &Value, id: &Value, token: Option<&Value>) -> bool {
     let progress = m.get("method").and_then(Value::as_str) == Some("notifications/progress")
         && token.is_some()
         && mcperr_core::exchange::progress_token(m) == token;
-    answer || progress
+    // A subscriptions/listen in flight: its stream's notifications.
+    let streamed =
+        m.get("method").is_some() && mcperr_core::exchange::subscription_id(m) == Some(id);
+    answer || progress || streamed
 }
 
 /// The 2025-11-25 handshake: `initialize`, then `notifications/initialized`.

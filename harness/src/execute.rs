@@ -476,12 +476,25 @@ async fn watch_cancelled(
     id: &Value,
     token: Option<&Value>,
 ) -> Vec<Value> {
-    let cancelled = plan.steps.iter().any(|s| {
-        matches!(s, Step::Send(o) if o.method == "notifications/cancelled"
-            && o.params.as_ref().and_then(|p| p.get("requestId")) == Some(id))
-    });
-    if !cancelled {
-        client.watch_in_flight(id, token, IN_FLIGHT_WATCH).await;
+    if !cancelled_by_case(plan, id) {
+        // Left open: what came about it (a subscription's notifications)
+        // is the judged case's, but for its answer (which a server that
+        // ends a subscription sends), kept for the teardown's judgement.
+        let early = client.late_answer(id);
+        for m in client.watch_in_flight(id, token, IN_FLIGHT_WATCH).await {
+            if m.get("method").is_some() {
+                client.requeue(
+                    mcperr_core::exchange::Stray::of_server_message(&m)
+                        .into_iter()
+                        .collect(),
+                );
+            } else {
+                client.note_late_answer(id, m);
+            }
+        }
+        if let Some(answer) = early {
+            client.note_late_answer(id, answer);
+        }
         return vec![];
     }
     // Unanswered, the probe proves nothing: what came during it is judged
@@ -495,6 +508,14 @@ async fn watch_cancelled(
         about.remove(0);
     }
     about
+}
+
+/// Whether a step of the case cancels in-flight request `id`.
+fn cancelled_by_case(plan: &CasePlan, id: &Value) -> bool {
+    plan.steps.iter().any(|s| {
+        matches!(s, Step::Send(o) if o.method == "notifications/cancelled"
+            && o.params.as_ref().and_then(|p| p.get("requestId")) == Some(id))
+    })
 }
 
 /// The error result of a case not sent because its method is hung.
@@ -631,6 +652,14 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
     }
     if let Some((id, token)) = &in_flight {
         evidence.after_cancel = watch_cancelled(client, plan, id, token.as_ref()).await;
+        // A subscription left in flight: how it ended, if the server ended it.
+        if let Some(listen) = plan.listens().into_iter().find(|l| l.get("id") == Some(id)) {
+            evidence.ended = Some(mcperr_core::oracle::subscriptions::Ended {
+                listen,
+                answer: client.late_answer(id),
+                cancelled_by_client: cancelled_by_case(plan, id),
+            });
+        }
     }
     let mut ex = if plan.http.is_some() {
         shaped_exchange(client, plan).await

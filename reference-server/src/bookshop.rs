@@ -144,6 +144,29 @@ fn confirm_purchase(
     )))
 }
 
+/// The tool whose success updates the subscribers of a book's URI.
+pub const RESTOCK: &str = "restock";
+
+/// The tool whose success ends every subscription.
+pub const CLOSE_SHOP: &str = "close_shop";
+
+/// The resource URI of a book (the `books://{title}` template's).
+pub fn book_uri(title: &str) -> String {
+    format!("books://{title}")
+}
+
+fn restock(_: &FixtureState, args: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
+    let title = str_arg(args, "title");
+    match author(title) {
+        Some(_) => Ok(ToolOutput::text(format!("Restocked {title}."))),
+        None => Err(ToolFailure::Tool(not_in_catalog(title))),
+    }
+}
+
+fn close_shop(_: &FixtureState, _: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
+    Ok(ToolOutput::text("Closed for the day."))
+}
+
 fn branch_hours(_: &FixtureState, args: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
     let day = args.get("day").and_then(Value::as_u64).unwrap_or(1);
     let opens = if day == 7 { 11 } else { 9 };
@@ -262,6 +285,24 @@ pub fn tools() -> Vec<ToolDef> {
             read_only: true,
             task_support: TaskSupport::Forbidden,
             body: branch_hours,
+        },
+        ToolDef {
+            name: RESTOCK,
+            description: "Restock a book of the catalog. 2026-07-28 over stdio: every subscriptions/listen that lists its books://{title} URI gets a notifications/resources/updated.",
+            input_schema: string_arg("title", "The book's title."),
+            output_schema: None,
+            read_only: false,
+            task_support: TaskSupport::Forbidden,
+            body: restock,
+        },
+        ToolDef {
+            name: CLOSE_SHOP,
+            description: "Close the shop for the day. 2026-07-28 over stdio: the server ends every open subscriptions/listen, as it would at shutdown.",
+            input_schema: json!({"type": "object", "properties": {}, "additionalProperties": false}),
+            output_schema: None,
+            read_only: false,
+            task_support: TaskSupport::Forbidden,
+            body: close_shop,
         },
         ToolDef {
             name: TASK_ONLY,

@@ -148,6 +148,18 @@ faults! {
         "over HTTP: Mcp-Param headers are looked up by their exact spelling (Mcp-Param-Branch), so one sent in lower case is missed and the call refused";
     ParamNumericAsString => "param-numeric-as-string", "H1",
         "over HTTP: an integer's Mcp-Param header is compared as text, so Mcp-Param-Day: 3.0 for day 3 is refused -32020";
+    SubscriptionUpdateFirst => "subscription-update-first", "U9",
+        "over stdio: a subscriptions/listen gets a notifications/resources/updated for its first URI before its acknowledgment";
+    SubscriptionIdMissing => "subscription-id-missing", "U9",
+        "over stdio: restock's notifications/resources/updated carry no io.modelcontextprotocol/subscriptionId";
+    SubscriptionUnrequested => "subscription-unrequested", "U9",
+        "over stdio: restock also sends every subscription a notifications/tools/list_changed it did not ask for";
+    SubscriptionLogs => "subscription-logs", "U8",
+        "over stdio: restock also sends every subscription a notifications/message log line on its stream";
+    TeardownSilent => "teardown-silent", "U9",
+        "over stdio: close_shop ends each subscription with a notifications/cancelled only, no listen result";
+    TeardownUncancelled => "teardown-uncancelled", "U9",
+        "over stdio: close_shop ends each subscription with a listen result only, no notifications/cancelled";
     EofIgnored => "eof-ignored", "J5",
         "over stdio: at the end of its input the server keeps running instead of exiting";
     CursorUnstable => "cursor-unstable", "U2",
@@ -375,6 +387,12 @@ impl Fault {
             self,
             Fault::NotificationAnswered
                 | Fault::EofIgnored
+                | Fault::SubscriptionUpdateFirst
+                | Fault::SubscriptionIdMissing
+                | Fault::SubscriptionUnrequested
+                | Fault::SubscriptionLogs
+                | Fault::TeardownSilent
+                | Fault::TeardownUncancelled
                 | Fault::LogLeaksDsn
                 | Fault::CancelMisapplied
                 | Fault::CancelIgnored

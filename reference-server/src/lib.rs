@@ -25,7 +25,10 @@
 //!   challenge, the protected-resource metadata); imports `faults`.
 //! - [`handler`]: the pure handler, one request in an established era → one
 //!   answer; joins the rules to the Bookshop.
-//! - [`session`]: one connection (era lock, response ids).
+//! - [`subscriptions`]: 2026-07-28's `subscriptions/listen` on a stdio
+//!   connection (imports `faults`).
+//! - [`session`]: one connection (era lock, response ids, a stdio
+//!   connection's subscriptions).
 //! - [`stdio`]: the stdio edge ([`stdio::StdioEdge`] decides, `serve` does I/O);
 //!   [`http_edge`]: Streamable HTTP decisions as a pure function; `http`
 //!   (feature `http`): the axum glue that serves them.
@@ -49,6 +52,7 @@ pub mod prompts;
 pub mod resources;
 pub mod session;
 pub mod stdio;
+pub mod subscriptions;
 pub mod tasks;
 pub mod tools;
 pub mod work;

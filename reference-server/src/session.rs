@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 use crate::faults::Fault;
 use crate::handler::Handler;
 use crate::log::LogRecord;
+use crate::subscriptions::Subscriptions;
 
 /// What an edge must do after one incoming message.
 #[derive(Debug, Default)]
@@ -35,7 +36,7 @@ pub struct Outcome {
 }
 
 /// A connection whose era is fixed by its first request.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Clone)]
 pub struct Session {
     era: Option<Era>,
     /// Under `cancel-misapplied`: a cancellation of no running request
@@ -44,6 +45,21 @@ pub struct Session {
     /// 2025-11-25: the level logging/setLevel set, from which on log
     /// messages go to the client too.
     log_level: Option<String>,
+    /// A stdio connection's subscriptions (2026-07-28); `None` for one HTTP
+    /// request, which has no stream to keep open.
+    subscriptions: Option<Subscriptions>,
+}
+
+impl Default for Session {
+    /// A stdio connection: no era yet, subscriptions possible.
+    fn default() -> Self {
+        Session {
+            era: None,
+            stray_cancel: false,
+            log_level: None,
+            subscriptions: Some(Subscriptions::default()),
+        }
+    }
 }
 
 impl Session {
@@ -52,10 +68,12 @@ impl Session {
         Session::default()
     }
 
-    /// A connection pinned to an era (HTTP: the era comes from the headers).
+    /// One HTTP request's connection, pinned to an era (the era comes from
+    /// the headers); it keeps no subscriptions.
     pub fn pinned(era: Era) -> Self {
         Session {
             era: Some(era),
+            subscriptions: None,
             ..Session::default()
         }
     }
@@ -95,6 +113,9 @@ impl Session {
                 let cancels = (method == "notifications/cancelled")
                     .then(|| params.as_ref()?.get("requestId").cloned())
                     .flatten();
+                if let (Some(subs), Some(id)) = (&mut self.subscriptions, &cancels) {
+                    subs.cancel(id);
+                }
                 // Under cancel-misapplied, a cancellation of no running
                 // request is taken by the next request (the edge knows
                 // which are running; this one treats them all as finished).
@@ -127,6 +148,22 @@ impl Session {
                 let era = *self
                     .era
                     .get_or_insert(if legacy { Era::Legacy } else { Era::Modern });
+                if let (Era::Modern, Some(subs), "subscriptions/listen") =
+                    (era, &mut self.subscriptions, req.method.as_str())
+                {
+                    return match subs.listen(&req.id.to_value(), req.params.as_ref(), fault) {
+                        Ok(notifications) => Outcome {
+                            method: Some(req.method.clone()),
+                            notifications,
+                            ..Outcome::default()
+                        },
+                        Err(e) => Outcome {
+                            method: Some(req.method.clone()),
+                            response: Some(jsonrpc::failure(&req.id, &e)),
+                            ..Outcome::default()
+                        },
+                    };
+                }
                 let answer = if std::mem::take(&mut self.stray_cancel) {
                     crate::answer::Answer::error(mcperr_protocol::ErrorObject::new(
                         -32800,
@@ -136,6 +173,9 @@ impl Session {
                     handler.request(era, &req)
                 };
                 let mut answer = answer;
+                if let (Era::Modern, Some(subs)) = (era, &mut self.subscriptions) {
+                    streams(subs, &req, &mut answer, fault);
+                }
                 if era == Era::Legacy {
                     let set =
                         req.method == "logging/setLevel" && matches!(answer.reply, Some(Ok(_)));
@@ -178,6 +218,43 @@ impl Session {
             }
         }
     }
+}
+
+/// What a stdio connection's subscriptions add to `answer`: that the server
+/// takes them (`resources.subscribe` in `server/discover`), and the
+/// messages a successful `restock` or `close_shop` sends them, before the
+/// call's own response.
+fn streams(
+    subs: &mut Subscriptions,
+    req: &mcperr_protocol::jsonrpc::Request,
+    answer: &mut crate::answer::Answer,
+    fault: Option<Fault>,
+) {
+    let Some(Ok(result)) = &mut answer.reply else {
+        return;
+    };
+    if req.method == "server/discover" {
+        if let Some(r) = result.pointer_mut("/capabilities/resources") {
+            r["subscribe"] = true.into();
+        }
+        return;
+    }
+    if req.method != "tools/call" || result.get("isError") == Some(&Value::Bool(true)) {
+        return;
+    }
+    let params = req.params.as_ref();
+    let tool = params.and_then(|p| p.get("name")).and_then(Value::as_str);
+    let title = params
+        .and_then(|p| p.pointer("/arguments/title"))
+        .and_then(Value::as_str);
+    let sent = match (tool, title) {
+        (Some(crate::bookshop::RESTOCK), Some(title)) => {
+            subs.restocked(&crate::bookshop::book_uri(title), fault)
+        }
+        (Some(crate::bookshop::CLOSE_SHOP), _) => subs.close_all(fault),
+        _ => return,
+    };
+    answer.notifications.extend(sent);
 }
 
 /// The id a response carries: the request's own, unless an id fault is on.

@@ -42,6 +42,8 @@ pub struct Evidence {
     pub eof_exit: Option<Option<String>>,
     /// A protected server's metadata, as the executor looked for it (A1).
     pub metadata: Option<super::auth::MetadataProbe>,
+    /// How a subscription the case left in flight ended (U9).
+    pub ended: Option<super::subscriptions::Ended>,
 }
 
 /// How long a server may take to exit after its stdin closes (`exit-on-eof`:

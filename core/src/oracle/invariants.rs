@@ -37,11 +37,19 @@ pub struct Context<'a> {
     /// The run's planted secret, which no log message may carry (U8
     /// `remove-sensitive`).
     pub planted: Option<&'a str>,
+    /// The `subscriptions/listen` requests the case opened (U9); a server's
+    /// `notifications/cancelled` naming one of them ends it, as it may.
+    pub listens: &'a [Value],
 }
 
 /// Every always-on violation of `exchange`, in the order they decide a verdict.
 pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
     let mut out = strays(exchange, ctx);
+    out.extend(super::subscriptions::strays(
+        &exchange.strays,
+        ctx.listens,
+        ctx.era,
+    ));
     out.extend(progress(exchange));
     let response = match &exchange.ending {
         Ending::Answered(v) | Ending::WrongId(v) => v,
@@ -292,9 +300,18 @@ pub fn strays(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
                 out.extend(super::tasks::status_notification(v));
                 continue;
             }
+            Stray::ServerCancel(v)
+                if ctx
+                    .listens
+                    .iter()
+                    .any(|l| l.get("id").is_some() && v.pointer("/params/requestId") == l.get("id")) =>
+            {
+                continue;
+            }
+            Stray::Subscription(_) => continue,
             Stray::ServerCancel(v) => (
                 AspectId::U7ServerSendsNoCancel,
-                format!("the server sent a cancellation, though mcperr opened no subscription for it to end: {v}"),
+                format!("the server sent a cancellation that ends no subscription mcperr opened: {v}"),
             ),
             Stray::More(n) => (
                 AspectId::J5Main,

@@ -16,6 +16,7 @@ pub mod mrtr;
 mod regressions;
 pub mod secrets;
 pub mod structured;
+pub mod subscriptions;
 pub mod tasks;
 
 use crate::exchange::{Ending, Exchange, NoResponse};
@@ -119,7 +120,9 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
         }
         _ => {}
     }
+    let listens = plan.listens();
     let ctx = Context {
+        listens: &listens,
         era: Some(plan.era),
         canary: None, // the case's own `no-canary` check searches the whole response
         sent_raw: plan.sent_raw(),
@@ -159,11 +162,15 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
             ),
         )
     });
-    let stopped: Vec<Violation> = stopped
-        .into_iter()
-        .chain(slow)
-        .chain(cancelled(&evidence.after_cancel))
-        .collect();
+    let stopped: Vec<Violation> =
+        stopped
+            .into_iter()
+            .chain(slow)
+            .chain(cancelled(&evidence.after_cancel))
+            .chain(evidence.ended.iter().flat_map(|e| {
+                subscriptions::teardown(e, &exchange.strays, exchange.http.is_none())
+            }))
+            .collect();
     // An `[http]` case judges its status (and body) first.
     if let (Some(want), Some(answer)) = (&case.http, &exchange.http) {
         let strays_only = invariants::strays(exchange, &ctx);

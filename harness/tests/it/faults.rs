@@ -96,6 +96,13 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             | Fault::EofIgnored
             // A modern-only server refuses 2025-11-25's handshake itself.
             | Fault::InitializeRefusedUnnamed
+            // subscriptions/listen is 2026-07-28's.
+            | Fault::SubscriptionUpdateFirst
+            | Fault::SubscriptionIdMissing
+            | Fault::SubscriptionUnrequested
+            | Fault::SubscriptionLogs
+            | Fault::TeardownSilent
+            | Fault::TeardownUncancelled
             // Mcp-Param headers are 2026-07-28's.
             | Fault::ParamMismatchAccepted
             | Fault::ParamMissingAccepted

@@ -174,6 +174,23 @@ fn script() -> String {
             "completion/complete",
             json!({"ref": {"type": "ref/prompt", "name": "crash_prompt"}, "argument": {"name": "secret", "value": "s3cr3t"}}),
         ),
+        // A subscription (never answered while open), the restock it hears
+        // of, and the close that ends it: its result and cancellation.
+        (
+            json!("sub"),
+            "subscriptions/listen",
+            json!({"notifications": {"resourceSubscriptions": ["books://Dune"]}}),
+        ),
+        (
+            json!(43),
+            "tools/call",
+            json!({"name": "restock", "arguments": {"title": "Dune"}}),
+        ),
+        (
+            json!(44),
+            "tools/call",
+            json!({"name": "close_shop", "arguments": {}}),
+        ),
         // The capability declared above is not this request's (statelessness).
         (
             json!(39),
@@ -284,8 +301,8 @@ fn every_fault_changes_the_transcript() {
     assert_eq!(clean.1, Some(0));
     assert_eq!(
         clean.0.lines().count(),
-        45,
-        "one response per request but the cancelled one, three progress notifications and a log message:\n{}",
+        51,
+        "one response per request but the cancelled one and the subscription's, three progress notifications, a log message, and the subscription's acknowledgment, update, result and cancellation:\n{}",
         clean.0
     );
     let list = Command::new(MCPERR)
@@ -316,8 +333,8 @@ fn every_fault_changes_the_transcript() {
     assert!(names.len() >= 30, "{list}");
     for rule in [
         "T1", "T2", "T3", "T4", "T5", "T6", "T7", "R1", "R2", "R3", "R4", "R5", "P1", "P2", "J1",
-        "J2", "J3", "J4", "J5", "U1", "U2", "U3", "U4", "U5", "U6", "U7", "U8", "L1", "L2", "L3",
-        "K1", "M1",
+        "J2", "J3", "J4", "J5", "U1", "U2", "U3", "U4", "U5", "U6", "U7", "U8", "U9", "L1", "L2",
+        "L3", "K1", "M1",
     ] {
         assert!(
             list.lines()
