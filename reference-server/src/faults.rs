@@ -142,6 +142,8 @@ faults! {
         "over HTTP: branch_hours wants an Mcp-Param-Day header even when day is null or absent, and answers -32020 without it";
     ParamInvalidCharsAccepted => "param-invalid-chars-accepted", "H1",
         "over HTTP: an Mcp-Param header holding raw non-ASCII bytes is taken as it is instead of refused";
+    ParamLatin1Accepted => "param-latin1-accepted", "H1",
+        "over HTTP: an Mcp-Param header's bytes are read as Latin-1 and not checked, so raw UTF-8 café matches a body's cafÃ©";
     ParamNotDecoded => "param-not-decoded", "H1",
         "over HTTP: an Mcp-Param header in its =?base64?...?= form is compared undecoded, so a non-ASCII branch is refused -32020";
     ParamHeaderCaseSensitive => "param-header-case-sensitive", "H1",
@@ -452,6 +454,7 @@ impl Fault {
                 | Fault::ParamMissingAccepted
                 | Fault::ParamNullExpected
                 | Fault::ParamInvalidCharsAccepted
+                | Fault::ParamLatin1Accepted
                 | Fault::ParamNotDecoded
                 | Fault::ParamHeaderCaseSensitive
                 | Fault::ParamNumericAsString

@@ -86,7 +86,11 @@ fn one(
             format!("Header mismatch: {name} header is required: the argument is {value}")
         });
     };
-    if fault != Some(Fault::ParamInvalidCharsAccepted)
+    let unchecked = matches!(
+        fault,
+        Some(Fault::ParamInvalidCharsAccepted | Fault::ParamLatin1Accepted)
+    );
+    if !unchecked
         && raw
             .bytes()
             .any(|b| !(0x20..=0x7e).contains(&b) && b != b'\t')
@@ -97,6 +101,10 @@ fn one(
     }
     let decoded = if fault == Some(Fault::ParamNotDecoded) {
         raw.to_string()
+    } else if fault == Some(Fault::ParamLatin1Accepted) && !raw.is_ascii() {
+        // Each byte one character, as a stack that reads header bytes as
+        // Latin-1 hands them on.
+        raw.bytes().map(char::from).collect()
     } else {
         match decode_header_value(raw) {
             Some(d) => d,
@@ -176,6 +184,11 @@ mod tests {
             ),
             None
         );
+        // Read as Latin-1 and unchecked, café's bytes match the body "cafÃ©".
+        let latin = json!({"branch": "cafÃ©"});
+        let raw = [("Mcp-Param-Branch", "café")];
+        assert!(check(latin.clone(), &raw, None).is_some());
+        assert_eq!(check(latin, &raw, Some(Fault::ParamLatin1Accepted)), None);
         // A field value may hold a tab (#value-encoding quotes RFC 9110).
         let tab = json!({"branch": "ma\tin"});
         assert_eq!(check(tab, &[("Mcp-Param-Branch", "ma\tin")], None), None);

@@ -108,6 +108,7 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             | Fault::ParamMissingAccepted
             | Fault::ParamNullExpected
             | Fault::ParamInvalidCharsAccepted
+            | Fault::ParamLatin1Accepted
             | Fault::ParamNotDecoded
             | Fault::ParamHeaderCaseSensitive
             | Fault::ParamNumericAsString

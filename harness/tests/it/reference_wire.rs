@@ -432,6 +432,9 @@ fn lists_describe_the_bookshop() {
             "bad_output",
             "confirm_purchase",
             "slow",
+            "branch_hours",
+            "restock",
+            "close_shop",
         ];
         // reindex may only be called as a task, which 2025-11-25 alone has.
         if era == Era::Legacy {
