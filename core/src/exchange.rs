@@ -250,6 +250,9 @@ pub struct HttpAnswer {
     /// The body's bytes were not UTF-8: `body` holds them read with U+FFFD
     /// for each bad sequence (J1 `utf8`).
     pub not_utf8: bool,
+    /// An SSE stream that went on after the awaited response (another
+    /// event, or no end within a moment): H3 `sse-terminates`.
+    pub open_after_response: bool,
 }
 
 impl HttpAnswer {

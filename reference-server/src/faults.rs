@@ -134,6 +134,8 @@ faults! {
         "2026-07-28: a requestState that fails verification is refused with -32042, 2025-11-25's URL-elicitation code";
     CodeReservedRange => "code-reserved-range", "J1",
         "2026-07-28: a requestState that fails verification is refused with -32500, an application code inside JSON-RPC's reserved range";
+    SseAfterResponse => "sse-after-response", "H3",
+        "over HTTP: a tools/call is answered with an SSE stream that goes on after the response (an event of type ping)";
     ParamMismatchAccepted => "param-mismatch-accepted", "H1",
         "over HTTP: branch_hours runs when its Mcp-Param-Branch header names another branch than its arguments";
     ParamMissingAccepted => "param-missing-accepted", "H1",
@@ -450,6 +452,7 @@ impl Fault {
                 | Fault::SessionIdSpaces
                 | Fault::HttpOriginUnchecked
                 | Fault::HttpSseTruncated
+                | Fault::SseAfterResponse
                 | Fault::ParamMismatchAccepted
                 | Fault::ParamMissingAccepted
                 | Fault::ParamNullExpected

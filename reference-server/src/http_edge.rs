@@ -559,6 +559,7 @@ impl HttpEdge {
             status = 200;
         }
         let truncated = self.fault() == Some(Fault::HttpSseTruncated) && method == "tools/call";
+        let lingers = self.fault() == Some(Fault::SseAfterResponse) && method == "tools/call";
         // A client that polls with tasks/get wants no stream: "Where possible,
         // servers SHOULD NOT upgrade to an SSE stream in response to a
         // tasks/get request" (2025-11-25 basic/utilities/tasks).
@@ -566,13 +567,17 @@ impl HttpEdge {
             "tasks/get" => self.fault() == Some(Fault::TaskGetSse),
             _ => self.config.sse,
         };
-        if sse || truncated {
+        if sse || truncated || lingers {
             let data = serde_json::to_string(&response).expect("responses serialize");
-            let body = if truncated {
+            let mut body = if truncated {
                 ": the stream ends before the response\n\n".to_string()
             } else {
                 format!(": mcperr reference\n\nevent: message\ndata: {data}\n\n")
             };
+            if lingers {
+                // An event of another type: the stream goes on after the response.
+                body.push_str("event: ping\ndata: {}\n\n");
+            }
             return HttpReply {
                 status,
                 headers: vec![

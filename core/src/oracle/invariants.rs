@@ -154,6 +154,13 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
     if let Some(why) = super::messages::wordy_message(response, &exchange.request) {
         out.push(Violation::new(AspectId::J1MessageConcise, why).late());
     }
+    if let Some(answer) = exchange.http.as_ref().filter(|a| a.open_after_response) {
+        let why = format!(
+            "the SSE stream went on after the response (HTTP {}): another event came, or it did not end within 250 ms",
+            answer.status
+        );
+        out.push(Violation::new(AspectId::H3SseTerminates, why).late());
+    }
     if let (Some(answer), false) = (&exchange.http, ctx.http_rejection_expected) {
         let code = crate::wire::at(response, &["error", "code"]).and_then(Value::as_i64);
         if code == Some(mcperr_protocol::codes::MISSING_CLIENT_CAPABILITY) {

@@ -151,6 +151,10 @@ pub(crate) fn describe(e: &reqwest::Error) -> HttpFailure {
     }
 }
 
+/// How long an SSE stream may stay open after the response it carried: a
+/// server that ends it with the response closes it at once.
+const SSE_END_WAIT: Duration = Duration::from_millis(250);
+
 /// Reads SSE `message` events into `answer.messages` until the response that
 /// ends the wait (core's [`SseReader`]); an incomplete last event (a cut
 /// stream) is not an event.
@@ -165,6 +169,10 @@ async fn read_sse(
         match event {
             Ok(e) => {
                 if reader.on_event(&e.event, &e.data) {
+                    // "The final JSON-RPC response SHOULD terminate the
+                    // stream": an event after it, or no end soon, is H3's.
+                    let next = tokio::time::timeout(SSE_END_WAIT, events.next()).await;
+                    answer.open_after_response = !matches!(next, Ok(None));
                     break;
                 }
             }
