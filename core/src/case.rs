@@ -96,6 +96,10 @@ pub enum Check {
     /// its data (L1 `initialize-names-versions`: a modern-only server's
     /// refusal of `initialize` is a legacy client's only diagnostic).
     NamesVersions,
+    /// No request of the server's but `ping` among what it wrote during the
+    /// case: a case that sends `initialize` and no `initialized` (L1
+    /// `no-requests-before-initialized`).
+    NoRequestsBeforeInitialized,
     /// A tool result with `structuredContent` also carries that JSON,
     /// serialized, in a text block (T8 `also-text`).
     AlsoText,
@@ -121,9 +125,10 @@ impl FromStr for Check {
             "exit-on-eof" => Check::ExitOnEof,
             "names-versions" => Check::NamesVersions,
             "also-text" => Check::AlsoText,
+            "no-requests-before-initialized" => Check::NoRequestsBeforeInitialized,
             other => {
                 return Err(FieldError(format!(
-                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random, bearer-challenge, challenge-scope, no-result, resource-metadata, exit-on-eof, names-versions, also-text)"
+                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random, bearer-challenge, challenge-scope, no-result, resource-metadata, exit-on-eof, names-versions, also-text, no-requests-before-initialized)"
                 )))
             }
         })

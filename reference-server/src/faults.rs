@@ -176,6 +176,8 @@ faults! {
         "initialize is answered with the protocolVersion asked for, even one the server does not support";
     InitializeNoServerInfo => "initialize-no-server-info", "L1",
         "initialize is answered without serverInfo";
+    RequestsBeforeInitialized => "requests-before-initialized", "L1",
+        "2025-11-25: a roots/list request of the server's own goes out with the initialize result, before the client's initialized notification";
     InitializeRefusedUnnamed => "initialize-refused-unnamed", "L1",
         "the server is modern only: initialize is refused with -32601 whose message names no protocol version it supports";
     DiscoverIncomplete => "discover-incomplete", "L1",

@@ -173,6 +173,13 @@ impl Session {
                     handler.request(era, &req)
                 };
                 let mut answer = answer;
+                if req.method == "initialize" && fault == Some(Fault::RequestsBeforeInitialized) {
+                    answer.notifications.push(jsonrpc::request(
+                        &Id::Str("reference-roots-1".into()),
+                        "roots/list",
+                        None,
+                    ));
+                }
                 if let (Era::Modern, Some(subs)) = (era, &mut self.subscriptions) {
                     streams(subs, &req, &mut answer, fault);
                 }

@@ -94,6 +94,7 @@ pub fn aspect(check: Check, case: &crate::case::Case) -> AspectId {
         Check::SessionIdAscii => AspectId::H2SessionIdAscii,
         Check::ExitOnEof => AspectId::J5ExitOnEof,
         Check::AlsoText => AspectId::T8AlsoText,
+        Check::NoRequestsBeforeInitialized => AspectId::L1NoRequestsBeforeInitialized,
         Check::SessionIdRandom => AspectId::H2SessionIdRandom,
         _ => case.aspect_id(),
     }
@@ -163,6 +164,16 @@ pub fn run(
         },
         Check::StructuredOutput => structured_output(response, output_schema),
         Check::AlsoText => super::structured::also_text(response, &exchange.request),
+        Check::NoRequestsBeforeInitialized => exchange.strays.iter().find_map(|s| match s {
+            crate::exchange::Stray::ServerRequest(v)
+                if v.get("method").and_then(Value::as_str) != Some("ping") =>
+            {
+                Some(format!(
+                    "the server sent a request of its own before the client's initialized notification: {v}"
+                ))
+            }
+            _ => None,
+        }),
         Check::NamesVersions => {
             let error = response.get("error")?;
             let version = mcperr_protocol::Era::Modern.version();

@@ -129,6 +129,7 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             | Fault::InitializeOlderVersion
             | Fault::InitializeEchoesVersion
             | Fault::InitializeNoServerInfo
+            | Fault::RequestsBeforeInitialized
             // 2026-07-28 servers send no requests at all (J5 judges any).
             | Fault::ServerRequestNullId
             | Fault::ServerRequestIdReused

@@ -312,14 +312,19 @@ fn every_fault_changes_the_transcript() {
     let list = String::from_utf8(list.stdout).unwrap();
     // HTTP-only faults deviate only over HTTP (tests/it/http.rs covers them);
     // fuzz-only ones only for inputs this transcript never sends (tests/it/fuzz.rs);
-    // ping-not-empty, the initialize and the task faults only in 2025-11-25, which this
+    // ping-not-empty, the initialize faults (requests-before-initialized
+    // too) and the task faults only in 2025-11-25, which this
     // 2026-07-28 script is not (tests/it/faults.rs catches them there);
     // initialize-refused-unnamed only on an initialize, which would turn
     // this script's process into a 2025-11-25 one.
     let names: Vec<&str> = list
         .lines()
         .filter(|l| !l.contains("over HTTP:") && !l.contains("fuzz only:"))
-        .filter(|l| !l.starts_with("ping-not-empty ") && !l.starts_with("initialize-"))
+        .filter(|l| {
+            !l.starts_with("ping-not-empty ")
+                && !l.starts_with("initialize-")
+                && !l.starts_with("requests-before-initialized ")
+        })
         // Tasks (K1) are 2025-11-25's too.
         .filter(|l| l.split_whitespace().nth(1) != Some("K1"))
         // A state bound to the wrong title shows only on a retry that brings
