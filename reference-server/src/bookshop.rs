@@ -155,6 +155,21 @@ pub fn book_uri(title: &str) -> String {
     format!("books://{title}")
 }
 
+fn shelve_book(_: &FixtureState, args: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
+    let slot = args.get("slot").cloned().unwrap_or(Value::Null);
+    Ok(ToolOutput::text(format!(
+        "Shelved {} at {} {}.",
+        str_arg(args, "title"),
+        slot[0].as_str().unwrap_or_default(),
+        slot[1]
+    )))
+}
+
+fn import_catalog(_: &FixtureState, _: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
+    // Reached only under ref-permissive: the schema cannot be resolved.
+    Ok(ToolOutput::text("Imported."))
+}
+
 fn restock(_: &FixtureState, args: &Map<String, Value>) -> Result<ToolOutput, ToolFailure> {
     let title = str_arg(args, "title");
     match author(title) {
@@ -285,6 +300,30 @@ pub fn tools() -> Vec<ToolDef> {
             read_only: true,
             task_support: TaskSupport::Forbidden,
             body: branch_hours,
+        },
+        ToolDef {
+            name: "shelve_book",
+            description: "Put a book on a shelf slot: slot is [shelf, position], read as JSON Schema 2020-12 (prefixItems, and items: false for nothing more).",
+            input_schema: json!({"type": "object", "properties": {
+                    "title": {"type": "string"},
+                    "slot": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer", "minimum": 1}],
+                        "items": false, "minItems": 2}},
+                "required": ["title", "slot"], "additionalProperties": false}),
+            output_schema: None,
+            read_only: false,
+            task_support: TaskSupport::Forbidden,
+            body: shelve_book,
+        },
+        ToolDef {
+            name: "import_catalog",
+            description: "Import a catalog; its source's schema is an external $ref no one can resolve, so every call is refused.",
+            input_schema: json!({"type": "object", "properties": {
+                    "source": {"$ref": "https://schemas.bookshop.invalid/catalog-source.json"}},
+                "required": ["source"]}),
+            output_schema: None,
+            read_only: false,
+            task_support: TaskSupport::Forbidden,
+            body: import_catalog,
         },
         ToolDef {
             name: RESTOCK,

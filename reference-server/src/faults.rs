@@ -38,6 +38,10 @@ macro_rules! faults {
 faults! {
     ToolErrorStructured => "tool-error-structured", "T1",
         "a tool error (get_author with an unknown title) carries structuredContent";
+    SchemaDraft7 => "schema-draft7", "T4",
+        "tool inputSchemas without $schema are read as draft 7, not 2020-12: shelve_book's prefixItems is ignored and its items: false refuses every slot";
+    RefPermissive => "ref-permissive", "T4",
+        "an inputSchema whose external $ref cannot be resolved is taken as permissive: import_catalog runs on any arguments";
     StructuredWithoutText => "structured-without-text", "T8",
         "a result with structuredContent (limited_calls) carries a plain text block instead of that JSON serialized";
     ToolErrorAsProtocol => "tool-error-as-protocol", "T1",

@@ -58,8 +58,8 @@ impl Handler {
     pub fn new(fault: Option<Fault>) -> Self {
         Handler {
             shop: FixtureState::default(),
-            legacy_tools: ToolSet::new(bookshop::tools(), true),
-            modern_tools: ToolSet::new(bookshop::tools(), false),
+            legacy_tools: ToolSet::new(bookshop::tools(), true, fault),
+            modern_tools: ToolSet::new(bookshop::tools(), false, fault),
             tasks: Tasks::default(),
             confirmations: Confirmations::default(),
             pager: Pager::default(),

@@ -18,7 +18,9 @@ use crate::log::{catch_panic, LogRecord};
 
 struct Tool {
     def: ToolDef,
-    input: jsonschema::Validator,
+    /// The compiled `inputSchema`, or why it does not compile (an
+    /// unresolvable external `$ref`): then every call is refused.
+    input: Result<jsonschema::Validator, String>,
     output: Option<jsonschema::Validator>,
 }
 
@@ -31,6 +33,26 @@ pub struct ToolSet {
 
 fn compile(schema: &Value) -> jsonschema::Validator {
     jsonschema::validator_for(schema).expect("the Bookshop's schemas are valid JSON Schema")
+}
+
+/// An `inputSchema` read in its dialect: 2020-12 unless it names another
+/// (basic/index#implementation-requirements); under `schema-draft7` every
+/// schema is read as draft 7. One that does not compile (an external `$ref`
+/// no one can resolve) is an error, not a permissive schema: "Schemas that
+/// fail to validate due to an unresolved external `$ref` SHOULD be rejected
+/// rather than silently treated as permissive" (under `ref-permissive` it
+/// is `true`).
+fn compile_input(schema: &Value, fault: Option<Fault>) -> Result<jsonschema::Validator, String> {
+    let compiled = if fault == Some(Fault::SchemaDraft7) {
+        jsonschema::draft7::new(schema)
+    } else {
+        jsonschema::validator_for(schema)
+    };
+    match compiled {
+        Ok(v) => Ok(v),
+        Err(_) if fault == Some(Fault::RefPermissive) => Ok(compile(&json!(true))),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// Validation errors as one line naming each failing field.
@@ -77,12 +99,12 @@ fn tool_error(name: &str, message: &str) -> Value {
 impl ToolSet {
     /// Compiles the schemas of `defs`. Without `tasks` (an era that has
     /// none) the tools that may only be called as a task are left out.
-    pub fn new(defs: Vec<ToolDef>, tasks: bool) -> Self {
+    pub fn new(defs: Vec<ToolDef>, tasks: bool, fault: Option<Fault>) -> Self {
         let tools = defs
             .into_iter()
             .filter(|def| tasks || def.task_support != TaskSupport::Required)
             .map(|def| Tool {
-                input: compile(&def.input_schema),
+                input: compile_input(&def.input_schema, fault),
                 output: def.output_schema.as_ref().map(compile),
                 def,
             })
@@ -186,9 +208,16 @@ impl ToolSet {
                 .and_then(Value::as_i64)
                 .is_some_and(|l| l > 50 && l % 7 == 0);
         if fault != Some(Fault::NoInputValidation) && !seven {
-            if let Some((message, fields)) =
-                describe_errors(&tool.input, &Value::Object(args.clone()))
-            {
+            let input = match &tool.input {
+                Ok(v) => v,
+                Err(why) => {
+                    let message =
+                        format!("Invalid arguments: the inputSchema cannot be resolved: {why}");
+                    let log = LogRecord::info(format!("Tool '{name}' refused: {message}"));
+                    return Answer::result(tool_error(name, &message)).log(log);
+                }
+            };
+            if let Some((message, fields)) = describe_errors(input, &Value::Object(args.clone())) {
                 let log = LogRecord::info(format!(
                     "Tool '{name}' rejected invalid arguments: {}",
                     fields.join(", ")

@@ -96,6 +96,8 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             | Fault::EofIgnored
             // A modern-only server refuses 2025-11-25's handshake itself.
             | Fault::InitializeRefusedUnnamed
+            // $ref resolution is 2026-07-28's sentence.
+            | Fault::RefPermissive
             // subscriptions/listen is 2026-07-28's.
             | Fault::SubscriptionUpdateFirst
             | Fault::SubscriptionIdMissing

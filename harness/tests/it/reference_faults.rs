@@ -174,6 +174,17 @@ fn script() -> String {
             "completion/complete",
             json!({"ref": {"type": "ref/prompt", "name": "crash_prompt"}, "argument": {"name": "secret", "value": "s3cr3t"}}),
         ),
+        // A 2020-12 slot (prefixItems), and a schema with an unresolvable $ref.
+        (
+            json!(45),
+            "tools/call",
+            json!({"name": "shelve_book", "arguments": {"title": "Dune", "slot": ["fiction", 3]}}),
+        ),
+        (
+            json!(46),
+            "tools/call",
+            json!({"name": "import_catalog", "arguments": {"source": "x"}}),
+        ),
         // A subscription (never answered while open), the restock it hears
         // of, and the close that ends it: its result and cancellation.
         (
@@ -301,7 +312,7 @@ fn every_fault_changes_the_transcript() {
     assert_eq!(clean.1, Some(0));
     assert_eq!(
         clean.0.lines().count(),
-        51,
+        53,
         "one response per request but the cancelled one and the subscription's, three progress notifications, a log message, and the subscription's acknowledgment, update, result and cancellation:\n{}",
         clean.0
     );

@@ -433,6 +433,8 @@ fn lists_describe_the_bookshop() {
             "confirm_purchase",
             "slow",
             "branch_hours",
+            "shelve_book",
+            "import_catalog",
             "restock",
             "close_shop",
         ];
