@@ -100,6 +100,10 @@ pub enum Check {
     /// case: a case that sends `initialize` and no `initialized` (L1
     /// `no-requests-before-initialized`).
     NoRequestsBeforeInitialized,
+    /// The task the case captured as `task` is in the `tasks/list` answer
+    /// or one of the pages its `nextCursor` leads to (K1 `listed`); the
+    /// executor follows the cursors.
+    TaskListed,
     /// A tool result with `structuredContent` also carries that JSON,
     /// serialized, in a text block (T8 `also-text`).
     AlsoText,
@@ -125,10 +129,11 @@ impl FromStr for Check {
             "exit-on-eof" => Check::ExitOnEof,
             "names-versions" => Check::NamesVersions,
             "also-text" => Check::AlsoText,
+            "task-listed" => Check::TaskListed,
             "no-requests-before-initialized" => Check::NoRequestsBeforeInitialized,
             other => {
                 return Err(FieldError(format!(
-                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random, bearer-challenge, challenge-scope, no-result, resource-metadata, exit-on-eof, names-versions, also-text, no-requests-before-initialized)"
+                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random, bearer-challenge, challenge-scope, no-result, resource-metadata, exit-on-eof, names-versions, also-text, no-requests-before-initialized, task-listed)"
                 )))
             }
         })

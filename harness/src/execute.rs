@@ -510,6 +510,47 @@ async fn watch_cancelled(
     about
 }
 
+/// Most `tasks/list` pages followed for `task-listed`.
+const MOST_TASK_PAGES: usize = 100;
+
+/// `task-listed`'s evidence: `task`, the ids on the judged `tasks/list`
+/// page and every page its `nextCursor` leads to, and why the walk
+/// stopped before a page without one, if it did.
+async fn task_listing(
+    client: &mut Client,
+    ex: &Exchange,
+    task: Value,
+) -> (Value, Vec<Value>, Option<String>) {
+    let mut ids = Vec::new();
+    let mut page = ex.response().and_then(|r| r.get("result")).cloned();
+    for _ in 0..MOST_TASK_PAGES {
+        let Some(result) = page.take() else {
+            return (task, ids, Some("a page was no tasks/list result".into()));
+        };
+        ids.extend(
+            result
+                .get("tasks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|t| t.get("taskId").cloned()),
+        );
+        let Some(cursor) = result.get("nextCursor").filter(|c| !c.is_null()) else {
+            return (task, ids, None);
+        };
+        let next = client
+            .request(
+                "tasks/list",
+                Some(serde_json::json!({"cursor": cursor})),
+                true,
+            )
+            .await;
+        page = next.response().and_then(|r| r.get("result")).cloned();
+    }
+    let why = format!("more than {MOST_TASK_PAGES} pages");
+    (task, ids, Some(why))
+}
+
 /// Whether a step of the case cancels in-flight request `id`.
 fn cancelled_by_case(plan: &CasePlan, id: &Value) -> bool {
     plan.steps.iter().any(|s| {
@@ -691,6 +732,15 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
     }
     if plan.wants_counts() {
         evidence.counts = Some((before, limited_calls(client).await));
+    }
+    if plan
+        .expectation
+        .checks
+        .contains(&mcperr_core::case::Check::TaskListed)
+    {
+        if let Some((_, task)) = vars.iter().find(|(k, _)| k == "task") {
+            evidence.listing = Some(task_listing(client, &ex, task.clone()).await);
+        }
     }
     if plan
         .expectation

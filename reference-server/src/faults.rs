@@ -38,6 +38,10 @@ macro_rules! faults {
 faults! {
     ToolErrorStructured => "tool-error-structured", "T1",
         "a tool error (get_author with an unknown title) carries structuredContent";
+    TaskListIncomplete => "task-list-incomplete", "K1",
+        "2025-11-25: tasks/list leaves the newest task off every page, though tasks/get finds it";
+    TaskListNoCursor => "task-list-no-cursor", "K1",
+        "2025-11-25: tasks/list answers its first page without a nextCursor, though more tasks remain";
     SchemaDraft7 => "schema-draft7", "T4",
         "tool inputSchemas without $schema are read as draft 7, not 2020-12: shelve_book's prefixItems is ignored and its items: false refuses every slot";
     RefPermissive => "ref-permissive", "T4",

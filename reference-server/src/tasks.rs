@@ -334,13 +334,19 @@ impl Tasks {
             },
         };
         let now = s.now;
-        let end = (start + PAGE).min(s.tasks.len());
-        let tasks: Vec<Value> = s.tasks[start..end]
+        // Under task-list-incomplete the newest task is on no page.
+        let listed = if fault == Some(Fault::TaskListIncomplete) {
+            s.tasks.len().saturating_sub(1)
+        } else {
+            s.tasks.len()
+        };
+        let end = (start + PAGE).min(listed);
+        let tasks: Vec<Value> = s.tasks[start.min(end)..end]
             .iter_mut()
             .map(|t| ops_result(t.json(now, fault), &t.id, fault))
             .collect();
         let mut result = json!({"tasks": tasks});
-        if end < s.tasks.len() {
+        if end < listed && fault != Some(Fault::TaskListNoCursor) {
             result["nextCursor"] = format!("tasks:{end:x}").into();
         }
         Answer::result(result)

@@ -44,6 +44,9 @@ pub struct Evidence {
     pub metadata: Option<super::auth::MetadataProbe>,
     /// How a subscription the case left in flight ended (U9).
     pub ended: Option<super::subscriptions::Ended>,
+    /// `task-listed`: the task looked for, the ids of every task the listing
+    /// showed (its pages followed), and why the walk stopped early, if it did.
+    pub listing: Option<(Value, Vec<Value>, Option<String>)>,
 }
 
 /// How long a server may take to exit after its stdin closes (`exit-on-eof`:
@@ -94,6 +97,7 @@ pub fn aspect(check: Check, case: &crate::case::Case) -> AspectId {
         Check::SessionIdAscii => AspectId::H2SessionIdAscii,
         Check::ExitOnEof => AspectId::J5ExitOnEof,
         Check::AlsoText => AspectId::T8AlsoText,
+        Check::TaskListed => AspectId::K1Listed,
         Check::NoRequestsBeforeInitialized => AspectId::L1NoRequestsBeforeInitialized,
         Check::SessionIdRandom => AspectId::H2SessionIdRandom,
         _ => case.aspect_id(),
@@ -164,6 +168,19 @@ pub fn run(
         },
         Check::StructuredOutput => structured_output(response, output_schema),
         Check::AlsoText => super::structured::also_text(response, &exchange.request),
+        Check::TaskListed => {
+            let (task, ids, stopped) = ev.listing.as_ref()?;
+            (!ids.contains(task)).then(|| {
+                let why = stopped
+                    .as_ref()
+                    .map(|s| format!(" ({s})"))
+                    .unwrap_or_default();
+                format!(
+                    "task {task}, which tasks/get sees, is on no page of tasks/list: {} tasks listed{why}",
+                    ids.len()
+                )
+            })
+        }
         Check::NoRequestsBeforeInitialized => exchange.strays.iter().find_map(|s| match s {
             crate::exchange::Stray::ServerRequest(v)
                 if v.get("method").and_then(Value::as_str) != Some("ping") =>
