@@ -142,6 +142,8 @@ faults! {
         "2026-07-28: a requestState that fails verification is refused with -32042, 2025-11-25's URL-elicitation code";
     CodeReservedRange => "code-reserved-range", "J1",
         "2026-07-28: a requestState that fails verification is refused with -32500, an application code inside JSON-RPC's reserved range";
+    SseForeignProgress => "sse-foreign-progress", "H3",
+        "over HTTP: a tools/call's SSE stream carries, before the response, progress for a token no request of the client's carried";
     SseAfterResponse => "sse-after-response", "H3",
         "over HTTP: a tools/call is answered with an SSE stream that goes on after the response (an event of type ping)";
     ParamMismatchAccepted => "param-mismatch-accepted", "H1",
@@ -463,6 +465,7 @@ impl Fault {
                 | Fault::HttpOriginUnchecked
                 | Fault::HttpSseTruncated
                 | Fault::SseAfterResponse
+                | Fault::SseForeignProgress
                 | Fault::ParamMismatchAccepted
                 | Fault::ParamMissingAccepted
                 | Fault::ParamNullExpected

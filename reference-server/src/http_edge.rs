@@ -560,6 +560,7 @@ impl HttpEdge {
         }
         let truncated = self.fault() == Some(Fault::HttpSseTruncated) && method == "tools/call";
         let lingers = self.fault() == Some(Fault::SseAfterResponse) && method == "tools/call";
+        let foreign = self.fault() == Some(Fault::SseForeignProgress) && method == "tools/call";
         // A client that polls with tasks/get wants no stream: "Where possible,
         // servers SHOULD NOT upgrade to an SSE stream in response to a
         // tasks/get request" (2025-11-25 basic/utilities/tasks).
@@ -567,13 +568,19 @@ impl HttpEdge {
             "tasks/get" => self.fault() == Some(Fault::TaskGetSse),
             _ => self.config.sse,
         };
-        if sse || truncated || lingers {
+        if sse || truncated || lingers || foreign {
             let data = serde_json::to_string(&response).expect("responses serialize");
             let mut body = if truncated {
                 ": the stream ends before the response\n\n".to_string()
             } else {
                 format!(": mcperr reference\n\nevent: message\ndata: {data}\n\n")
             };
+            if foreign {
+                // Progress of a request the client never sent, before the response.
+                let other = json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                    "params": {"progressToken": "reference-other-request", "progress": 1}});
+                body.insert_str(0, &format!("event: message\ndata: {other}\n\n"));
+            }
             if lingers {
                 // An event of another type: the stream goes on after the response.
                 body.push_str("event: ping\ndata: {}\n\n");

@@ -291,9 +291,21 @@ pub fn strays(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
             }
             // The request's own progress, judged by `progress` below.
             Stray::Progress(v) if own_progress(v, &exchange.request) => continue,
-            Stray::Progress(v) => (
-                AspectId::U6ActiveTokens,
-                format!("a progress notification for a token the request in flight did not carry: {v}"),
+            Stray::Progress(v) => {
+                if exchange.http.is_some() {
+                    out.push(Violation::new(
+                        AspectId::H3SseRelated,
+                        format!("the response's SSE stream carried another request's progress: {v}"),
+                    ));
+                }
+                (
+                    AspectId::U6ActiveTokens,
+                    format!("a progress notification for a token the request in flight did not carry: {v}"),
+                )
+            }
+            Stray::Subscription(v) if exchange.http.is_some() => (
+                AspectId::H3SseRelated,
+                format!("the response's SSE stream carried a subscription's notification: {v}"),
             ),
             Stray::ProgressLate(v) if own_progress(v, &exchange.request) => (
                 AspectId::U6StopAfterCompletion,

@@ -96,6 +96,8 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             | Fault::EofIgnored
             // A modern-only server refuses 2025-11-25's handshake itself.
             | Fault::InitializeRefusedUnnamed
+            // A stream's notifications must relate to its request: 2026-07-28's MUST.
+            | Fault::SseForeignProgress
             // $ref resolution is 2026-07-28's sentence.
             | Fault::RefPermissive
             // subscriptions/listen is 2026-07-28's.
