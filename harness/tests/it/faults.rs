@@ -100,22 +100,8 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             | Fault::SseForeignProgress
             // $ref resolution is 2026-07-28's sentence.
             | Fault::RefPermissive
-            // subscriptions/listen is 2026-07-28's.
-            | Fault::SubscriptionUpdateFirst
-            | Fault::SubscriptionIdMissing
-            | Fault::SubscriptionUnrequested
+            // A log on a subscription's stream (U9's are below).
             | Fault::SubscriptionLogs
-            | Fault::TeardownSilent
-            | Fault::TeardownUncancelled
-            // Mcp-Param headers are 2026-07-28's.
-            | Fault::ParamMismatchAccepted
-            | Fault::ParamMissingAccepted
-            | Fault::ParamNullExpected
-            | Fault::ParamInvalidCharsAccepted
-            | Fault::ParamLatin1Accepted
-            | Fault::ParamNotDecoded
-            | Fault::ParamHeaderCaseSensitive
-            | Fault::ParamNumericAsString
             // The error-code ranges are 2026-07-28's sentences.
             | Fault::CodeLegacyRange
             | Fault::CodeMcpRange
@@ -141,7 +127,11 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
     // Tasks are 2025-11-25's (2026-07-28 moves them to an extension);
     // multi round-trip requests are 2026-07-28's.
     let legacy_only = legacy_only || fault.rule() == "K1";
-    let modern_only = modern_only || fault.rule() == "M1";
+    // subscriptions/listen (U9) and the Mcp-Param headers are 2026-07-28's.
+    let modern_only = modern_only
+        || fault.rule() == "M1"
+        || fault.rule() == "U9"
+        || fault.name().starts_with("param-");
     let era_ok = match era {
         Era::Legacy => !modern_only,
         Era::Modern => !legacy_only,
