@@ -425,6 +425,7 @@ mod tests {
             body.as_bytes().chunks(3).map(|c| Ok(c.to_vec())).collect();
         let mut answer = HttpAnswer::default();
         let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
             .build()
             .unwrap();
         rt.block_on(read_sse(stream::iter(chunks), want, &mut answer))
@@ -445,5 +446,12 @@ mod tests {
         let body = "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\ndata: {\"late\":1}\n\n";
         let a = decode(body, Some(&json!(1)));
         assert_eq!(a.messages.len(), 1);
+        // An event after the response: the stream did not end with it (H3).
+        assert!(a.open_after_response);
+        let ended = decode(
+            "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n",
+            Some(&json!(1)),
+        );
+        assert!(!ended.open_after_response);
     }
 }
