@@ -477,19 +477,20 @@ async fn watch_cancelled(
     token: Option<&Value>,
 ) -> Vec<Value> {
     if !cancelled_by_case(plan, id) {
-        // Left open: what came about it (a subscription's notifications)
-        // is the judged case's, but for its answer (which a server that
-        // ends a subscription sends), kept for the teardown's judgement.
+        // Left open: a subscription's notifications are the judged case's
+        // (U9 reads them in order); its answer, which a server that ends a
+        // subscription sends, is kept for the teardown's judgement; the
+        // progress of a call left in flight is its own business, as before.
         let early = client.late_answer(id);
         for m in client.watch_in_flight(id, token, IN_FLIGHT_WATCH).await {
-            if m.get("method").is_some() {
+            if m.get("method").is_none() {
+                client.note_late_answer(id, m);
+            } else if mcperr_core::exchange::subscription_id(&m).is_some() {
                 client.requeue(
                     mcperr_core::exchange::Stray::of_server_message(&m)
                         .into_iter()
                         .collect(),
                 );
-            } else {
-                client.note_late_answer(id, m);
             }
         }
         if let Some(answer) = early {

@@ -241,13 +241,14 @@ expected = [
   "tools/invalid-args-missing:T4",
   "tools/invalid-args-out-of-range:T4",
   "tools/invalid-args-string-for-integer:T4",
+  "tools/schema-2020-12-refuses:T4",
 ]
 EOF
 run_action baselined INPUT_COMMAND="$bin reference --fault no-input-validation" \
     INPUT_ARGS="--cases 'tools/*' --era 2026-07-28" INPUT_BASELINE=known.toml
 check "exit code 0 (got $rc)" test "$rc" = 0
-check "fail=4 and baselined=4 (got $(out fail), $(out baselined))" test "$(out fail),$(out baselined)" = "4,4"
-check "the totals say so" grep -q '(4 failures baselined); exit code 0\.$' "$dir/summary"
+check "fail=5 and baselined=5 (got $(out fail), $(out baselined))" test "$(out fail),$(out baselined)" = "5,5"
+check "the totals say so" grep -q '(5 failures baselined); exit code 0\.$' "$dir/summary"
 show_on_failure "$before"
 
 # ---------------------------------------------------------------------------
