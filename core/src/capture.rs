@@ -131,26 +131,50 @@ fn input_responses(requests: &Value, decline: bool) -> Result<Value, String> {
     };
     let mut out = Map::new();
     for (key, r) in requests {
-        let answer = match r.get("method").and_then(Value::as_str) {
-            Some("elicitation/create") if decline => json!({"action": "decline"}),
-            Some("elicitation/create") => match r.pointer("/params/mode").and_then(Value::as_str) {
-                Some("url") => json!({"action": "accept"}),
-                _ => json!({"action": "accept",
-                        "content": form_content(r.pointer("/params/requestedSchema"))}),
-            },
-            Some("sampling/createMessage") => json!({"role": "assistant",
-                "content": {"type": "text", "text": "mcperr"},
-                "model": "mcperr", "stopReason": "endTurn"}),
-            Some("roots/list") => json!({"roots": []}),
-            _ => {
-                return Err(format!(
-                    "has inputRequests[{key:?}] {r}, which mcperr cannot answer"
-                ))
-            }
+        let Some(answer) = willing_answer(r, decline) else {
+            return Err(format!(
+                "has inputRequests[{key:?}] {r}, which mcperr cannot answer"
+            ));
         };
         out.insert(key.clone(), answer);
     }
     Ok(Value::Object(out))
+}
+
+/// The result a willing client gives request `r` (an elicitation, a
+/// sampling request, `roots/list`), or `None` for another kind.
+fn willing_answer(r: &Value, decline: bool) -> Option<Value> {
+    Some(match r.get("method").and_then(Value::as_str)? {
+        "elicitation/create" if decline => json!({"action": "decline"}),
+        "elicitation/create" => match r.pointer("/params/mode").and_then(Value::as_str) {
+            Some("url") => json!({"action": "accept"}),
+            _ => json!({"action": "accept",
+                    "content": form_content(r.pointer("/params/requestedSchema"))}),
+        },
+        "sampling/createMessage" => json!({"role": "assistant",
+            "content": {"type": "text", "text": "mcperr"},
+            "model": "mcperr", "stopReason": "endTurn"}),
+        "roots/list" => json!({"roots": []}),
+        _ => return None,
+    })
+}
+
+/// A 2025-11-25 client's response to `message`, a request of the server's
+/// own, when the client `declared` the capability it needs: the willing
+/// answer of [`take`]'s `answers()`, under the request's id. `None` for a
+/// request of another kind or of an undeclared capability (mcperr then
+/// leaves it unanswered, as before it learnt to answer).
+pub fn answer_server_request(declared: &Value, message: &Value) -> Option<Value> {
+    let id = message.get("id").filter(|id| !id.is_null())?;
+    let capability = match message.get("method").and_then(Value::as_str)? {
+        "elicitation/create" => "elicitation",
+        "sampling/createMessage" => "sampling",
+        "roots/list" => "roots",
+        _ => return None,
+    };
+    declared.get(capability)?;
+    let result = willing_answer(message, false)?;
+    Some(json!({"jsonrpc": "2.0", "id": id, "result": result}))
 }
 
 /// A value for each required field of a form elicitation's flat schema:

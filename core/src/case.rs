@@ -107,6 +107,10 @@ pub enum Check {
     /// A tool result with `structuredContent` also carries that JSON,
     /// serialized, in a text block (T8 `also-text`).
     AlsoText,
+    /// The answer is not a -32042 `URLElicitationRequiredError`: the client
+    /// declared the form mode the request needs (E1
+    /// `url-required-only-when-needed`).
+    NotUrlRequired,
 }
 
 impl FromStr for Check {
@@ -131,9 +135,10 @@ impl FromStr for Check {
             "also-text" => Check::AlsoText,
             "task-listed" => Check::TaskListed,
             "no-requests-before-initialized" => Check::NoRequestsBeforeInitialized,
+            "not-url-required" => Check::NotUrlRequired,
             other => {
                 return Err(FieldError(format!(
-                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random, bearer-challenge, challenge-scope, no-result, resource-metadata, exit-on-eof, names-versions, also-text, no-requests-before-initialized, task-listed)"
+                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random, bearer-challenge, challenge-scope, no-result, resource-metadata, exit-on-eof, names-versions, also-text, no-requests-before-initialized, task-listed, not-url-required)"
                 )))
             }
         })

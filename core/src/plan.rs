@@ -417,6 +417,32 @@ impl CasePlan {
         self.steps.iter().any(|s| matches!(s, Step::Raw(_))) || lone()
     }
 
+    /// The client capabilities a 2025-11-25 case's connection declared:
+    /// those of its own `initialize` step, else `{}` (mcperr's handshake
+    /// declares none; E1 judges the server's requests against them). `None`
+    /// in 2026-07-28, where each request declares its own, and for a
+    /// connection of its own whose initialize is the judged request.
+    pub fn client_capabilities(&self) -> Option<Value> {
+        if self.era != Era::Legacy {
+            return None;
+        }
+        let own = self.steps.iter().find_map(|s| match s {
+            Step::Send(o) if o.method == "initialize" => Some(
+                o.params
+                    .as_ref()
+                    .and_then(|p| p.get("capabilities"))
+                    .cloned()
+                    .unwrap_or_else(|| json!({})),
+            ),
+            _ => None,
+        });
+        match own {
+            Some(caps) => Some(caps),
+            None if self.case.handshake => Some(json!({})),
+            None => None,
+        }
+    }
+
     /// Whether notifications were sent before the judged request.
     pub fn sent_notification(&self) -> bool {
         self.steps

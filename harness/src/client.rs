@@ -69,6 +69,10 @@ pub struct Client {
     /// Ids (as JSON text) of the requests the server sent on this
     /// connection: one used twice is J1's (`server-request-id-unique`).
     server_request_ids: std::collections::HashSet<String>,
+    /// 2025-11-25: the client capabilities this connection's `initialize`
+    /// declared; over stdio the server's requests for them are answered
+    /// as a willing client would ([`mcperr_core::capture::answer_server_request`]).
+    declared: Option<Value>,
     next_id: i64,
 }
 
@@ -128,6 +132,7 @@ impl Client {
             other_session: None,
             late_seen: Default::default(),
             server_request_ids: Default::default(),
+            declared: None,
             pending: vec![],
             answered: Default::default(),
             no_log: StderrLog::default(),
@@ -234,6 +239,9 @@ impl Client {
     /// id-null error is its answer (one request is in flight), unless
     /// malformed input was sent in this case ([`Client::raw_sent`]).
     pub async fn exchange(&mut self, id: Id, msg: Value) -> Exchange {
+        if msg.get("method").and_then(Value::as_str) == Some("initialize") {
+            self.declared = msg.pointer("/params/capabilities").cloned();
+        }
         if let Conn::Http(http) = &self.conn {
             let headers = http.headers_for(self.era, &msg);
             let body = mcperr_core::fuzz::inputs::line(&msg);
@@ -348,7 +356,17 @@ impl Client {
                     };
                     if !is_response(&value) {
                         // A server-to-client request or notification: not an
-                        // answer; judged only where it carries an id.
+                        // answer; judged only where it carries an id. A
+                        // request for a capability the client declared is
+                        // answered, so that the call waiting on it can end.
+                        let reply = self
+                            .declared
+                            .as_ref()
+                            .and_then(|d| mcperr_core::capture::answer_server_request(d, &value));
+                        if let Some(reply) = reply {
+                            conn.send_line(&mcperr_core::fuzz::inputs::line(&reply))
+                                .await;
+                        }
                         if let Some(s) = Stray::of_server_message(&value) {
                             push_stray(&mut strays, s);
                         }

@@ -38,6 +38,20 @@ macro_rules! faults {
 faults! {
     ToolErrorStructured => "tool-error-structured", "T1",
         "a tool error (get_author with an unknown title) carries structuredContent";
+    AskUrlUndeclared => "ask-url-undeclared", "E1",
+        "2025-11-25: confirm_purchase asks a client that declared form-mode elicitation with a URL-mode elicitation/create";
+    AskSamplingTools => "ask-sampling-tools", "E1",
+        "2025-11-25: confirm_purchase first asks a client that declared sampling without tools for a blurb with a sampling/createMessage offering a tool";
+    AskSamplingContext => "ask-sampling-context", "E1",
+        "2025-11-25: confirm_purchase first asks a client that declared sampling without context for a blurb with includeContext allServers";
+    UrlRequiredNeedless => "url-required-needless", "E1",
+        "2025-11-25: confirm_purchase answers -32042 to a client that declared URL mode, though it also declared the form mode the confirmation needs";
+    UrlRequiredEmpty => "url-required-empty", "E1",
+        "2025-11-25: confirm_purchase's -32042 (to a client that declared URL mode only) lists no elicitations";
+    UrlRequiredForm => "url-required-form", "E1",
+        "2025-11-25: confirm_purchase's -32042 lists a form-mode elicitation without an elicitationId";
+    UrlRequiredRecoded => "url-required-recoded", "E1",
+        "2025-11-25: confirm_purchase, for a client that declared URL mode only, answers -32603 instead of -32042 naming the URL elicitation";
     TaskListIncomplete => "task-list-incomplete", "K1",
         "2025-11-25: tasks/list leaves the newest task off every page, though tasks/get finds it";
     TaskListNoCursor => "task-list-no-cursor", "K1",
@@ -424,7 +438,7 @@ impl Fault {
                 | Fault::ExitAfterError
                 | Fault::LogOnStdout
                 | Fault::GarbageKills
-        )
+        ) || self.rule() == "E1" // the reference asks its client over stdio only
     }
 
     /// Whether the fault shows only on a server protected with

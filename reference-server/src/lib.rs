@@ -18,6 +18,10 @@
 //!   client's elicitation capability, else the multi round-trip
 //!   confirmation (imports `answer`, `faults`); its request state is the
 //!   whole memory, integrity-protected.
+//! - [`asking`]: 2025-11-25's `confirm_purchase` over stdio: an
+//!   `elicitation/create` of the server's own, the call parked until the
+//!   client answers; -32042 to a client that declared URL mode only
+//!   (imports `faults`).
 //! - [`pages`]: the list methods' pages and opaque cursors (imports `faults`).
 //! - [`param_headers`]: 2026-07-28's `Mcp-Param-{Name}` headers checked
 //!   against a tool's arguments (imports `faults`, `bookshop`).
@@ -28,12 +32,13 @@
 //! - [`subscriptions`]: 2026-07-28's `subscriptions/listen` on a stdio
 //!   connection (imports `faults`).
 //! - [`session`]: one connection (era lock, response ids, a stdio
-//!   connection's subscriptions).
+//!   connection's subscriptions and requests to its client).
 //! - [`stdio`]: the stdio edge ([`stdio::StdioEdge`] decides, `serve` does I/O);
 //!   [`http_edge`]: Streamable HTTP decisions as a pure function; `http`
 //!   (feature `http`): the axum glue that serves them.
 
 pub mod answer;
+pub mod asking;
 pub mod auth;
 pub mod bookshop;
 pub mod completion;

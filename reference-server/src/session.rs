@@ -8,6 +8,7 @@ use mcperr_protocol::jsonrpc::{self, Message, ParseError};
 use mcperr_protocol::{Era, Id};
 use serde_json::{json, Value};
 
+use crate::asking::{Asking, Started};
 use crate::faults::Fault;
 use crate::handler::Handler;
 use crate::log::LogRecord;
@@ -48,6 +49,9 @@ pub struct Session {
     /// A stdio connection's subscriptions (2026-07-28); `None` for one HTTP
     /// request, which has no stream to keep open.
     subscriptions: Option<Subscriptions>,
+    /// A stdio connection's requests to its client (2025-11-25's
+    /// `confirm_purchase`); `None` for one HTTP request.
+    asking: Option<Box<Asking>>,
 }
 
 impl Default for Session {
@@ -58,6 +62,7 @@ impl Default for Session {
             stray_cancel: false,
             log_level: None,
             subscriptions: Some(Subscriptions::default()),
+            asking: Some(Box::default()),
         }
     }
 }
@@ -74,6 +79,7 @@ impl Session {
         Session {
             era: Some(era),
             subscriptions: None,
+            asking: None,
             ..Session::default()
         }
     }
@@ -135,12 +141,24 @@ impl Session {
                     ..Outcome::default()
                 }
             }
-            Message::Response { .. } => Outcome {
-                logs: vec![LogRecord::warn(
-                    "dropping a response: this server sends no requests",
-                )],
-                ..Outcome::default()
-            },
+            Message::Response { id, outcome } => {
+                let resumed = match (&mut self.asking, &id) {
+                    (Some(asking), Some(id)) => asking.resume(id, &outcome),
+                    _ => None,
+                };
+                match resumed {
+                    Some(response) => Outcome {
+                        response,
+                        ..Outcome::default()
+                    },
+                    None => Outcome {
+                        logs: vec![LogRecord::warn(
+                            "dropping a response to no request this server sent",
+                        )],
+                        ..Outcome::default()
+                    },
+                }
+            }
             Message::Request(req) => {
                 // Under initialize-refused-unnamed the server is modern only.
                 let legacy =
@@ -163,6 +181,31 @@ impl Session {
                             ..Outcome::default()
                         },
                     };
+                }
+                if let (Era::Legacy, Some(asking)) = (era, &mut self.asking) {
+                    if req.method == "initialize" {
+                        asking.initialized(req.params.as_ref());
+                    }
+                    let started = (req.method == "tools/call" && !self.stray_cancel)
+                        .then(|| asking.start(&req.id, req.params.as_ref(), fault))
+                        .flatten();
+                    match started {
+                        Some(Started::Asked(asks)) => {
+                            return Outcome {
+                                method: Some(req.method.clone()),
+                                notifications: asks,
+                                ..Outcome::default()
+                            }
+                        }
+                        Some(Started::Answered(response)) => {
+                            return Outcome {
+                                method: Some(req.method.clone()),
+                                response: Some(response),
+                                ..Outcome::default()
+                            }
+                        }
+                        None => {}
+                    }
                 }
                 let answer = if std::mem::take(&mut self.stray_cancel) {
                     crate::answer::Answer::error(mcperr_protocol::ErrorObject::new(

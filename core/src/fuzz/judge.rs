@@ -177,7 +177,10 @@ impl Judge {
         } else {
             exchange
         };
+        // mcperr's fuzzing connections declare no client capability (2025-11-25).
+        let none_declared = serde_json::json!({});
         let ctx = Context {
+            client_capabilities: Some(&none_declared),
             era: Some(self.era),
             canary: None,
             sent_raw: lone,

@@ -98,6 +98,7 @@ pub fn aspect(check: Check, case: &crate::case::Case) -> AspectId {
         Check::ExitOnEof => AspectId::J5ExitOnEof,
         Check::AlsoText => AspectId::T8AlsoText,
         Check::TaskListed => AspectId::K1Listed,
+        Check::NotUrlRequired => AspectId::E1UrlRequiredOnlyWhenNeeded,
         Check::NoRequestsBeforeInitialized => AspectId::L1NoRequestsBeforeInitialized,
         Check::SessionIdRandom => AspectId::H2SessionIdRandom,
         _ => case.aspect_id(),
@@ -198,6 +199,12 @@ pub fn run(
             (!named(error.get("message")) && !named(error.get("data"))).then(|| {
                 format!("the error names no protocol version the server supports ({version} is one, as this run shows): {error}")
             })
+        }
+        Check::NotUrlRequired => {
+            let error = response.get("error")?;
+            (error.get("code").and_then(Value::as_i64)
+                == Some(super::server_asks::URL_ELICITATION_REQUIRED))
+            .then(|| format!("the answer is -32042, though the client declared the form mode the request needs: {error}"))
         }
         Check::NoRetiredCode => (response.pointer("/error/code").and_then(Value::as_i64)
             == Some(-32002))

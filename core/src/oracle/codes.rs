@@ -25,6 +25,9 @@ pub fn code_range(response: &Value, request: &Value, era: Option<Era>) -> Option
         return None;
     }
     let (aspect, why) = match code {
+        // 2025-11-25 defines it (client/elicitation#error-handling); E1
+        // judges what it lists.
+        -32042 if era == Some(Era::Legacy) => return None,
         -32042 => (
             AspectId::J1No32042,
             "-32042 (URL elicitation required) is 2025-11-25's; a 2026-07-28 server must not emit it",
@@ -100,6 +103,12 @@ mod tests {
             Some(AspectId::J1McpRangeDefinedOnly)
         );
         assert_eq!(aspect(-32042, plain.clone()), Some(AspectId::J1No32042));
+        let legacy = code_range(
+            &json!({"error": {"code": -32042, "message": "m"}}),
+            &plain,
+            Some(Era::Legacy),
+        );
+        assert!(legacy.is_none(), "2025-11-25 defines -32042");
         assert_eq!(
             aspect(-32500, plain.clone()),
             Some(AspectId::J1ReservedCode)

@@ -40,6 +40,10 @@ pub struct Context<'a> {
     /// The `subscriptions/listen` requests the case opened (U9); a server's
     /// `notifications/cancelled` naming one of them ends it, as it may.
     pub listens: &'a [Value],
+    /// 2025-11-25: the client capabilities the connection's `initialize`
+    /// declared, when known; the server's own requests and its -32042
+    /// errors are judged against them (E1, L2 `respect-negotiation`).
+    pub client_capabilities: Option<&'a Value>,
 }
 
 /// Every always-on violation of `exchange`, in the order they decide a verdict.
@@ -51,6 +55,17 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
         ctx.era,
     ));
     out.extend(progress(exchange));
+    if let (Some(Era::Legacy), Some(declared)) = (ctx.era, ctx.client_capabilities) {
+        let answer = match &exchange.ending {
+            Ending::Answered(v) | Ending::WrongId(v) => Some(v),
+            _ => None,
+        };
+        out.extend(super::server_asks::judge(
+            &exchange.strays,
+            answer,
+            declared,
+        ));
+    }
     let response = match &exchange.ending {
         Ending::Answered(v) | Ending::WrongId(v) => v,
         Ending::NotApplicable(_) | Ending::SetupFailed(_) => return out,
@@ -268,6 +283,15 @@ pub fn strays(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
             ),
             Stray::ServerRequest(v) => {
                 out.extend(server_request_id(v));
+                // 2025-11-25: a request for a capability the client declared
+                // is what the declaration invites; E1 judges what it asks.
+                let invited = ctx.era == Some(Era::Legacy)
+                    && ctx
+                        .client_capabilities
+                        .is_some_and(|d| super::server_asks::invited(v, d));
+                if invited {
+                    continue;
+                }
                 if exchange.http.is_some() {
                     (
                         AspectId::H3SseNoRequests,

@@ -7,6 +7,7 @@
 //! checks, then liveness after the case. Every violation found is reported;
 //! the worst decides the verdict and the rule the case is reported under.
 
+mod asks;
 pub mod auth;
 pub mod checks;
 pub mod codes;
@@ -15,6 +16,7 @@ mod messages;
 pub mod mrtr;
 mod regressions;
 pub mod secrets;
+pub mod server_asks;
 pub mod structured;
 pub mod subscriptions;
 pub mod tasks;
@@ -121,8 +123,10 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
         _ => {}
     }
     let listens = plan.listens();
+    let declared = plan.client_capabilities();
     let ctx = Context {
         listens: &listens,
+        client_capabilities: declared.as_ref(),
         era: Some(plan.era),
         canary: None, // the case's own `no-canary` check searches the whole response
         sent_raw: plan.sent_raw(),

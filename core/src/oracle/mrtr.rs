@@ -9,6 +9,7 @@
 
 use serde_json::{Map, Value};
 
+use super::asks::{undeclared_mode, Ask, Aspects};
 use crate::oracle::Violation;
 use crate::rules::AspectId;
 
@@ -99,76 +100,44 @@ fn kind_fault(key: &str, r: &Value) -> Option<Violation> {
     ))
 }
 
-/// M1: an elicitation in a mode the client did not declare. An empty
-/// `elicitation` object declares form mode only (client/elicitation#capabilities:
-/// "an empty capabilities object is equivalent to declaring support for
-/// `form` mode only"); a request without `mode` is form mode.
+/// The input requests of `asks`, labelled for a report.
+fn labelled(asks: &Map<String, Value>) -> Vec<Ask<'_>> {
+    asks.iter()
+        .map(|(key, request)| Ask {
+            label: format!("inputRequests[{key:?}]"),
+            request,
+        })
+        .collect()
+}
+
+/// M1's aspects for what [`super::asks`] finds.
+const M1: Aspects = Aspects {
+    modes: AspectId::M1ElicitationModesDeclared,
+    tools: AspectId::M1SamplingToolsDeclared,
+    context: AspectId::M1SamplingContextDeclared,
+};
+
+/// M1: an elicitation in a mode the client did not declare (a client that
+/// declared no elicitation at all is L3's).
 fn undeclared_modes(
     asks: &Map<String, Value>,
     declared: Option<&Map<String, Value>>,
 ) -> Option<Violation> {
     let modes = declared?.get("elicitation")?.as_object()?;
-    let supports = |mode: &str| modes.contains_key(mode) || (modes.is_empty() && mode == "form");
-    let (key, mode) = asks.iter().find_map(|(key, r)| {
-        if r.get("method").and_then(Value::as_str) != Some("elicitation/create") {
-            return None;
-        }
-        let mode = r
-            .pointer("/params/mode")
-            .and_then(Value::as_str)
-            .unwrap_or("form");
-        (!supports(mode)).then(|| (key.clone(), mode.to_string()))
-    })?;
-    let listed: Vec<&str> = modes.keys().map(String::as_str).collect();
-    Some(Violation::new(
-        AspectId::M1ElicitationModesDeclared,
-        format!(
-            "inputRequests[{key:?}] asks for a {mode}-mode elicitation; the client declared {}",
-            if listed.is_empty() {
-                "form mode only (an empty elicitation capability)".to_string()
-            } else {
-                format!("the modes {}", listed.join(", "))
-            }
-        ),
-    ))
+    undeclared_mode(&labelled(asks), modes, M1.modes)
 }
 
 /// M1: a sampling input request that uses what the client's `sampling`
-/// capability did not declare: `tools` without `sampling.tools`
-/// (client/sampling#tools-in-sampling, MUST NOT), an `includeContext` other
-/// than `none` without `sampling.context` (client/sampling#capabilities,
-/// SHOULD NOT). A client that declared no sampling at all is L3's.
+/// capability did not declare (a client that declared no sampling at all
+/// is L3's).
 fn undeclared_sampling(
     asks: &Map<String, Value>,
     declared: Option<&Map<String, Value>>,
 ) -> Vec<Violation> {
-    let Some(sampling) = declared.and_then(|d| d.get("sampling")) else {
-        return vec![];
-    };
-    let has = |k: &str| sampling.get(k).is_some();
-    let mut out = Vec::new();
-    for (key, r) in asks {
-        if r.get("method").and_then(Value::as_str) != Some("sampling/createMessage") {
-            continue;
-        }
-        let params = r.get("params");
-        if let (Some(tools), false) = (params.and_then(|p| p.get("tools")), has("tools")) {
-            out.push(Violation::new(
-                AspectId::M1SamplingToolsDeclared,
-                format!("inputRequests[{key:?}] is a sampling request with tools {tools}; the client's sampling capability does not declare tools"),
-            ));
-        }
-        let context = params.and_then(|p| p.get("includeContext"));
-        if let (Some(c), false) = (context, has("context")) {
-            if c != "none" {
-                out.push(Violation::new(
-                    AspectId::M1SamplingContextDeclared,
-                    format!("inputRequests[{key:?}] is a sampling request with includeContext {c}; the client's sampling capability does not declare context"),
-                ));
-            }
-        }
+    match declared.and_then(|d| d.get("sampling")) {
+        Some(sampling) => super::asks::undeclared_sampling(&labelled(asks), sampling, &M1),
+        None => vec![],
     }
-    out
 }
 
 #[cfg(test)]

@@ -124,9 +124,10 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             | Fault::ServerRequestNullId
             | Fault::ServerRequestIdReused
     );
-    // Tasks are 2025-11-25's (2026-07-28 moves them to an extension);
-    // multi round-trip requests are 2026-07-28's.
-    let legacy_only = legacy_only || fault.rule() == "K1";
+    // Tasks are 2025-11-25's (2026-07-28 moves them to an extension), and
+    // so are a server's own requests for input (E1); multi round-trip
+    // requests are 2026-07-28's.
+    let legacy_only = legacy_only || fault.rule() == "K1" || fault.rule() == "E1";
     // subscriptions/listen (U9) and the Mcp-Param headers are 2026-07-28's.
     let modern_only = modern_only
         || fault.rule() == "M1"
