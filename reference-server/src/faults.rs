@@ -51,7 +51,7 @@ faults! {
     UrlRequiredForm => "url-required-form", "E1",
         "2025-11-25: confirm_purchase's -32042 lists a form-mode elicitation without an elicitationId";
     UrlRequiredRecoded => "url-required-recoded", "E1",
-        "2025-11-25: confirm_purchase, for a client that declared URL mode only, answers -32603 instead of -32042 naming the URL elicitation";
+        "2025-11-25: confirm_purchase, for a client that declared URL mode only, answers -32603 listing the URL elicitation it needs in data.elicitations, instead of -32042";
     TaskListIncomplete => "task-list-incomplete", "K1",
         "2025-11-25: tasks/list leaves the newest task off every page, though tasks/get finds it";
     TaskListNoCursor => "task-list-no-cursor", "K1",

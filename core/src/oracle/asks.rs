@@ -72,9 +72,10 @@ pub(super) fn undeclared_mode(
     Some(Violation::new(
         aspect,
         format!(
-            "{} asks for a {mode}-mode elicitation; the client declared {}",
+            "{} asks for a {mode}-mode elicitation; the client declared {}: {}",
             ask.label,
-            declared_modes(elicitation)
+            declared_modes(elicitation),
+            ask.request
         ),
     ))
 }
@@ -99,7 +100,7 @@ pub(super) fn undeclared_sampling(
         if let (Some(tools), false) = (tools, has("tools")) {
             out.push(Violation::new(
                 aspects.tools,
-                format!("{} is a sampling request with tools {tools}; the client's sampling capability does not declare tools", ask.label),
+                format!("{} is a sampling request with tools {tools}; the client's sampling capability does not declare tools: {}", ask.label, ask.request),
             ));
         }
         let context = params.and_then(|p| p.get("includeContext"));
@@ -107,7 +108,7 @@ pub(super) fn undeclared_sampling(
             if c != "none" {
                 out.push(Violation::new(
                     aspects.context,
-                    format!("{} is a sampling request with includeContext {c}; the client's sampling capability does not declare context", ask.label),
+                    format!("{} is a sampling request with includeContext {c}; the client's sampling capability does not declare context: {}", ask.label, ask.request),
                 ));
             }
         }
