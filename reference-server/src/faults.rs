@@ -38,6 +38,8 @@ macro_rules! faults {
 faults! {
     ToolErrorStructured => "tool-error-structured", "T1",
         "a tool error (get_author with an unknown title) carries structuredContent";
+    UnconfirmedPurchase => "unconfirmed-purchase", "L2",
+        "2025-11-25: confirm_purchase from a client that declared no elicitation buys the book without asking";
     AskUrlUndeclared => "ask-url-undeclared", "E1",
         "2025-11-25: confirm_purchase asks a client that declared form-mode elicitation with a URL-mode elicitation/create";
     AskSamplingTools => "ask-sampling-tools", "E1",

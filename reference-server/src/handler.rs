@@ -230,7 +230,23 @@ impl Handler {
             Ok(task) => task.is_some(),
             Err(e) => return Answer::error(e),
         };
-        let call = || self.legacy_tools.call(&self.shop, self.fault, params);
+        // Under unconfirmed-purchase a valid confirm_purchase from a client
+        // that was never asked buys the book (a stdio client that declared
+        // elicitation is asked first: crate::asking).
+        let unconfirmed = || {
+            let p = params?.as_object()?;
+            let buys = self.fault == Some(Fault::UnconfirmedPurchase)
+                && p.get("name")?.as_str()? == bookshop::NEEDS_ELICITATION;
+            let title = p.get("arguments")?.get("title")?.as_str()?;
+            buys.then(|| {
+                Answer::result(json!({"content": [{"type": "text",
+                    "text": format!("Bought {title}.")}], "isError": false}))
+            })
+        };
+        let call = || {
+            self.legacy_tools
+                .call_gated(&self.shop, self.fault, params, unconfirmed)
+        };
         let name = params.and_then(|p| p.get("name")).and_then(Value::as_str);
         let well_formed = matches!(
             params.and_then(|p| p.get("arguments")),

@@ -120,6 +120,8 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             | Fault::InitializeEchoesVersion
             | Fault::InitializeNoServerInfo
             | Fault::RequestsBeforeInitialized
+            // 2026-07-28 refuses it with -32021 before the body (L3).
+            | Fault::UnconfirmedPurchase
             // 2026-07-28 servers send no requests at all (J5 judges any).
             | Fault::ServerRequestNullId
             | Fault::ServerRequestIdReused
