@@ -322,8 +322,10 @@ pub fn snapshot_place(cell: &Cell) -> (PathBuf, String) {
 /// (mcperr's prose, not the server's behaviour; it would churn every
 /// snapshot when a wording improves) and timings. A numeric id the response
 /// echoes is written `[id]` on both sides: it is mcperr's running counter,
-/// and one case more or less would renumber every later snapshot; an id the
-/// response does not echo, and every string id, stay as they are.
+/// and one case more or less would renumber every later snapshot (so is the
+/// numeric id of a step's answer shown without its request, in a skipped
+/// case); an id the response does not echo, and every string id, stay as
+/// they are.
 /// `None` where the case did not run in this column.
 pub fn transcript(cell: &Cell) -> Option<Value> {
     let r = cell.result.as_ref()?;
@@ -331,12 +333,20 @@ pub fn transcript(cell: &Cell) -> Option<Value> {
     let mut response = r.response.clone();
     let sent = request.as_ref().and_then(|q| q.get("id")).cloned();
     let echoed = response.as_ref().and_then(|a| a.get("id")).cloned();
-    if let (Some(Value::Number(a)), Some(Value::Number(b))) = (&sent, &echoed) {
-        if a == b {
+    match (&sent, &echoed) {
+        (Some(Value::Number(a)), Some(Value::Number(b))) if a == b => {
             for v in [request.as_mut(), response.as_mut()].into_iter().flatten() {
                 v["id"] = json!("[id]");
             }
         }
+        // A case skipped after a step: the step's answer, to a request the
+        // transcript does not hold, numbered by the same running counter.
+        (None, Some(Value::Number(_))) if request.is_none() => {
+            if let Some(v) = response.as_mut() {
+                v["id"] = json!("[id]");
+            }
+        }
+        _ => {}
     }
     let mut t = json!({
         "case": r.id,
