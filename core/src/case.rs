@@ -111,6 +111,10 @@ pub enum Check {
     /// declared the form mode the request needs (E1
     /// `url-required-only-when-needed`).
     NotUrlRequired,
+    /// A rendered prompt shows each string argument of the request verbatim
+    /// in its text and embeds no resource; an error answer refused them
+    /// (P2 `inputs-inert`). Not a text comparison the `spec` profile loosens.
+    ArgumentsInert,
 }
 
 impl FromStr for Check {
@@ -136,9 +140,10 @@ impl FromStr for Check {
             "task-listed" => Check::TaskListed,
             "no-requests-before-initialized" => Check::NoRequestsBeforeInitialized,
             "not-url-required" => Check::NotUrlRequired,
+            "arguments-inert" => Check::ArgumentsInert,
             other => {
                 return Err(FieldError(format!(
-                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random, bearer-challenge, challenge-scope, no-result, resource-metadata, exit-on-eof, names-versions, also-text, no-requests-before-initialized, task-listed, not-url-required)"
+                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random, bearer-challenge, challenge-scope, no-result, resource-metadata, exit-on-eof, names-versions, also-text, no-requests-before-initialized, task-listed, not-url-required, arguments-inert)"
                 )))
             }
         })

@@ -38,6 +38,8 @@ macro_rules! faults {
 faults! {
     ToolErrorStructured => "tool-error-structured", "T1",
         "a tool error (get_author with an unknown title) carries structuredContent";
+    PromptTemplateInjection => "prompt-template-injection", "P2",
+        "greet evaluates what its name argument carries: a ${7*7} is rendered as 49, not shown literally";
     UnconfirmedPurchase => "unconfirmed-purchase", "L2",
         "2025-11-25: confirm_purchase from a client that declared no elicitation buys the book without asking";
     AskUrlUndeclared => "ask-url-undeclared", "E1",

@@ -75,10 +75,17 @@ pub fn get(prompts: &[PromptDef], fault: Option<Fault>, params: Option<&Value>) 
         )));
     }
     match catch_panic(|| (prompt.render)(args)).unwrap_or_else(|p| Err(vec![p.0])) {
-        Ok(text) => Answer::result(json!({
+        Ok(mut text) => {
+            if fault == Some(Fault::PromptTemplateInjection) {
+                // An expression language run over the rendered text: a
+                // `${a*b}` an argument carried is evaluated.
+                text = evaluated(&text);
+            }
+            Answer::result(json!({
             "description": prompt.description,
             "messages": [{"role": "user", "content": {"type": "text", "text": text}}],
-        })),
+            }))
+        }
         Err(chain) => {
             let mut message = format!("Error rendering prompt {name}");
             if fault == Some(Fault::PromptCrashLeaks) {
@@ -91,4 +98,32 @@ pub fn get(prompts: &[PromptDef], fault: Option<Fault>, params: Option<&Value>) 
             Answer::error(ErrorObject::new(codes::INTERNAL_ERROR, message)).log(log)
         }
     }
+}
+
+/// `text` with each `${A*B}` (two integers) replaced by its product, as an
+/// expression language would (the `prompt-template-injection` fault).
+fn evaluated(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let product = after.find('}').and_then(|end| {
+            let (a, b) = after[..end].split_once('*')?;
+            let value = a.trim().parse::<i64>().ok()? * b.trim().parse::<i64>().ok()?;
+            Some((value, end))
+        });
+        match product {
+            Some((value, end)) => {
+                out.push_str(&value.to_string());
+                rest = &after[end + 1..];
+            }
+            None => {
+                out.push_str("${");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }

@@ -99,10 +99,37 @@ pub fn aspect(check: Check, case: &crate::case::Case) -> AspectId {
         Check::AlsoText => AspectId::T8AlsoText,
         Check::TaskListed => AspectId::K1Listed,
         Check::NotUrlRequired => AspectId::E1UrlRequiredOnlyWhenNeeded,
+        Check::ArgumentsInert => AspectId::P2InputsInert,
         Check::NoRequestsBeforeInitialized => AspectId::L1NoRequestsBeforeInitialized,
         Check::SessionIdRandom => AspectId::H2SessionIdRandom,
         _ => case.aspect_id(),
     }
+}
+
+/// P2 `inputs-inert`: each string argument of a `prompts/get` shown
+/// verbatim in the rendered messages' text, and no resource among them.
+fn arguments_inert(response: &Value, request: &Value) -> Option<String> {
+    let messages = response.pointer("/result/messages")?.as_array()?;
+    let mut text = String::new();
+    for m in messages {
+        let content = m.get("content").unwrap_or(&Value::Null);
+        let kind = content.get("type").and_then(Value::as_str).unwrap_or("");
+        if kind.starts_with("resource") {
+            return Some(format!(
+                "the rendered prompt embeds a {kind} for what the arguments carried: {content}"
+            ));
+        }
+        if let Some(t) = content.get("text").and_then(Value::as_str) {
+            text.push_str(t);
+        }
+    }
+    let args = request.pointer("/params/arguments")?.as_object()?;
+    args.iter().find_map(|(name, v)| {
+        let v = v.as_str()?;
+        (!text.contains(v)).then(|| {
+            format!("argument {name} {v:?} is not in the rendered text verbatim: something in it was evaluated or altered ({text:?})")
+        })
+    })
 }
 
 /// The `Mcp-Session-Id` the answer minted, if it was an HTTP answer with one.
@@ -200,6 +227,7 @@ pub fn run(
                 format!("the error names no protocol version the server supports ({version} is one, as this run shows): {error}")
             })
         }
+        Check::ArgumentsInert => arguments_inert(response, &exchange.request),
         Check::NotUrlRequired => {
             let error = response.get("error")?;
             (error.get("code").and_then(Value::as_i64)

@@ -174,6 +174,12 @@ fn script() -> String {
             "completion/complete",
             json!({"ref": {"type": "ref/prompt", "name": "crash_prompt"}, "argument": {"name": "secret", "value": "s3cr3t"}}),
         ),
+        // A prompt argument carrying an expression: shown, not evaluated.
+        (
+            json!(47),
+            "prompts/get",
+            json!({"name": "greet", "arguments": {"name": "${6*7}"}}),
+        ),
         // A 2020-12 slot (prefixItems), and a schema with an unresolvable $ref.
         (
             json!(45),
@@ -312,7 +318,7 @@ fn every_fault_changes_the_transcript() {
     assert_eq!(clean.1, Some(0));
     assert_eq!(
         clean.0.lines().count(),
-        53,
+        54,
         "one response per request but the cancelled one and the subscription's, three progress notifications, a log message, and the subscription's acknowledgment, update, result and cancellation:\n{}",
         clean.0
     );
