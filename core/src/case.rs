@@ -115,6 +115,10 @@ pub enum Check {
     /// in its text and embeds no resource; an error answer refused them
     /// (P2 `inputs-inert`). Not a text comparison the `spec` profile loosens.
     ArgumentsInert,
+    /// Over HTTP, the SSE stream a GET opens carries no JSON-RPC response
+    /// while a request is answered on a POST of the same session (H1
+    /// `get-stream-no-response`); the executor sends that POST (a `ping`).
+    GetStreamQuiet,
 }
 
 impl FromStr for Check {
@@ -141,9 +145,10 @@ impl FromStr for Check {
             "no-requests-before-initialized" => Check::NoRequestsBeforeInitialized,
             "not-url-required" => Check::NotUrlRequired,
             "arguments-inert" => Check::ArgumentsInert,
+            "get-stream-quiet" => Check::GetStreamQuiet,
             other => {
                 return Err(FieldError(format!(
-                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random, bearer-challenge, challenge-scope, no-result, resource-metadata, exit-on-eof, names-versions, also-text, no-requests-before-initialized, task-listed, not-url-required, arguments-inert)"
+                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random, bearer-challenge, challenge-scope, no-result, resource-metadata, exit-on-eof, names-versions, also-text, no-requests-before-initialized, task-listed, not-url-required, arguments-inert, get-stream-quiet)"
                 )))
             }
         })
@@ -225,6 +230,10 @@ pub struct HttpSpec {
     /// **MUST** return an HTTP error status code".
     #[serde(default)]
     pub error_status: bool,
+    /// A 2xx answer must be an SSE stream (`Content-Type:
+    /// text/event-stream`): a GET on the endpoint opens one or is refused.
+    #[serde(default)]
+    pub sse_when_ok: bool,
 }
 
 /// The judged request.

@@ -179,6 +179,37 @@ async fn shaped_exchange(client: &mut Client, plan: &CasePlan) -> Exchange {
         .await
 }
 
+/// `get-stream-quiet`: the case's GET, and while its stream is listened to,
+/// a `ping` POSTed in the same session on a connection of its own; the
+/// ping's answer (its messages) for the check.
+async fn get_with_side_post(
+    client: &mut Client,
+    plan: &CasePlan,
+) -> (Exchange, Result<Vec<Value>, String>) {
+    let Conn::Http(http) = &client.conn else {
+        unreachable!("HTTP plans run on HTTP clients")
+    };
+    let mut side = http.fresh();
+    side.session = http.session.clone();
+    let ping_id = client.fresh_id();
+    let ping = mcperr_protocol::jsonrpc::request(&ping_id, "ping", None);
+    let headers = side.headers_for(client.era, &ping);
+    let post = async move {
+        // After the GET is on its way: the stream is open when the ping lands.
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        let body = ping.to_string().into_bytes();
+        let want = ping_id.to_value();
+        match side
+            .send("POST", headers, &Vec::new(), Some(&want), Some(body))
+            .await
+        {
+            Ok(answer) => Ok(answer.messages),
+            Err(e) => Err(e.to_string()),
+        }
+    };
+    tokio::join!(shaped_exchange(client, plan), post)
+}
+
 async fn plain_exchange(client: &mut Client, request: &Outgoing) -> Exchange {
     let id = id_for(client, &request.id).unwrap_or_else(|| client.fresh_id());
     let msg = request.message(Some(&id));
@@ -703,7 +734,15 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
             });
         }
     }
-    let mut ex = if plan.http.is_some() {
+    let quiet_get = plan
+        .expectation
+        .checks
+        .contains(&mcperr_core::case::Check::GetStreamQuiet);
+    let mut ex = if plan.http.is_some() && quiet_get {
+        let (ex, side) = get_with_side_post(client, plan).await;
+        evidence.side_post = Some(side);
+        ex
+    } else if plan.http.is_some() {
         shaped_exchange(client, plan).await
     } else {
         plain_exchange(client, &plan.request).await

@@ -268,8 +268,10 @@ faults! {
         "over stdio: an unparseable input line makes the server exit";
     CrashLeaksInMeta => "crash-leaks-in-meta", "J7",
         "a crashing tool's result carries the exception text in _meta";
+    GetStreamResponse => "get-stream-response", "H1",
+        "over HTTP: a 2025-11-25 GET with a session opens an SSE stream that carries a JSON-RPC response (to no request of that stream)";
     HttpGetOk => "http-get-200", "H1",
-        "over HTTP: GET (and a modern DELETE) is answered 200 instead of 405";
+        "over HTTP: GET (and a modern DELETE) is answered 200 with a JSON body, neither 405 nor an SSE stream";
     HttpHeadersUnchecked => "http-headers-unchecked", "H1",
         "over HTTP: MCP-Protocol-Version, Mcp-Method and Mcp-Name are not checked against the body (no -32020)";
     HttpVersionUnchecked => "http-version-unchecked", "H1",
@@ -456,6 +458,7 @@ impl Fault {
         matches!(
             self,
             Fault::TaskGetSse
+                | Fault::GetStreamResponse
                 | Fault::HttpGetOk
                 | Fault::HttpHeadersUnchecked
                 | Fault::HttpVersionUnchecked

@@ -231,6 +231,20 @@ impl HttpEdge {
                     }
                 };
             }
+            (Era::Legacy, "GET")
+                if self.fault() == Some(Fault::GetStreamResponse)
+                    && self.touch_session(header(headers, "mcp-session-id")) == Some(true) =>
+            {
+                let stray = json!({"jsonrpc": "2.0", "id": 0, "result": {}});
+                return HttpReply {
+                    status: 200,
+                    headers: vec![
+                        ("Content-Type".into(), "text/event-stream".into()),
+                        ("Cache-Control".into(), "no-cache".into()),
+                    ],
+                    body: format!("event: message\ndata: {stray}\n\n").into_bytes(),
+                };
+            }
             (_, "GET" | "DELETE") if self.fault() == Some(Fault::HttpGetOk) => {
                 return HttpReply::json(200, &json!({}))
             }

@@ -47,6 +47,9 @@ pub struct Evidence {
     /// `task-listed`: the task looked for, the ids of every task the listing
     /// showed (its pages followed), and why the walk stopped early, if it did.
     pub listing: Option<(Value, Vec<Value>, Option<String>)>,
+    /// `get-stream-quiet`: what the POST sent while the GET stream was
+    /// open got back (its messages), or why it got nothing.
+    pub side_post: Option<Result<Vec<Value>, String>>,
 }
 
 /// How long a server may take to exit after its stdin closes (`exit-on-eof`:
@@ -100,10 +103,34 @@ pub fn aspect(check: Check, case: &crate::case::Case) -> AspectId {
         Check::TaskListed => AspectId::K1Listed,
         Check::NotUrlRequired => AspectId::E1UrlRequiredOnlyWhenNeeded,
         Check::ArgumentsInert => AspectId::P2InputsInert,
+        Check::GetStreamQuiet => AspectId::H1GetStreamNoResponse,
         Check::NoRequestsBeforeInitialized => AspectId::L1NoRequestsBeforeInitialized,
         Check::SessionIdRandom => AspectId::H2SessionIdRandom,
         _ => case.aspect_id(),
     }
+}
+
+/// H1 `get-stream-no-response`: the SSE stream a GET opened carried no
+/// JSON-RPC response ("The server MUST NOT send a JSON-RPC response on the
+/// stream unless resuming a stream associated with a previous client
+/// request"), while a POST of the same session was answered. A GET that
+/// opened no stream (405) has nothing to judge.
+pub fn get_stream_quiet(exchange: &Exchange, ev: &Evidence) -> Option<String> {
+    let answer = exchange.http.as_ref().filter(|a| a.sse)?;
+    let response = answer.messages.iter().find(|m| {
+        m.get("method").is_none() && (m.get("result").is_some() || m.get("error").is_some())
+    })?;
+    let side = match &ev.side_post {
+        Some(Ok(messages)) if messages.contains(response) => {
+            " (the answer to the POST sent meanwhile)".to_string()
+        }
+        Some(Ok(_)) => String::new(),
+        Some(Err(why)) => format!(" (the POST sent meanwhile got no answer: {why})"),
+        None => String::new(),
+    };
+    Some(format!(
+        "the SSE stream of a GET carried a JSON-RPC response{side}: {response}"
+    ))
 }
 
 /// P2 `inputs-inert`: each string argument of a `prompts/get` shown
@@ -228,6 +255,8 @@ pub fn run(
             })
         }
         Check::ArgumentsInert => arguments_inert(response, &exchange.request),
+        // Judged on the GET's HTTP answer (get_stream_quiet), not here.
+        Check::GetStreamQuiet => None,
         Check::NotUrlRequired => {
             let error = response.get("error")?;
             (error.get("code").and_then(Value::as_i64)

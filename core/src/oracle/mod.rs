@@ -211,12 +211,36 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
             v.extend(stopped);
             return conclude(plan, v, String::new());
         }
-        let status_only =
-            case.expect.as_object().is_some_and(|o| o.is_empty()) && case.checks.is_empty();
+        // Checks that read the HTTP answer itself (a GET has no response).
+        let http_checks: Vec<Violation> = plan
+            .expectation
+            .checks
+            .iter()
+            .filter(|c| **c == crate::case::Check::GetStreamQuiet)
+            .filter_map(|c| {
+                let why = checks::get_stream_quiet(exchange, evidence)?;
+                Some(Violation::new(checks::aspect(*c, case), why))
+            })
+            .collect();
+        let status_only = case.expect.as_object().is_some_and(|o| o.is_empty())
+            && plan
+                .expectation
+                .checks
+                .iter()
+                .all(|c| *c == crate::case::Check::GetStreamQuiet);
         if want.empty_body || (status_only && !want.status.is_empty()) {
             let mut v = strays_only;
+            v.extend(http_checks);
             if want.empty_body && !answer.body.trim().is_empty() {
                 v.push(own(format!("expected no body, got {}", clip(&answer.body))));
+            }
+            if want.sse_when_ok && (200..300).contains(&answer.status) && !answer.sse {
+                let kind = answer.header("content-type").unwrap_or("no content type");
+                v.push(own(format!(
+                    "HTTP {} with {kind}, not an SSE stream (text/event-stream); body: {}",
+                    answer.status,
+                    clip(&answer.body)
+                )));
             }
             v.extend(stopped);
             return conclude(plan, v, String::new());

@@ -155,6 +155,10 @@ pub(crate) fn describe(e: &reqwest::Error) -> HttpFailure {
 /// server that ends it with the response closes it at once.
 const SSE_END_WAIT: Duration = Duration::from_millis(250);
 
+/// How long the SSE stream a GET opens is listened to before mcperr closes
+/// it: the stream carries only what the server sends of its own accord.
+const GET_LISTEN: Duration = Duration::from_millis(300);
+
 /// Reads SSE `message` events into `answer.messages` until the response that
 /// ends the wait (core's [`SseReader`]); an incomplete last event (a cut
 /// stream) is not an event.
@@ -162,10 +166,22 @@ async fn read_sse(
     bytes: impl futures_util::Stream<Item = Result<Vec<u8>, HttpFailure>> + Send,
     want: Option<&Value>,
     answer: &mut HttpAnswer,
+    listen: Option<Duration>,
 ) -> Result<(), HttpFailure> {
     let mut events = Box::pin(mcperr_core::sse::without_bom(bytes).eventsource());
     let mut reader = SseReader::new(want.cloned());
-    while let Some(event) = events.next().await {
+    let until = listen.map(|d| tokio::time::Instant::now() + d);
+    loop {
+        let next = match until {
+            // A stream that answers nothing (a GET's) is listened to for a
+            // while, then closed: what came by then is kept.
+            Some(until) => match tokio::time::timeout_at(until, events.next()).await {
+                Ok(next) => next,
+                Err(_) => break,
+            },
+            None => events.next().await,
+        };
+        let Some(event) = next else { break };
         match event {
             Ok(e) => {
                 if reader.on_event(&e.event, &e.data) {
@@ -334,7 +350,8 @@ impl HttpConnection {
                 all.0.push(chunk.clone());
                 Ok(chunk)
             });
-            read_sse(capped, want, &mut answer).await?;
+            let listen = (method == "GET").then_some(GET_LISTEN);
+            read_sse(capped, want, &mut answer, listen).await?;
         } else {
             // A JSON body is only kept: each chunk moves in, no copy.
             let mut bytes = bytes;
@@ -428,7 +445,7 @@ mod tests {
             .enable_time()
             .build()
             .unwrap();
-        rt.block_on(read_sse(stream::iter(chunks), want, &mut answer))
+        rt.block_on(read_sse(stream::iter(chunks), want, &mut answer, None))
             .unwrap();
         answer
     }

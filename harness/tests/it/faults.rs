@@ -71,8 +71,7 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
     // 405 for GET, the header checks and 406 are modern rules; sessions a legacy one.
     let modern_only = matches!(
         fault,
-        Fault::HttpGetOk
-            | Fault::HttpHeadersUnchecked
+        Fault::HttpHeadersUnchecked
             | Fault::HttpVersionUnchecked
             | Fault::HttpAcceptUnchecked
             | Fault::EnvelopeUnchecked
@@ -120,6 +119,8 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             | Fault::InitializeEchoesVersion
             | Fault::InitializeNoServerInfo
             | Fault::RequestsBeforeInitialized
+            // 2026-07-28 has no GET stream.
+            | Fault::GetStreamResponse
             // 2026-07-28 refuses it with -32021 before the body (L3).
             | Fault::UnconfirmedPurchase
             // 2026-07-28 servers send no requests at all (J5 judges any).
