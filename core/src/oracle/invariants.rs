@@ -71,8 +71,13 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
         Ending::NotApplicable(_) | Ending::SetupFailed(_) => return out,
         Ending::Empty { status, why } => {
             let (aspect, why) = match why {
+                // 2025-11-25 has a sentence of its own for it (a SHOULD).
                 NoResponse::SseEndedEarly => (
-                    AspectId::H3Main,
+                    if ctx.era == Some(Era::Legacy) {
+                        AspectId::H3SseIncludesResponse
+                    } else {
+                        AspectId::H3Main
+                    },
                     format!("HTTP {status}: the SSE stream ended without the response"),
                 ),
                 NoResponse::EmptyBody => (
