@@ -183,8 +183,10 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
     }
     if let (Some(answer), false) = (&exchange.http, ctx.http_rejection_expected) {
         let code = crate::wire::at(response, &["error", "code"]).and_then(Value::as_i64);
-        if code == Some(mcperr_protocol::codes::MISSING_CLIENT_CAPABILITY) {
-            // The one error whose status the spec fixes (2026-07-28, L3).
+        let modern = ctx.era != Some(Era::Legacy);
+        if modern && code == Some(mcperr_protocol::codes::MISSING_CLIENT_CAPABILITY) {
+            // The one error whose status the spec fixes (2026-07-28, L3);
+            // 2025-11-25 has no -32021, so no status for it either.
             if answer.status != 400 {
                 out.push(Violation::new(
                     AspectId::L3Http400,
