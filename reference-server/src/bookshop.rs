@@ -390,6 +390,24 @@ fn read_mcperror(_: &FixtureState, code: &str) -> Result<String, ResourceFailure
     }
 }
 
+/// A file of the back office: `name` is one file name, percent-decoded
+/// first, so that an encoded `..%2F` cannot climb out of the directory
+/// (server/resources#security-considerations).
+fn read_back_office(_: &FixtureState, name: &str) -> Result<String, ResourceFailure> {
+    let name = crate::fixture::percent_decoded(name);
+    let plain = !name.is_empty() && !name.starts_with('.') && !name.contains(['/', '\\']);
+    match plain
+        .then(|| crate::fixture::file(&format!("/bookshop/{name}")))
+        .flatten()
+    {
+        Some(text) => Ok(text.to_string()),
+        None => Err(ResourceFailure::NotFound(format!(
+            "No file named {} in the back office.",
+            py_repr(&name)
+        ))),
+    }
+}
+
 /// The Bookshop's resource templates, in `resources/templates/list` order.
 pub fn templates() -> Vec<TemplateDef> {
     vec![
@@ -416,6 +434,12 @@ pub fn templates() -> Vec<TemplateDef> {
             name: "mcperror",
             description: "A resource that raises a protocol error with the given code.",
             read: read_mcperror,
+        },
+        TemplateDef {
+            uri_template: "file:///bookshop/{name}",
+            name: "back-office",
+            description: "A file of the shop's back office, by its file name.",
+            read: read_back_office,
         },
     ]
 }

@@ -38,6 +38,8 @@ macro_rules! faults {
 faults! {
     ToolErrorStructured => "tool-error-structured", "T1",
         "a tool error (get_author with an unknown title) carries structuredContent";
+    PathTraversal => "path-traversal", "R2",
+        "a file:// resource name is percent-decoded and joined to the shop's directory unchecked: file:///bookshop/..%2F..%2Fetc%2Fpasswd serves /etc/passwd";
     PromptTemplateInjection => "prompt-template-injection", "P2",
         "greet evaluates what its name argument carries: a ${7*7} is rendered as 49, not shown literally";
     UnconfirmedPurchase => "unconfirmed-purchase", "L2",

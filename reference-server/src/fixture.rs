@@ -157,6 +157,64 @@ pub struct TemplateDef {
     pub read: ResourceRead,
 }
 
+/// The files behind the Bookshop's `file:///bookshop/{name}` resources, and
+/// one outside its directory that no read may reach (a stand-in for the
+/// host's own files).
+pub const FILES: &[(&str, &str)] = &[
+    (
+        "/bookshop/prices.csv",
+        "title,price\nDune,9.99\nEmma,4.50\n",
+    ),
+    ("/etc/passwd", "root:x:0:0:root:/root:/bin/sh\n"),
+];
+
+/// The text of the file at absolute `path`, if there is one.
+pub fn file(path: &str) -> Option<&'static str> {
+    FILES
+        .iter()
+        .find(|(p, _)| *p == path)
+        .map(|(_, text)| *text)
+}
+
+/// `s` with its `%XX` escapes decoded (a malformed one is kept as it is).
+pub fn percent_decoded(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Absolute `path` with its `.` and `..` segments resolved.
+pub fn normalized(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for segment in path.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            s => parts.push(s),
+        }
+    }
+    format!("/{}", parts.join("/"))
+}
+
 impl TemplateDef {
     /// The template parameter if `uri` matches: the text after the fixed
     /// prefix, non-empty and without `/` (the SDK's `[^/]+`).

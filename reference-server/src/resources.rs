@@ -76,6 +76,17 @@ pub fn read(
         );
         return Answer::error(with_uri(codes::INTERNAL_ERROR, message));
     }
+    if fault == Some(Fault::PathTraversal) && uri.starts_with("file://") {
+        // As a server that decodes the name and joins it to its directory
+        // unchecked: whatever the path resolves to is served.
+        let path =
+            crate::fixture::normalized(&crate::fixture::percent_decoded(&uri["file://".len()..]));
+        if let Some(text) = crate::fixture::file(&path) {
+            return Answer::result(
+                json!({"contents": [{"uri": uri, "mimeType": "text/plain", "text": text}]}),
+            );
+        }
+    }
     let outcome = catch_panic(|| (template.read)(shop, param))
         .unwrap_or_else(|panic| Err(ResourceFailure::Crash(vec![panic.0])));
     match outcome {

@@ -49,8 +49,9 @@ pub fn code_range(response: &Value, request: &Value, era: Option<Era>) -> Option
     Some(Violation::new(aspect, format!("error code {code}: {why}")))
 }
 
-/// Whether the request's params name `code` (as a number or in a string).
-fn named_by(code: i64, request: &Value) -> bool {
+/// Whether the request's params name `code` (as a number or in a string):
+/// the caller's choice, which a server forwards verbatim (T2, R5).
+pub(super) fn named_by(code: i64, request: &Value) -> bool {
     fn walk(v: &Value, code: i64, text: &str) -> bool {
         match v {
             Value::Number(n) => n.as_i64() == Some(code),

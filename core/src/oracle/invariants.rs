@@ -63,6 +63,7 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
         out.extend(super::server_asks::judge(
             &exchange.strays,
             answer,
+            &exchange.request,
             declared,
         ));
     }

@@ -39,8 +39,15 @@ pub fn invited(request: &Value, declared: &Value) -> bool {
 }
 
 /// Every E1 and L2 violation of the server's requests among `strays` and of
-/// `response`, for a client that declared `declared`.
-pub fn judge(strays: &[Stray], response: Option<&Value>, declared: &Value) -> Vec<Violation> {
+/// `response` to `request`, for a client that declared `declared`. A -32042
+/// that `request` itself named (`raise_protocol_error`, `mcperror://-32042`)
+/// is the caller's, forwarded as asked, and not judged.
+pub fn judge(
+    strays: &[Stray],
+    response: Option<&Value>,
+    request: &Value,
+    declared: &Value,
+) -> Vec<Violation> {
     let asks: Vec<Ask> = strays
         .iter()
         .filter_map(|s| match s {
@@ -76,7 +83,9 @@ pub fn judge(strays: &[Stray], response: Option<&Value>, declared: &Value) -> Ve
         out.extend(undeclared_sampling(&asks, sampling, &E1));
     }
     if let Some(error) = response.and_then(|r| r.get("error")) {
-        if error.get("code").and_then(Value::as_i64) == Some(URL_ELICITATION_REQUIRED) {
+        if error.get("code").and_then(Value::as_i64) == Some(URL_ELICITATION_REQUIRED)
+            && !super::codes::named_by(URL_ELICITATION_REQUIRED, request)
+        {
             out.extend(url_required(error, elicitation));
         }
     }
@@ -126,7 +135,8 @@ mod tests {
     use serde_json::json;
 
     fn aspects(strays: &[Stray], response: Option<Value>, declared: Value) -> Vec<AspectId> {
-        judge(strays, response.as_ref(), &declared)
+        let request = json!({"method": "tools/call", "params": {"name": "confirm_purchase"}});
+        judge(strays, response.as_ref(), &request, &declared)
             .into_iter()
             .map(|v| v.aspect)
             .collect()

@@ -174,6 +174,12 @@ fn script() -> String {
             "completion/complete",
             json!({"ref": {"type": "ref/prompt", "name": "crash_prompt"}, "argument": {"name": "secret", "value": "s3cr3t"}}),
         ),
+        // A back-office file name that climbs out of its directory.
+        (
+            json!(48),
+            "resources/read",
+            json!({"uri": "file:///bookshop/..%2F..%2Fetc%2Fpasswd"}),
+        ),
         // A prompt argument carrying an expression: shown, not evaluated.
         (
             json!(47),
@@ -318,7 +324,7 @@ fn every_fault_changes_the_transcript() {
     assert_eq!(clean.1, Some(0));
     assert_eq!(
         clean.0.lines().count(),
-        54,
+        55,
         "one response per request but the cancelled one and the subscription's, three progress notifications, a log message, and the subscription's acknowledgment, update, result and cancellation:\n{}",
         clean.0
     );

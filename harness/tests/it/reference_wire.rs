@@ -453,15 +453,18 @@ fn lists_describe_the_bookshop() {
             json!({"type": "integer", "minimum": 1, "maximum": 50})
         );
         assert_eq!(tools[5]["outputSchema"]["required"], json!(["temperature"]));
-        // Templates come two to a page: the second page's cursor is the
-        // first page's nextCursor, and the second page is the last.
+        // Templates come two to a page: each page's cursor is the one
+        // before's nextCursor, and the third page is the last.
         let first = s.call("resources/templates/list", json!({}))["result"].clone();
         let cursor = first["nextCursor"].clone();
         assert!(cursor.is_string(), "{first}");
         let second =
             s.call("resources/templates/list", json!({"cursor": cursor}))["result"].clone();
-        assert!(second.get("nextCursor").is_none(), "{second}");
-        let uris: Vec<&str> = [&first, &second]
+        let cursor = second["nextCursor"].clone();
+        assert!(cursor.is_string(), "{second}");
+        let third = s.call("resources/templates/list", json!({"cursor": cursor}))["result"].clone();
+        assert!(third.get("nextCursor").is_none(), "{third}");
+        let uris: Vec<&str> = [&first, &second, &third]
             .iter()
             .flat_map(|page| page["resourceTemplates"].as_array().unwrap())
             .map(|t| t["uriTemplate"].as_str().unwrap())
@@ -472,7 +475,8 @@ fn lists_describe_the_bookshop() {
                 "books://{title}",
                 "fail://{name}",
                 "crash://{secret}",
-                "mcperror://{code}"
+                "mcperror://{code}",
+                "file:///bookshop/{name}"
             ]
         );
         let prompts = s.call("prompts/list", json!({}))["result"]["prompts"].clone();
