@@ -68,7 +68,7 @@ pub fn read(
             LogRecord::info(format!("resources/read for unknown resource {uri}")),
         );
     };
-    if fault == Some(Fault::EscapedTitleLeaks) && param.contains('%') {
+    if fault == Some(Fault::EscapedTitleLeaks) && template.name == "book" && param.contains('%') {
         // A template value's decoder that panics on a percent-escape, its
         // text passed on as a careless error handler does.
         let message = format!(

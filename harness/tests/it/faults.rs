@@ -106,6 +106,8 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             | Fault::CodeMcpRange
             | Fault::Code32042
             | Fault::CodeReservedRange
+            // Sanitizing file:// paths is 2026-07-28's sentence.
+            | Fault::PathTraversal
     );
     // Sessions, ping and initialize are legacy only (2026-07-28 removes ping
     // and the handshake).
