@@ -270,6 +270,8 @@ faults! {
         "over stdio: an unparseable input line makes the server exit";
     CrashLeaksInMeta => "crash-leaks-in-meta", "J7",
         "a crashing tool's result carries the exception text in _meta";
+    PostSplit => "post-split", "H1",
+        "over HTTP: a 2026-07-28 POST of a resources/ method is answered 404 without a body, as if resources had an endpoint of their own";
     GetStreamResponse => "get-stream-response", "H1",
         "over HTTP: a 2025-11-25 GET with a session opens an SSE stream that carries a JSON-RPC response (to no request of that stream)";
     HttpGetOk => "http-get-200", "H1",
@@ -460,6 +462,7 @@ impl Fault {
         matches!(
             self,
             Fault::TaskGetSse
+                | Fault::PostSplit
                 | Fault::GetStreamResponse
                 | Fault::HttpGetOk
                 | Fault::HttpHeadersUnchecked

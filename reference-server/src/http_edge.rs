@@ -262,6 +262,13 @@ impl HttpEdge {
                 return r;
             }
         }
+        if era == Era::Modern
+            && self.fault() == Some(Fault::PostSplit)
+            && header(headers, "mcp-method").is_some_and(|m| m.starts_with("resources/"))
+        {
+            // As a server that routes resources to an endpoint of their own.
+            return HttpReply::empty(404);
+        }
         if body.len() > self.config.max_body {
             return HttpReply::rpc_error(413, codes::INVALID_REQUEST, "Payload Too Large");
         }

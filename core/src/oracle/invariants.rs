@@ -81,6 +81,19 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
                     },
                     format!("HTTP {status}: the SSE stream ended without the response"),
                 ),
+                // A POST the endpoint does not take: 2026-07-28 has one
+                // endpoint for every request (and no sessions to expire).
+                NoResponse::EmptyBody
+                    if ctx.era == Some(Era::Modern)
+                        && matches!(status, 404 | 405)
+                        && !exchange.request.is_null()
+                        && !ctx.http_rejection_expected =>
+                {
+                    (
+                        AspectId::H1SingleEndpoint,
+                        format!("HTTP {status} without a JSON-RPC response: the MCP endpoint does not take this POST"),
+                    )
+                }
                 NoResponse::EmptyBody => (
                     AspectId::J1Main,
                     format!("HTTP {status} without a JSON-RPC response"),

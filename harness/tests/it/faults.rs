@@ -108,6 +108,8 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             | Fault::CodeReservedRange
             // Sanitizing file:// paths is 2026-07-28's sentence.
             | Fault::PathTraversal
+            // One endpoint for every POST is judged where no session can expire.
+            | Fault::PostSplit
     );
     // Sessions, ping and initialize are legacy only (2026-07-28 removes ping
     // and the handshake).
