@@ -142,6 +142,23 @@ pub enum Step {
 }
 
 impl CasePlan {
+    /// The progress tokens of the task-augmented requests among the case's
+    /// steps (a `task` param and a `_meta.progressToken`): the task's
+    /// progress goes on under them after the CreateTaskResult (U6).
+    pub fn task_tokens(&self) -> Vec<Value> {
+        self.steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Send(o) | Step::InFlight(o) => {
+                    let p = o.params.as_ref()?;
+                    p.get("task")?;
+                    p.pointer("/_meta/progressToken").cloned()
+                }
+                Step::Raw(_) => None,
+            })
+            .collect()
+    }
+
     /// The `subscriptions/listen` requests the case leaves in flight, as
     /// sent (a case gives them their ids, so that they can be named).
     pub fn listens(&self) -> Vec<Value> {

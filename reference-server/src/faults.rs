@@ -58,6 +58,10 @@ faults! {
         "2025-11-25: confirm_purchase's -32042 lists a form-mode elicitation without an elicitationId";
     UrlRequiredRecoded => "url-required-recoded", "E1",
         "2025-11-25: confirm_purchase, for a client that declared URL mode only, answers -32603 listing the URL elicitation it needs in data.elicitations, instead of -32042";
+    TaskProgressNewToken => "task-progress-new-token", "U6",
+        "2025-11-25: a task's progress (sent as tasks/result works it off) goes under a token of the task's own, not the progressToken of the call that created it";
+    TaskProgressAfterTerminal => "task-progress-after-terminal", "U6",
+        "2025-11-25: tasks/get of a task that asked for progress and has completed sends one more progress notification";
     TaskListIncomplete => "task-list-incomplete", "K1",
         "2025-11-25: tasks/list leaves the newest task off every page, though tasks/get finds it";
     TaskListNoCursor => "task-list-no-cursor", "K1",

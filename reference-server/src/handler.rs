@@ -271,7 +271,12 @@ impl Handler {
             (false, TaskSupport::Required) if self.fault != Some(Fault::TaskRequiredAccepted) => {
                 refuse(format!("tool {name} may only be called as a task"))
             }
-            (true, _) => self.tasks.create(call(), self.fault),
+            (true, _) => {
+                let token = params
+                    .and_then(|p| p.pointer("/_meta/progressToken"))
+                    .cloned();
+                self.tasks.create(call(), self.fault, token)
+            }
             (false, _) => call(),
         }
     }

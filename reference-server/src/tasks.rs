@@ -43,6 +43,12 @@ struct Task {
     finished: bool,
     cancelled: bool,
     outcome: Result<Value, ErrorObject>,
+    /// The call's `progressToken`, kept for the task's whole life
+    /// (basic/utilities/progress#behavior-requirements).
+    token: Option<Value>,
+    /// Steps of work, and how many progress has reported.
+    total: u64,
+    reported: u64,
 }
 
 impl Task {
@@ -70,6 +76,23 @@ impl Task {
             self.updated_at = timestamp();
         }
         status
+    }
+
+    /// A progress notification at `step` of the task's work, under the
+    /// call's token (none without one); under task-progress-new-token, under
+    /// a token of the task's own.
+    fn progress(&mut self, step: u64, fault: Option<Fault>) -> Option<Value> {
+        let token = match fault {
+            Some(Fault::TaskProgressNewToken) => {
+                json!(format!("progress-{}", self.id.as_str().unwrap_or_default()))
+            }
+            _ => self.token.clone()?,
+        };
+        self.reported = self.reported.max(step);
+        Some(
+            json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {
+            "progressToken": token, "progress": step, "total": self.total}}),
+        )
     }
 
     fn terminal(&mut self, now: u64, fault: Option<Fault>) -> bool {
@@ -191,8 +214,10 @@ impl Tasks {
     }
 
     /// Starts a task for a call whose own answer is `answer` (worked for
-    /// `answer.steps` requests, at least one): the `CreateTaskResult`.
-    pub fn create(&self, answer: Answer, fault: Option<Fault>) -> Answer {
+    /// `answer.steps` requests, at least one): the `CreateTaskResult`. A
+    /// call that asked for progress (`token`) gets it for the task's work,
+    /// under the same token, until the task is terminal.
+    pub fn create(&self, answer: Answer, fault: Option<Fault>, token: Option<Value>) -> Answer {
         let Some(outcome) = answer.reply else {
             return answer;
         };
@@ -230,6 +255,9 @@ impl Tasks {
             finished: false,
             cancelled: false,
             outcome,
+            token,
+            total: u64::from(answer.steps.max(1)),
+            reported: 0,
         };
         let mut shown = task.json(now, fault);
         if fault == Some(Fault::TaskCreatedCompleted) {
@@ -246,7 +274,14 @@ impl Tasks {
     pub fn get(&self, params: Option<&Value>, fault: Option<Fault>) -> Answer {
         self.with_task(params, fault, |task, now| {
             let shown = task.json(now, fault);
-            Answer::result(shown)
+            let mut answer = Answer::result(shown);
+            if fault == Some(Fault::TaskProgressAfterTerminal) && task.terminal(now, fault) {
+                // One more report after the work ended.
+                answer
+                    .notifications
+                    .extend(task.progress(task.total, fault));
+            }
+            answer
         })
     }
 
@@ -254,7 +289,12 @@ impl Tasks {
     /// its work done first when it is not.
     pub fn result(&self, params: Option<&Value>, fault: Option<Fault>) -> Answer {
         self.with_task(params, fault, |task, now| {
+            let mut notes = Vec::new();
             if !task.terminal(now, fault) && fault != Some(Fault::TaskResultEarly) {
+                // The rest of the work, reported as it is done.
+                for step in task.reported + 1..=task.total {
+                    notes.extend(task.progress(step, fault));
+                }
                 task.finished = true;
                 task.status(now, fault);
             }
@@ -264,7 +304,7 @@ impl Tasks {
                     "the task was cancelled before its call finished",
                 ));
             }
-            match &task.outcome {
+            let mut answer = match &task.outcome {
                 Ok(result) => {
                     let mut result = result.clone();
                     if fault == Some(Fault::TaskResultAltered) {
@@ -279,7 +319,9 @@ impl Tasks {
                     ErrorObject::new(codes::INTERNAL_ERROR, "the task's call failed"),
                 ),
                 Err(e) => Answer::error(e.clone()),
-            }
+            };
+            answer.notifications.splice(0..0, notes);
+            answer
         })
     }
 
@@ -435,7 +477,7 @@ mod tests {
     #[test]
     fn a_task_works_for_its_steps_counted_in_requests_then_completes() {
         let tasks = Tasks::default();
-        let created = tasks.create(call(2), None);
+        let created = tasks.create(call(2), None, None);
         let id = id_of(&created);
         assert_eq!(created.reply.unwrap().unwrap()["task"]["status"], "working");
         tasks.tick();
@@ -447,7 +489,7 @@ mod tests {
     #[test]
     fn result_finishes_the_work_and_carries_the_related_task() {
         let tasks = Tasks::default();
-        let id = id_of(&tasks.create(call(50), None));
+        let id = id_of(&tasks.create(call(50), None, None));
         let r = tasks.result(Some(&json!({"taskId": id})), None);
         let r = r.reply.unwrap().unwrap();
         assert_eq!(r["_meta"][RELATED_TASK]["taskId"], id);
@@ -458,7 +500,7 @@ mod tests {
     #[test]
     fn cancel_is_sticky_and_a_terminal_task_is_not_cancelled_again() {
         let tasks = Tasks::default();
-        let id = id_of(&tasks.create(call(1), None));
+        let id = id_of(&tasks.create(call(1), None, None));
         let c = tasks.cancel(Some(&json!({"taskId": id})), None);
         assert_eq!(c.reply.unwrap().unwrap()["status"], "cancelled");
         assert_eq!(c.notifications.len(), 1);
@@ -472,7 +514,7 @@ mod tests {
     fn list_pages_with_an_opaque_cursor_and_refuses_a_made_up_one() {
         let tasks = Tasks::default();
         let ids: Vec<Value> = (0..3)
-            .map(|_| id_of(&tasks.create(call(1), None)))
+            .map(|_| id_of(&tasks.create(call(1), None, None)))
             .collect();
         let first = tasks.list(None, None).reply.unwrap().unwrap();
         assert_eq!(first["tasks"].as_array().unwrap().len(), PAGE);
@@ -491,5 +533,21 @@ mod tests {
         assert_eq!(t.len(), 24, "{t}");
         assert!(t.ends_with('Z') && t.as_bytes()[10] == b'T', "{t}");
         assert!(t.starts_with("20"), "{t}");
+    }
+
+    #[test]
+    fn a_task_that_asked_for_progress_reports_it_under_its_token_until_terminal() {
+        let tasks = Tasks::default();
+        let id = id_of(&tasks.create(call(3), None, Some(json!("p"))));
+        let result = tasks.result(Some(&json!({"taskId": id})), None);
+        let tokens: Vec<&Value> = result
+            .notifications
+            .iter()
+            .map(|n| &n["params"]["progressToken"])
+            .collect();
+        assert_eq!(tokens, [&json!("p"), &json!("p"), &json!("p")]);
+        assert_eq!(result.notifications[2]["params"]["progress"], json!(3));
+        let after = tasks.get(Some(&json!({"taskId": id})), None);
+        assert!(after.notifications.is_empty(), "none once completed");
     }
 }

@@ -44,6 +44,10 @@ pub struct Context<'a> {
     /// declared, when known; the server's own requests and its -32042
     /// errors are judged against them (E1, L2 `respect-negotiation`).
     pub client_capabilities: Option<&'a Value>,
+    /// The progress tokens of the case's task-augmented calls: their
+    /// progress may come after their CreateTaskResult, until the task is
+    /// terminal (U6 `task-token`, `task-stop-at-terminal`).
+    pub task_tokens: &'a [Value],
 }
 
 /// Every always-on violation of `exchange`, in the order they decide a verdict.
@@ -336,6 +340,25 @@ pub fn strays(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
             }
             // The request's own progress, judged by `progress` below.
             Stray::Progress(v) if own_progress(v, &exchange.request) => continue,
+            Stray::Progress(v) | Stray::ProgressLate(v)
+                if !ctx.task_tokens.is_empty() && !own_progress(v, &exchange.request) =>
+            {
+                let token = crate::exchange::progress_token(v);
+                if !token.is_some_and(|t| ctx.task_tokens.contains(t)) {
+                    out.push(Violation::new(
+                        AspectId::U6TaskToken,
+                        format!("a progress notification under a token no request carried, while the case's task asked for its progress under {}: {v}", Value::Array(ctx.task_tokens.to_vec())),
+                    ));
+                } else if matches!(stray, Stray::Progress(_)) {
+                    if let Some(status) = terminal_task_status(exchange) {
+                        out.push(Violation::new(
+                            AspectId::U6TaskStopAtTerminal,
+                            format!("a progress notification for the task came with the answer that shows it {status}: {v}"),
+                        ));
+                    }
+                }
+                continue;
+            }
             Stray::Progress(v) => {
                 if exchange.http.is_some() {
                     out.push(Violation::new(
@@ -480,6 +503,15 @@ fn log_message(v: &Value, during: bool, request: &Value, ctx: &Context) -> Vec<V
 }
 
 /// Whether progress notification `v` names the token `request` carried.
+/// The terminal status the exchange's answer shows a task in (a `tasks/get`
+/// or `tasks/cancel` result), if it does.
+fn terminal_task_status(exchange: &Exchange) -> Option<&str> {
+    let status = exchange.response()?.pointer("/result/status")?.as_str()?;
+    ["completed", "failed", "cancelled"]
+        .contains(&status)
+        .then_some(status)
+}
+
 fn own_progress(v: &Value, request: &Value) -> bool {
     let token = crate::exchange::progress_token(request);
     token.is_some() && crate::exchange::progress_token(v) == token

@@ -124,7 +124,9 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
     }
     let listens = plan.listens();
     let declared = plan.client_capabilities();
+    let task_tokens = plan.task_tokens();
     let ctx = Context {
+        task_tokens: &task_tokens,
         listens: &listens,
         client_capabilities: declared.as_ref(),
         era: Some(plan.era),

@@ -123,6 +123,9 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             | Fault::InitializeEchoesVersion
             | Fault::InitializeNoServerInfo
             | Fault::RequestsBeforeInitialized
+            // Tasks (and so their progress) are 2025-11-25's.
+            | Fault::TaskProgressNewToken
+            | Fault::TaskProgressAfterTerminal
             // 2026-07-28 has no GET stream.
             | Fault::GetStreamResponse
             // 2026-07-28 refuses it with -32021 before the body (L3).

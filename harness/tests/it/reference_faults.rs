@@ -336,7 +336,8 @@ fn every_fault_changes_the_transcript() {
     // HTTP-only faults deviate only over HTTP (tests/it/http.rs covers them);
     // fuzz-only ones only for inputs this transcript never sends (tests/it/fuzz.rs);
     // ping-not-empty, the initialize faults (requests-before-initialized
-    // too), unconfirmed-purchase and the task faults only in 2025-11-25, which this
+    // too), unconfirmed-purchase and the task faults (task progress too)
+    // only in 2025-11-25, which this
     // 2026-07-28 script is not (tests/it/faults.rs catches them there);
     // initialize-refused-unnamed only on an initialize, which would turn
     // this script's process into a 2025-11-25 one.
@@ -348,6 +349,7 @@ fn every_fault_changes_the_transcript() {
                 && !l.starts_with("initialize-")
                 && !l.starts_with("requests-before-initialized ")
                 && !l.starts_with("unconfirmed-purchase ")
+                && !l.starts_with("task-progress-")
         })
         // Tasks (K1) and a server's own requests for input (E1) are
         // 2025-11-25's too.
