@@ -42,6 +42,20 @@ struct Parked {
     /// The call's id and the title, or `None` for a request whose answer
     /// nothing waits for (the sampling request under a fault).
     call: Option<(Id, String)>,
+    /// The task the call runs as, when it was task-augmented: the answer
+    /// completes the task instead of answering the call.
+    task: Option<Value>,
+}
+
+/// What the client's answer to a request of the server's leads to.
+#[derive(Debug, PartialEq)]
+pub enum Resumed {
+    /// The waiting call's response, to send.
+    Answer(Value),
+    /// The waiting task's id and its call's result, for the task store.
+    Task(Value, Value),
+    /// Nothing waited for it.
+    Nothing,
 }
 
 /// One stdio connection's requests to its client, and the calls waiting.
@@ -111,39 +125,44 @@ impl Asking {
         Some(Started::Asked(asks))
     }
 
-    /// The client answered the server's request `id`: the response of the
-    /// call that waited for it (`Some(None)` when nothing waited), or
-    /// `None` for an id this connection never sent.
-    pub fn resume(
-        &mut self,
-        id: &Id,
-        outcome: &Result<Value, ErrorObject>,
-    ) -> Option<Option<Value>> {
+    /// The client answered the server's request `id`: what that resumes,
+    /// or `None` for an id this connection never sent.
+    pub fn resume(&mut self, id: &Id, outcome: &Result<Value, ErrorObject>) -> Option<Resumed> {
         let at = self.parked.iter().position(|p| p.ask == id.to_value())?;
-        let Some((call, title)) = self.parked.remove(at).call else {
-            return Some(None);
+        let parked = self.parked.remove(at);
+        let Some((call, title)) = parked.call else {
+            return Some(Resumed::Nothing);
         };
-        let text = match outcome {
+        let result = match outcome {
             Ok(r)
                 if r.get("action") == Some(&json!("accept"))
                     && r.pointer("/content/confirm") == Some(&json!(true)) =>
             {
-                format!("Bought {title}.")
+                text(format!("Bought {title}."), false)
             }
-            Ok(_) => format!("The purchase of {title} was not confirmed; nothing was bought."),
-            Err(e) => {
-                return Some(Some(jsonrpc::success(
-                    &call,
-                    json!({"content": [{"type": "text", "text": format!(
-                        "Could not ask the user to confirm the purchase of {title}: {}",
-                        e.message)}], "isError": true}),
-                )))
-            }
+            Ok(_) => text(
+                format!("The purchase of {title} was not confirmed; nothing was bought."),
+                false,
+            ),
+            Err(e) => text(
+                format!(
+                    "Could not ask the user to confirm the purchase of {title}: {}",
+                    e.message
+                ),
+                true,
+            ),
         };
-        Some(Some(jsonrpc::success(
-            &call,
-            json!({"content": [{"type": "text", "text": text}], "isError": false}),
-        )))
+        Some(match parked.task {
+            Some(task) => Resumed::Task(task, result),
+            None => Resumed::Answer(jsonrpc::success(&call, result)),
+        })
+    }
+
+    /// The call waiting on request `ask` runs as task `task`.
+    pub fn bind_task(&mut self, ask: &Value, task: Value) {
+        if let Some(p) = self.parked.iter_mut().find(|p| &p.ask == ask) {
+            p.task = Some(task);
+        }
     }
 
     /// A request of the server's own, parked until the client answers.
@@ -153,6 +172,7 @@ impl Asking {
         self.parked.push(Parked {
             ask: ask.clone(),
             call,
+            task: None,
         });
         json!({"jsonrpc": "2.0", "id": ask, "method": method, "params": params})
     }
@@ -182,6 +202,11 @@ impl Asking {
             json!({"elicitations": elicitations}),
         )
     }
+}
+
+/// A tool result of one text block.
+fn text(t: String, is_error: bool) -> Value {
+    json!({"content": [{"type": "text", "text": t}], "isError": is_error})
 }
 
 /// Under `ask-sampling-tools` or `ask-sampling-context`, to a client that
@@ -226,13 +251,10 @@ mod tests {
         assert_eq!(asks.len(), 1);
         assert_eq!(asks[0]["method"], "elicitation/create");
         let ask = Id::from(asks[0]["id"].as_str().unwrap());
-        let done = a
-            .resume(
-                &ask,
-                &Ok(json!({"action": "accept", "content": {"confirm": true}})),
-            )
-            .unwrap()
-            .unwrap();
+        let accepted = json!({"action": "accept", "content": {"confirm": true}});
+        let Some(Resumed::Answer(done)) = a.resume(&ask, &Ok(accepted)) else {
+            panic!("the call was not answered")
+        };
         assert_eq!(done["id"], 7);
         assert_eq!(done["result"]["content"][0]["text"], "Bought Dune.");
         assert_eq!(a.resume(&ask, &Ok(json!({}))), None, "answered once");

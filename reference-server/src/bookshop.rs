@@ -274,7 +274,9 @@ pub fn tools() -> Vec<ToolDef> {
             input_schema: string_arg("title", "The book's title."),
             output_schema: None,
             read_only: false,
-            task_support: TaskSupport::Forbidden,
+            // 2025-11-25 over stdio: as a task it waits (input_required) for
+            // the elicitation it sends with the task's related-task _meta.
+            task_support: TaskSupport::Optional,
             body: confirm_purchase,
         },
         ToolDef {

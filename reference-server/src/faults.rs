@@ -62,6 +62,12 @@ faults! {
         "2025-11-25: a task's progress (sent as tasks/result works it off) goes under a token of the task's own, not the progressToken of the call that created it";
     TaskProgressAfterTerminal => "task-progress-after-terminal", "U6",
         "2025-11-25: tasks/get of a task that asked for progress and has completed sends one more progress notification";
+    TaskInputUnrelated => "task-input-unrelated", "K1",
+        "2025-11-25: the elicitation/create confirm_purchase sends for its task carries no io.modelcontextprotocol/related-task _meta";
+    TaskInputOtherId => "task-input-other-id", "K1",
+        "2025-11-25: the elicitation/create confirm_purchase sends for its task names another task in its related-task _meta";
+    TaskInputStuck => "task-input-stuck", "K1",
+        "2025-11-25: confirm_purchase's task stays input_required after the client answered its elicitation";
     TaskListIncomplete => "task-list-incomplete", "K1",
         "2025-11-25: tasks/list leaves the newest task off every page, though tasks/get finds it";
     TaskListNoCursor => "task-list-no-cursor", "K1",
@@ -452,7 +458,11 @@ impl Fault {
                 | Fault::ExitAfterError
                 | Fault::LogOnStdout
                 | Fault::GarbageKills
-        ) || self.rule() == "E1" // the reference asks its client over stdio only
+                // The reference asks its client over stdio only (E1 too).
+                | Fault::TaskInputUnrelated
+                | Fault::TaskInputOtherId
+                | Fault::TaskInputStuck
+        ) || self.rule() == "E1"
     }
 
     /// Whether the fault shows only on a server protected with

@@ -225,6 +225,17 @@ impl Handler {
     /// tool forbids, or a plain call of a tool that requires one
     /// (basic/utilities/tasks#tool-level-negotiation). A call whose params
     /// are malformed, or that names no tool here, gets its own error.
+    /// 2025-11-25: a task for a call that waits for input the server asks
+    /// its client for: the `CreateTaskResult` and the task's id.
+    pub fn create_waiting_task(&self, token: Option<Value>) -> (Answer, Value) {
+        self.tasks.create_waiting(self.fault, token)
+    }
+
+    /// The input waiting task `id` asked for is in: its call's `result`.
+    pub fn resolve_task(&self, id: &Value, result: Value) {
+        self.tasks.resolve(id, result, self.fault);
+    }
+
     fn call_tool_legacy(&self, params: Option<&Value>) -> Answer {
         let task = match tasks::requested(params) {
             Ok(task) => task.is_some(),

@@ -8,7 +8,7 @@ use mcperr_protocol::jsonrpc::{self, Message, ParseError};
 use mcperr_protocol::{Era, Id};
 use serde_json::{json, Value};
 
-use crate::asking::{Asking, Started};
+use crate::asking::{Asking, Resumed, Started};
 use crate::faults::Fault;
 use crate::handler::Handler;
 use crate::log::LogRecord;
@@ -147,10 +147,15 @@ impl Session {
                     _ => None,
                 };
                 match resumed {
-                    Some(response) => Outcome {
-                        response,
+                    Some(Resumed::Answer(response)) => Outcome {
+                        response: Some(response),
                         ..Outcome::default()
                     },
+                    Some(Resumed::Task(task, result)) => {
+                        handler.resolve_task(&task, result);
+                        Outcome::default()
+                    }
+                    Some(Resumed::Nothing) => Outcome::default(),
                     None => Outcome {
                         logs: vec![LogRecord::warn(
                             "dropping a response to no request this server sent",
@@ -186,10 +191,43 @@ impl Session {
                     if req.method == "initialize" {
                         asking.initialized(req.params.as_ref());
                     }
-                    let started = (req.method == "tools/call" && !self.stray_cancel)
-                        .then(|| asking.start(&req.id, req.params.as_ref(), fault))
-                        .flatten();
+                    // A malformed task param is the handler's to refuse (-32602).
+                    let task_param = req.params.as_ref().and_then(|p| p.get("task"));
+                    let malformed_task = task_param.is_some_and(|t| !t.is_object());
+                    let started =
+                        (req.method == "tools/call" && !self.stray_cancel && !malformed_task)
+                            .then(|| asking.start(&req.id, req.params.as_ref(), fault))
+                            .flatten();
+                    let tasked = task_param.is_some();
                     match started {
+                        Some(Started::Asked(mut asks)) if tasked => {
+                            let token = req
+                                .params
+                                .as_ref()
+                                .and_then(|p| p.pointer("/_meta/progressToken"))
+                                .cloned();
+                            let (created, task) = handler.create_waiting_task(token);
+                            if let Some(elicit) = asks.last_mut() {
+                                asking.bind_task(&elicit["id"], task.clone());
+                                let named = match fault {
+                                    Some(Fault::TaskInputOtherId) => json!("task-0"),
+                                    _ => task,
+                                };
+                                if fault != Some(Fault::TaskInputUnrelated) {
+                                    elicit["params"]["_meta"] = json!({
+                                        crate::tasks::RELATED_TASK: {"taskId": named}});
+                                }
+                            }
+                            return Outcome {
+                                method: Some(req.method.clone()),
+                                notifications: asks,
+                                response: created.reply.map(|reply| match reply {
+                                    Ok(result) => jsonrpc::success(&req.id, result),
+                                    Err(error) => jsonrpc::failure(&req.id, &error),
+                                }),
+                                ..Outcome::default()
+                            };
+                        }
                         Some(Started::Asked(asks)) => {
                             return Outcome {
                                 method: Some(req.method.clone()),

@@ -49,6 +49,9 @@ struct Task {
     /// Steps of work, and how many progress has reported.
     total: u64,
     reported: u64,
+    /// Waiting for input the server asked its client for (a request of
+    /// its own): `input_required` until [`Tasks::resolve`].
+    waiting: bool,
 }
 
 impl Task {
@@ -67,6 +70,7 @@ impl Task {
             self.cancelled && !(fault == Some(Fault::TaskCancelNotSticky) && worked_off);
         let status = match (cancelled, worked_off, self.failed()) {
             (true, _, _) => "cancelled",
+            (false, _, _) if self.waiting => "input_required",
             (false, true, true) => "failed",
             (false, true, false) => "completed",
             (false, false, _) => "working",
@@ -258,6 +262,7 @@ impl Tasks {
             token,
             total: u64::from(answer.steps.max(1)),
             reported: 0,
+            waiting: false,
         };
         let mut shown = task.json(now, fault);
         if fault == Some(Fault::TaskCreatedCompleted) {
@@ -267,6 +272,43 @@ impl Tasks {
         Answer {
             logs: answer.logs,
             ..Answer::result(json!({"task": shown}))
+        }
+    }
+
+    /// Starts a task that waits for input the server asks its client for
+    /// (2025-11-25's `confirm_purchase` as a task): its `CreateTaskResult`
+    /// and its id. [`Tasks::resolve`] gives it
+    /// its call's answer once the client has answered.
+    pub fn create_waiting(&self, fault: Option<Fault>, token: Option<Value>) -> (Answer, Value) {
+        let mut waiting = Answer::result(json!({}));
+        waiting.steps = 1;
+        let created = self.create(waiting, fault, token);
+        let id = created
+            .reply
+            .as_ref()
+            .and_then(|r| r.as_ref().ok())
+            .and_then(|r| r.pointer("/task/taskId"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        // It begins working ("Tasks MUST begin in the working status"), and
+        // is input_required from the next look on, until the input is in.
+        if let Ok(mut s) = self.store.lock() {
+            if let Some(task) = s.find(&id) {
+                task.waiting = true;
+            }
+        }
+        (created, id)
+    }
+
+    /// The input task `id` waited for is in: its call's `result`, and it is
+    /// done (under task-input-stuck it stays `input_required`).
+    pub fn resolve(&self, id: &Value, result: Value, fault: Option<Fault>) {
+        if let Ok(mut s) = self.store.lock() {
+            if let Some(task) = s.find(id) {
+                task.outcome = Ok(result);
+                task.finished = true;
+                task.waiting = fault == Some(Fault::TaskInputStuck);
+            }
         }
     }
 
@@ -297,6 +339,12 @@ impl Tasks {
                 }
                 task.finished = true;
                 task.status(now, fault);
+            }
+            if task.waiting {
+                return Answer::error(ErrorObject::new(
+                    codes::INTERNAL_ERROR,
+                    "the task waits for input the client has not given",
+                ));
             }
             if task.shown == "cancelled" {
                 return Answer::error(ErrorObject::new(
@@ -549,5 +597,16 @@ mod tests {
         assert_eq!(result.notifications[2]["params"]["progress"], json!(3));
         let after = tasks.get(Some(&json!({"taskId": id})), None);
         assert!(after.notifications.is_empty(), "none once completed");
+    }
+
+    #[test]
+    fn a_task_waiting_for_input_begins_working_then_waits_until_resolved() {
+        let tasks = Tasks::default();
+        let (created, id) = tasks.create_waiting(None, None);
+        assert_eq!(id_of(&created), id);
+        assert_eq!(created.reply.unwrap().unwrap()["task"]["status"], "working");
+        assert_eq!(status(&tasks, &id), "input_required");
+        tasks.resolve(&id, json!({"content": [], "isError": false}), None);
+        assert_eq!(status(&tasks, &id), "completed");
     }
 }

@@ -13,6 +13,9 @@ use crate::exchange::Stray;
 use crate::oracle::Violation;
 use crate::rules::AspectId;
 
+/// The `_meta` key that ties a message to a task (basic/utilities/tasks).
+const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+
 /// The code of `URLElicitationRequiredError` (client/elicitation#error-handling).
 pub const URL_ELICITATION_REQUIRED: i64 = -32042;
 
@@ -75,6 +78,7 @@ pub fn judge(
             ));
         }
     }
+    out.extend(task_related(&asks, response, request));
     let elicitation = declared.get("elicitation").and_then(Value::as_object);
     if let Some(modes) = elicitation {
         out.extend(undeclared_mode(&asks, modes, E1.modes));
@@ -90,6 +94,37 @@ pub fn judge(
         }
     }
     out
+}
+
+/// K1: the input requests a task-augmented call sent carry the
+/// related-task `_meta` (basic/utilities/tasks#input-required-status), and
+/// it names the task the call's `CreateTaskResult` gave
+/// (#associating-task-related-messages).
+fn task_related(asks: &[Ask], response: Option<&Value>, request: &Value) -> Vec<Violation> {
+    if request.pointer("/params/task").is_none() {
+        return vec![];
+    }
+    let Some(task) = response.and_then(|r| r.pointer("/result/task/taskId")) else {
+        return vec![];
+    };
+    let key = format!("/params/_meta/{}", RELATED_TASK.replace('/', "~1"));
+    asks.iter()
+        .filter(|a| {
+            let method = a.request.get("method").and_then(Value::as_str);
+            NEEDS.iter().any(|(m, _)| Some(*m) == method)
+        })
+        .filter_map(|a| match a.request.pointer(&key).and_then(|m| m.get("taskId")) {
+            None => Some(Violation::new(
+                AspectId::K1InputRelatedTask,
+                format!("{} asks for the input task {task} needs without the {RELATED_TASK} _meta: {}", a.label, a.request),
+            )),
+            Some(named) if named != task => Some(Violation::new(
+                AspectId::K1InputSharesTaskId,
+                format!("{} names task {named} in its {RELATED_TASK} _meta, but the call's task is {task}: {}", a.label, a.request),
+            )),
+            Some(_) => None,
+        })
+        .collect()
 }
 
 /// client/elicitation#url-elicitation-required-error: a `-32042` lists the
@@ -233,5 +268,29 @@ mod tests {
             ),
             [AspectId::E1UrlRequiredUrlMode]
         );
+    }
+
+    #[test]
+    fn an_elicitation_for_a_task_names_that_task() {
+        let request = json!({"method": "tools/call", "params": {"name": "confirm_purchase",
+            "arguments": {"title": "Dune"}, "task": {"ttl": 1000}}});
+        let created = json!({"jsonrpc": "2.0", "id": 1, "result": {"task": {"taskId": "t1"}}});
+        let ask = |meta: Value| {
+            Stray::ServerRequest(
+                json!({"jsonrpc": "2.0", "id": "a", "method": "elicitation/create",
+                "params": {"message": "?", "_meta": meta}}),
+            )
+        };
+        let declared = json!({"elicitation": {}});
+        let judged = |meta: Value| -> Vec<AspectId> {
+            judge(&[ask(meta)], Some(&created), &request, &declared)
+                .into_iter()
+                .map(|v| v.aspect)
+                .collect()
+        };
+        let related = |id: &str| json!({"io.modelcontextprotocol/related-task": {"taskId": id}});
+        assert!(judged(related("t1")).is_empty());
+        assert_eq!(judged(related("t0")), [AspectId::K1InputSharesTaskId]);
+        assert_eq!(judged(json!({})), [AspectId::K1InputRelatedTask]);
     }
 }
