@@ -117,7 +117,8 @@ pub enum Check {
     ArgumentsInert,
     /// Over HTTP, the SSE stream a GET opens carries no JSON-RPC response
     /// while a request is answered on a POST of the same session (H1
-    /// `get-stream-no-response`); the executor sends that POST (a `ping`).
+    /// `get-stream-no-response`), and no message the POST's answer carries
+    /// too (H1 `no-broadcast`); the executor sends that POST (a `ping`).
     GetStreamQuiet,
 }
 

@@ -282,6 +282,8 @@ faults! {
         "a crashing tool's result carries the exception text in _meta";
     PostSplit => "post-split", "H1",
         "over HTTP: a 2026-07-28 POST of a resources/ method is answered 404 without a body, as if resources had an endpoint of their own";
+    StreamBroadcast => "stream-broadcast", "H1",
+        "over HTTP: a 2025-11-25 session's notice (a log message) goes out on every stream: on a GET's SSE stream and before the answer to every POST";
     GetStreamResponse => "get-stream-response", "H1",
         "over HTTP: a 2025-11-25 GET with a session opens an SSE stream that carries a JSON-RPC response (to no request of that stream)";
     HttpGetOk => "http-get-200", "H1",
@@ -477,6 +479,7 @@ impl Fault {
             self,
             Fault::TaskGetSse
                 | Fault::PostSplit
+                | Fault::StreamBroadcast
                 | Fault::GetStreamResponse
                 | Fault::HttpGetOk
                 | Fault::HttpHeadersUnchecked

@@ -232,10 +232,16 @@ impl HttpEdge {
                 };
             }
             (Era::Legacy, "GET")
-                if self.fault() == Some(Fault::GetStreamResponse)
-                    && self.touch_session(header(headers, "mcp-session-id")) == Some(true) =>
+                if matches!(
+                    self.fault(),
+                    Some(Fault::GetStreamResponse | Fault::StreamBroadcast)
+                ) && self.touch_session(header(headers, "mcp-session-id")) == Some(true) =>
             {
-                let stray = json!({"jsonrpc": "2.0", "id": 0, "result": {}});
+                let stray = if self.fault() == Some(Fault::StreamBroadcast) {
+                    broadcast_notice()
+                } else {
+                    json!({"jsonrpc": "2.0", "id": 0, "result": {}})
+                };
                 return HttpReply {
                     status: 200,
                     headers: vec![
@@ -510,6 +516,9 @@ impl HttpEdge {
         let mut session = Session::pinned(Era::Legacy);
         let mut outcome = session.handle(&self.handler, message);
         logs.append(&mut outcome.logs);
+        if self.fault() == Some(Fault::StreamBroadcast) && !is_initialize {
+            outcome.notifications.insert(0, broadcast_notice());
+        }
         let mut reply = self.reply_outcome(outcome, Some(200), &method);
         if let Some(id) = minted {
             reply.headers.push(("Mcp-Session-Id".into(), id));
@@ -630,6 +639,13 @@ fn status_for(response: &Value, fixed: Option<u16>) -> u16 {
             _ => 200,
         },
     )
+}
+
+/// Under `stream-broadcast`: the notice a 2025-11-25 session sends on every
+/// stream it has, instead of on one.
+fn broadcast_notice() -> Value {
+    json!({"jsonrpc": "2.0", "method": "notifications/message",
+        "params": {"level": "info", "logger": "bookshop", "data": "the shop is open"}})
 }
 
 #[cfg(test)]

@@ -110,27 +110,49 @@ pub fn aspect(check: Check, case: &crate::case::Case) -> AspectId {
     }
 }
 
-/// H1 `get-stream-no-response`: the SSE stream a GET opened carried no
-/// JSON-RPC response ("The server MUST NOT send a JSON-RPC response on the
-/// stream unless resuming a stream associated with a previous client
-/// request"), while a POST of the same session was answered. A GET that
-/// opened no stream (405) has nothing to judge.
-pub fn get_stream_quiet(exchange: &Exchange, ev: &Evidence) -> Option<String> {
-    let answer = exchange.http.as_ref().filter(|a| a.sse)?;
-    let response = answer.messages.iter().find(|m| {
-        m.get("method").is_none() && (m.get("result").is_some() || m.get("error").is_some())
-    })?;
-    let side = match &ev.side_post {
-        Some(Ok(messages)) if messages.contains(response) => {
-            " (the answer to the POST sent meanwhile)".to_string()
-        }
-        Some(Ok(_)) => String::new(),
-        Some(Err(why)) => format!(" (the POST sent meanwhile got no answer: {why})"),
-        None => String::new(),
+/// What the SSE stream a GET opened breaks, while a POST of the same
+/// session was answered: H1 `get-stream-no-response` for a JSON-RPC response
+/// on it ("The server MUST NOT send a JSON-RPC response on the stream unless
+/// resuming a stream associated with a previous client request"), H1
+/// `no-broadcast` for a message that came on both ("it MUST NOT broadcast
+/// the same message across multiple streams"). A GET that opened no stream
+/// (405) has nothing to judge.
+pub fn get_stream(exchange: &Exchange, ev: &Evidence) -> Vec<(AspectId, String)> {
+    let Some(answer) = exchange.http.as_ref().filter(|a| a.sse) else {
+        return vec![];
     };
-    Some(format!(
-        "the SSE stream of a GET carried a JSON-RPC response{side}: {response}"
-    ))
+    let side = match &ev.side_post {
+        Some(Ok(messages)) => messages.as_slice(),
+        _ => &[],
+    };
+    let mut out = Vec::new();
+    let is_response = |m: &Value| {
+        m.get("method").is_none() && (m.get("result").is_some() || m.get("error").is_some())
+    };
+    if let Some(response) = answer.messages.iter().find(|m| is_response(m)) {
+        let why = match &ev.side_post {
+            Some(Ok(messages)) if messages.contains(response) => {
+                " (the answer to the POST sent meanwhile)".to_string()
+            }
+            Some(Err(why)) => format!(" (the POST sent meanwhile got no answer: {why})"),
+            _ => String::new(),
+        };
+        out.push((
+            AspectId::H1GetStreamNoResponse,
+            format!("the SSE stream of a GET carried a JSON-RPC response{why}: {response}"),
+        ));
+    }
+    if let Some(both) = answer
+        .messages
+        .iter()
+        .find(|m| !is_response(m) && side.contains(m))
+    {
+        out.push((
+            AspectId::H1NoBroadcast,
+            format!("the same message came on the GET's SSE stream and in the answer to a POST sent meanwhile: {both}"),
+        ));
+    }
+    out
 }
 
 /// P2 `inputs-inert`: each string argument of a `prompts/get` shown

@@ -219,10 +219,8 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
             .checks
             .iter()
             .filter(|c| **c == crate::case::Check::GetStreamQuiet)
-            .filter_map(|c| {
-                let why = checks::get_stream_quiet(exchange, evidence)?;
-                Some(Violation::new(checks::aspect(*c, case), why))
-            })
+            .flat_map(|_| checks::get_stream(exchange, evidence))
+            .map(|(aspect, why)| Violation::new(aspect, why))
             .collect();
         let status_only = case.expect.as_object().is_some_and(|o| o.is_empty())
             && plan

@@ -128,6 +128,7 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             | Fault::TaskProgressAfterTerminal
             // 2026-07-28 has no GET stream.
             | Fault::GetStreamResponse
+            | Fault::StreamBroadcast
             // 2026-07-28 refuses it with -32021 before the body (L3).
             | Fault::UnconfirmedPurchase
             // 2026-07-28 servers send no requests at all (J5 judges any).
