@@ -502,16 +502,20 @@ fn log_message(v: &Value, during: bool, request: &Value, ctx: &Context) -> Vec<V
     out
 }
 
-/// Whether progress notification `v` names the token `request` carried.
-/// The terminal status the exchange's answer shows a task in (a `tasks/get`
-/// or `tasks/cancel` result), if it does.
+/// The terminal status a `tasks/get` answer shows its task in, if it does
+/// (a `tasks/cancel` is left out: progress written while it was on its way
+/// may precede the cancellation).
 fn terminal_task_status(exchange: &Exchange) -> Option<&str> {
+    if exchange.request.get("method").and_then(Value::as_str) != Some("tasks/get") {
+        return None;
+    }
     let status = exchange.response()?.pointer("/result/status")?.as_str()?;
     ["completed", "failed", "cancelled"]
         .contains(&status)
         .then_some(status)
 }
 
+/// Whether progress notification `v` names the token `request` carried.
 fn own_progress(v: &Value, request: &Value) -> bool {
     let token = crate::exchange::progress_token(request);
     token.is_some() && crate::exchange::progress_token(v) == token
