@@ -207,6 +207,11 @@ impl Session {
                                 .and_then(|p| p.pointer("/_meta/progressToken"))
                                 .cloned();
                             let (created, task) = handler.create_waiting_task(token);
+                            if task.is_null() {
+                                // No task (the store is full): its refusal,
+                                // and nothing asked for it.
+                                asks.clear();
+                            }
                             if let Some(elicit) = asks.last_mut() {
                                 asking.bind_task(&elicit["id"], task.clone());
                                 let named = match fault {
