@@ -19,6 +19,9 @@ pub const HEADER_MISMATCH: i64 = -32020;
 pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
 /// 2026-07-28: the requested protocol version is not supported by the server.
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+/// 2025-11-25 `URLElicitationRequiredError`: the request waits for URL-mode
+/// elicitations the error lists (2026-07-28 forbids the code).
+pub const URL_ELICITATION_REQUIRED: i64 = -32042;
 
 /// A short name for a known code, for reports ("-32602 invalid params").
 pub fn name(code: i64) -> Option<&'static str> {

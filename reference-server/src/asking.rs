@@ -12,7 +12,7 @@
 //! processed until an elicitation is completed". A client that declared no
 //! elicitation is not asked (the tool's body says so). Over HTTP a
 //! session's requests carry no stream to ask on, and are not parked.
-//! Imports `faults`.
+//! Imports `faults` and `mrtr` (the blurb request of its sampling faults).
 
 use mcperr_protocol::jsonrpc;
 use mcperr_protocol::{codes, ErrorObject, Id};
@@ -22,9 +22,6 @@ use crate::faults::Fault;
 
 /// The key of the one field the confirmation asks for.
 const KEY: &str = "confirm";
-
-/// The code of `URLElicitationRequiredError` (client/elicitation#error-handling).
-const URL_ELICITATION_REQUIRED: i64 = -32042;
 
 /// What a `tools/call` that asks leads to.
 #[derive(Debug)]
@@ -194,7 +191,7 @@ impl Asking {
         let code = if fault == Some(Fault::UrlRequiredRecoded) {
             codes::INTERNAL_ERROR
         } else {
-            URL_ELICITATION_REQUIRED
+            codes::URL_ELICITATION_REQUIRED
         };
         ErrorObject::with_data(
             code,
@@ -210,22 +207,14 @@ fn text(t: String, is_error: bool) -> Value {
 }
 
 /// Under `ask-sampling-tools` or `ask-sampling-context`, to a client that
-/// declared `sampling` but not that part of it: a request for a blurb of
-/// the book that offers the model a tool, or asks for all servers' context.
+/// declared `sampling` but not that part of it: 2026-07-28's blurb request
+/// ([`crate::mrtr::undeclared_blurb`]), sent as a request of the server's own.
 fn sampling_fault(sampling: &Value, fault: Option<Fault>) -> Option<Value> {
-    let mut params = json!({"messages": [{"role": "user",
-        "content": {"type": "text", "text": "Write a one-line blurb."}}], "maxTokens": 60});
-    match fault? {
-        Fault::AskSamplingTools if sampling.get("tools").is_none() => {
-            params["tools"] = json!([{"name": "get_author",
-                "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}}}}]);
-        }
-        Fault::AskSamplingContext if sampling.get("context").is_none() => {
-            params["includeContext"] = "allServers".into();
-        }
-        _ => return None,
-    }
-    Some(params)
+    crate::mrtr::undeclared_blurb(
+        sampling,
+        fault == Some(Fault::AskSamplingTools),
+        fault == Some(Fault::AskSamplingContext),
+    )
 }
 
 #[cfg(test)]

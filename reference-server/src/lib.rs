@@ -21,7 +21,7 @@
 //! - [`asking`]: 2025-11-25's `confirm_purchase` over stdio: an
 //!   `elicitation/create` of the server's own, the call parked until the
 //!   client answers; -32042 to a client that declared URL mode only
-//!   (imports `faults`).
+//!   (imports `faults`, `mrtr`).
 //! - [`pages`]: the list methods' pages and opaque cursors (imports `faults`).
 //! - [`param_headers`]: 2026-07-28's `Mcp-Param-{Name}` headers checked
 //!   against a tool's arguments (imports `faults`, `bookshop`).

@@ -257,27 +257,38 @@ fn now() -> u64 {
 }
 
 /// Under `mrtr-sampling-tools` or `mrtr-sampling-context`, from a client
-/// that declared sampling but not that part of it: a sampling request for a
-/// blurb of the book that offers the model a tool, or asks for the context
-/// of all servers.
+/// that declared sampling but not that part of it: a sampling input request
+/// for a blurb ([`undeclared_blurb`]).
 fn sampling_fault(request: &Map<String, Value>, fault: Option<Fault>) -> Option<Value> {
     let sampling = request
         .get("_meta")?
         .get(META_CLIENT_CAPABILITIES)?
         .get("sampling")?;
+    let params = undeclared_blurb(
+        sampling,
+        fault == Some(Fault::MrtrSamplingTools),
+        fault == Some(Fault::MrtrSamplingContext),
+    )?;
+    Some(json!({"method": "sampling/createMessage", "params": params}))
+}
+
+/// The params of a sampling request for a blurb of the book that uses what
+/// the client's `sampling` capability left out: a tool offered to the model
+/// (`tools`, when `sampling.tools` is undeclared) or all servers' context
+/// (`context`, when `sampling.context` is). `None` when neither applies.
+/// Shared by the faults of both eras (2025-11-25's own request: `asking`).
+pub(crate) fn undeclared_blurb(sampling: &Value, tools: bool, context: bool) -> Option<Value> {
     let mut params = json!({"messages": [{"role": "user",
         "content": {"type": "text", "text": "Write a one-line blurb."}}], "maxTokens": 60});
-    match fault? {
-        Fault::MrtrSamplingTools if sampling.get("tools").is_none() => {
-            params["tools"] = json!([{"name": "get_author",
-                "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}}}}]);
-        }
-        Fault::MrtrSamplingContext if sampling.get("context").is_none() => {
-            params["includeContext"] = "allServers".into();
-        }
-        _ => return None,
+    if tools && sampling.get("tools").is_none() {
+        params["tools"] = json!([{"name": "get_author",
+            "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}}}}]);
+    } else if context && sampling.get("context").is_none() {
+        params["includeContext"] = "allServers".into();
+    } else {
+        return None;
     }
-    Some(json!({"method": "sampling/createMessage", "params": params}))
+    Some(params)
 }
 
 #[cfg(test)]

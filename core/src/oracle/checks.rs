@@ -282,7 +282,7 @@ pub fn run(
         Check::NotUrlRequired => {
             let error = response.get("error")?;
             (error.get("code").and_then(Value::as_i64)
-                == Some(super::server_asks::URL_ELICITATION_REQUIRED))
+                == Some(mcperr_protocol::codes::URL_ELICITATION_REQUIRED))
             .then(|| format!("the answer is -32042, though the client declared the form mode the request needs: {error}"))
         }
         Check::NoRetiredCode => (response.pointer("/error/code").and_then(Value::as_i64)

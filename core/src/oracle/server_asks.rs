@@ -8,16 +8,13 @@
 
 use serde_json::{Map, Value};
 
+use mcperr_protocol::codes::URL_ELICITATION_REQUIRED;
+
 use super::asks::{declared_modes, undeclared_mode, undeclared_sampling, Ask, Aspects};
+use super::tasks::RELATED_TASK;
 use crate::exchange::Stray;
 use crate::oracle::Violation;
 use crate::rules::AspectId;
-
-/// The `_meta` key that ties a message to a task (basic/utilities/tasks).
-const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
-
-/// The code of `URLElicitationRequiredError` (client/elicitation#error-handling).
-pub const URL_ELICITATION_REQUIRED: i64 = -32042;
 
 /// The server requests that need a client capability, with that capability.
 const NEEDS: [(&str, &str); 3] = [
