@@ -354,6 +354,13 @@ pub struct Case {
     /// that the lifecycle cases can judge the answer to `initialize` itself.
     #[serde(default = "yes")]
     pub handshake: bool,
+    /// Over stdio, the server's own requests that the case's `initialize`
+    /// invited (elicitation, sampling, roots) are answered only once the
+    /// judged request has its answer, not as they arrive: the judged
+    /// request sees the server still waiting for that input (a task in
+    /// `input_required`). Default false: a willing client answers at once.
+    #[serde(default)]
+    pub hold_asks: bool,
     /// Steps before the judged request.
     #[serde(default)]
     pub send: Vec<SendStep>,
@@ -544,6 +551,11 @@ impl Case {
                     "transport must be \"stdio\" or \"http\", not {t:?}"
                 )));
             }
+        }
+        if case.hold_asks && (case.handshake || case.transport.as_deref() != Some("stdio")) {
+            return Err(err(
+                "hold_asks needs transport = \"stdio\" and handshake = false: only a case's own initialize invites the server's requests, and only over stdio does mcperr answer them".into(),
+            ));
         }
         if let Some(session) = case.http.as_ref().and_then(|h| h.session.as_deref()) {
             if !matches!(session, "none" | "bogus" | "deleted") {

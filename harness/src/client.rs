@@ -73,6 +73,9 @@ pub struct Client {
     /// declared; over stdio the server's requests for them are answered
     /// as a willing client would ([`mcperr_core::capture::answer_server_request`]).
     declared: Option<Value>,
+    /// Answers to the server's requests kept back while a case holds them
+    /// ([`Client::hold_asks`]), sent by [`Client::release_held`].
+    held: Option<Vec<Value>>,
     next_id: i64,
 }
 
@@ -133,6 +136,7 @@ impl Client {
             late_seen: Default::default(),
             server_request_ids: Default::default(),
             declared: None,
+            held: None,
             pending: vec![],
             answered: Default::default(),
             no_log: StderrLog::default(),
@@ -363,9 +367,13 @@ impl Client {
                             .declared
                             .as_ref()
                             .and_then(|d| mcperr_core::capture::answer_server_request(d, &value));
-                        if let Some(reply) = reply {
-                            conn.send_line(&mcperr_core::fuzz::inputs::line(&reply))
-                                .await;
+                        match (reply, &mut self.held) {
+                            (Some(reply), Some(held)) => held.push(reply),
+                            (Some(reply), None) => {
+                                conn.send_line(&mcperr_core::fuzz::inputs::line(&reply))
+                                    .await
+                            }
+                            (None, _) => {}
                         }
                         if let Some(s) = Stray::of_server_message(&value) {
                             push_stray(&mut strays, s);
@@ -667,6 +675,34 @@ impl Client {
             out.push(s);
         }
         *strays = out;
+    }
+
+    /// From now on the answers to the server's requests wait for
+    /// [`Client::release_held`] instead of going out as the requests
+    /// arrive: a case with `hold_asks` judges its request while the server
+    /// still waits for its input.
+    pub fn hold_asks(&mut self) {
+        self.held.get_or_insert_with(Vec::new);
+    }
+
+    /// How many answers [`Client::hold_asks`] keeps back now (`None` when
+    /// it holds none back).
+    pub fn held(&self) -> Option<usize> {
+        self.held.as_ref().map(Vec::len)
+    }
+
+    /// Sends the answers [`Client::hold_asks`] kept back, in the order the
+    /// requests came, and answers the next ones as they arrive again.
+    pub async fn release_held(&mut self) {
+        let Some(held) = self.held.take() else {
+            return;
+        };
+        if let Conn::Lines(conn) = &mut self.conn {
+            for reply in held {
+                conn.send_line(&mcperr_core::fuzz::inputs::line(&reply))
+                    .await;
+            }
+        }
     }
 
     /// Starts a judged case: what arrived since the last one, for its judgement.

@@ -639,7 +639,11 @@ async fn execute_once(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool
         .max()
         .unwrap_or(normal);
     client.set_timeout(paced);
+    if plan.case.hold_asks {
+        client.hold_asks();
+    }
     let out = execute_paced(client, plan).await;
+    client.release_held().await;
     client.set_timeout(normal);
     out
 }
@@ -751,6 +755,14 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
         0..0,
         early.into_iter().map(mcperr_core::exchange::Stray::outside),
     );
+    // hold_asks judges the server while it waits for input it asked for:
+    // one that asked nothing by its answer waits for nothing.
+    if client.held() == Some(0) && ex.response().is_some() {
+        ex.ending = Ending::NotApplicable(format!(
+            "the server sent no request of its own (no elicitation, sampling or roots request) before it answered {}, so it waited for no input",
+            plan.request.method
+        ));
+    }
     // An id beyond a double that got silence or an id-null error: the same
     // request with a small id shows whether the id alone was the problem
     // (the RFC 8259 section 6 policy, as in fuzzing).

@@ -68,6 +68,8 @@ faults! {
         "2025-11-25: the elicitation/create confirm_purchase sends for its task names another task in its related-task _meta";
     TaskInputStuck => "task-input-stuck", "K1",
         "2025-11-25: confirm_purchase's task stays input_required after the client answered its elicitation";
+    TaskInputHidden => "task-input-hidden", "K1",
+        "2025-11-25: confirm_purchase's task shows working, not input_required, while its elicitation waits for the client's answer";
     TaskListIncomplete => "task-list-incomplete", "K1",
         "2025-11-25: tasks/list leaves the newest task off every page, though tasks/get finds it";
     TaskListNoCursor => "task-list-no-cursor", "K1",
@@ -464,6 +466,7 @@ impl Fault {
                 | Fault::TaskInputUnrelated
                 | Fault::TaskInputOtherId
                 | Fault::TaskInputStuck
+                | Fault::TaskInputHidden
         ) || self.rule() == "E1"
     }
 

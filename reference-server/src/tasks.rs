@@ -70,6 +70,7 @@ impl Task {
             self.cancelled && !(fault == Some(Fault::TaskCancelNotSticky) && worked_off);
         let status = match (cancelled, worked_off, self.failed()) {
             (true, _, _) => "cancelled",
+            (false, _, _) if self.waiting && fault == Some(Fault::TaskInputHidden) => "working",
             (false, _, _) if self.waiting => "input_required",
             (false, true, true) => "failed",
             (false, true, false) => "completed",

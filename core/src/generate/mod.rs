@@ -218,6 +218,7 @@ impl Draft<'_> {
             http: None,
             envelope: true,
             handshake: true,
+            hold_asks: false,
             send: vec![],
             request: RequestSpec {
                 raw: None,
