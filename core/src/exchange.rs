@@ -65,9 +65,23 @@ pub enum Stray {
     Subscription(Value),
     /// More strays than are kept; this many were dropped.
     More(usize),
+    /// A message whose `inputRequests` object names an input request more
+    /// than once (its text shows it; the parsed message kept the last):
+    /// the message and the names (M1 `input-request-keys-unique`).
+    RepeatedNames(Value, Vec<String>),
 }
 
 impl Stray {
+    /// The names `message`'s text `bytes` gives twice in its
+    /// `inputRequests`, as a stray ([`crate::wire::repeated_input_requests`]).
+    pub fn repeated_names(bytes: &[u8], message: &Value) -> Option<Stray> {
+        let names: Vec<String> = crate::wire::repeated_input_requests(bytes)
+            .into_iter()
+            .map(|(_, name)| name)
+            .collect();
+        (!names.is_empty()).then(|| Stray::RepeatedNames(message.clone(), names))
+    }
+
     /// What a message the server sent of its own (one with a `method`) is
     /// to judge: nothing for a notification without an id, else a stray.
     pub fn of_server_message(message: &Value) -> Option<Stray> {
@@ -253,6 +267,9 @@ pub struct HttpAnswer {
     /// An SSE stream that went on after the awaited response (another
     /// event, or no end within a moment): H3 `sse-terminates`.
     pub open_after_response: bool,
+    /// Messages whose text repeats a name in `inputRequests`
+    /// ([`Stray::RepeatedNames`]).
+    pub repeated: Vec<Stray>,
 }
 
 impl HttpAnswer {
@@ -291,7 +308,11 @@ impl HttpAnswer {
             .to_ascii_lowercase();
         if content_type.starts_with("application/json") {
             match crate::wire::decode(self.body.as_bytes()) {
-                Ok(v) => self.messages.push(v),
+                Ok(v) => {
+                    self.repeated
+                        .extend(Stray::repeated_names(self.body.as_bytes(), &v));
+                    self.messages.push(v)
+                }
                 Err(e) => {
                     self.problem = Some(format!("the application/json body is not JSON ({e})"))
                 }

@@ -48,7 +48,9 @@ impl Reassembler {
     /// Reads one non-blank line.
     pub fn feed(&mut self, line: &[u8]) -> Read {
         if let Ok(v @ Value::Object(_)) = decode(line) {
-            return Read::Message(v, self.flush());
+            let mut strays = self.flush();
+            strays.extend(Stray::repeated_names(line, &v));
+            return Read::Message(v, strays);
         }
         if std::str::from_utf8(line).is_err() {
             let text = String::from_utf8_lossy(line);

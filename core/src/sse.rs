@@ -16,6 +16,8 @@ pub struct SseReader {
     pub messages: Vec<Value>,
     /// What was wrong with the stream, if anything.
     pub problem: Option<String>,
+    /// Messages whose text repeats a name in `inputRequests`.
+    pub repeated: Vec<crate::exchange::Stray>,
 }
 
 /// Whether `v` is a response that ends the wait: one with the awaited id,
@@ -44,6 +46,8 @@ impl SseReader {
         let data = data.strip_suffix('\n').unwrap_or(data);
         match crate::wire::decode(data.as_bytes()) {
             Ok(v) => {
+                self.repeated
+                    .extend(crate::exchange::Stray::repeated_names(data.as_bytes(), &v));
                 let done = ends_wait(&v, self.want.as_ref());
                 self.messages.push(v);
                 done

@@ -291,6 +291,7 @@ impl Client {
                     let start: String = answer.body.chars().take(120).collect();
                     strays.push(Stray::NotUtf8(start));
                 }
+                strays.extend(answer.repeated.iter().cloned());
                 let ending = http_ending(&answer, want.as_ref());
                 let mut answered = false;
                 for other in &answer.messages {

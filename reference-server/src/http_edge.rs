@@ -621,10 +621,12 @@ impl HttpEdge {
                     ("Content-Type".into(), "text/event-stream".into()),
                     ("Cache-Control".into(), "no-cache".into()),
                 ],
-                body: body.into_bytes(),
+                body: crate::mrtr::as_written(body.into_bytes(), self.fault()),
             };
         }
-        HttpReply::json(status, &response)
+        let mut reply = HttpReply::json(status, &response);
+        reply.body = crate::mrtr::as_written(reply.body, self.fault());
+        reply
     }
 }
 

@@ -28,6 +28,22 @@ use crate::faults::Fault;
 /// The key of the one input request.
 const KEY: &str = "confirm";
 
+/// Under mrtr-repeated-key, a second input request's name in the result,
+/// which [`as_written`] turns into [`KEY`] on the wire.
+const KEY_AGAIN: &str = "confirm (again)";
+
+/// An answer's text as an edge writes it: under mrtr-repeated-key, the
+/// second input request takes the first one's name ([`KEY_AGAIN`] becomes
+/// [`KEY`]), which a parsed `Value` cannot hold.
+pub fn as_written(bytes: Vec<u8>, fault: Option<Fault>) -> Vec<u8> {
+    if fault != Some(Fault::MrtrRepeatedKey) {
+        return bytes;
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    text.replace(&format!("\"{KEY_AGAIN}\":"), &format!("\"{KEY}\":"))
+        .into_bytes()
+}
+
 /// How long a state is good for, in seconds.
 const TTL_SECS: u64 = 600;
 
@@ -178,6 +194,13 @@ impl Confirmations {
                 "url": "https://bookshop.example/checkout", "elicitationId": "checkout-1"});
         }
         let mut asks = json!({KEY: {"method": method, "params": params}});
+        if fault == Some(Fault::MrtrRepeatedKey) {
+            // Written as KEY too (as_written): a second request of that name.
+            asks[KEY_AGAIN] = json!({"method": "elicitation/create", "params": {
+                "mode": "form", "message": "Gift-wrap it?",
+                "requestedSchema": {"type": "object",
+                    "properties": {"wrap": {"type": "boolean"}}, "required": ["wrap"]}}});
+        }
         if let Some(draft) = sampling_fault(request, fault) {
             asks["blurb"] = draft;
         }

@@ -199,6 +199,7 @@ impl StdioEdge {
             if handler.fault() == Some(Fault::Latin1Messages) {
                 bytes = crate::faults::as_latin1(&bytes);
             }
+            bytes = crate::mrtr::as_written(bytes, handler.fault());
             out.stdout.extend_from_slice(&bytes);
             out.stdout.push(b'\n');
         }

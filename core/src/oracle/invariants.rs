@@ -400,6 +400,10 @@ pub fn strays(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
                 AspectId::U7ServerSendsNoCancel,
                 format!("the server sent a cancellation that ends no subscription mcperr opened: {v}"),
             ),
+            Stray::RepeatedNames(v, names) => (
+                AspectId::M1InputRequestKeysUnique,
+                format!("the server's inputRequests names {} more than once (its text does; a reader keeps one request of each name and loses the others): {v}", names.join(", ")),
+            ),
             Stray::More(n) => (
                 AspectId::J5Main,
                 format!("the server wrote {n} more stray outputs than are kept"),

@@ -185,6 +185,9 @@ impl Observer {
             self.record_stray(Stray::NotJson(text));
             return;
         };
+        if let Some(repeated) = Stray::repeated_names(line, &v) {
+            self.record_stray(repeated);
+        }
         self.server_value(STDIO, v, None, now);
     }
 

@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use super::{Observer, Sent};
-use crate::exchange::{Ending, Exchange, HttpAnswer, NoResponse};
+use crate::exchange::{Ending, Exchange, HttpAnswer, NoResponse, Stray};
 
 /// How one HTTP response (a channel) ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +35,9 @@ impl Observer {
     pub fn http_body(&mut self, channel: u64, mut answer: HttpAnswer, now: Instant) {
         answer.read_json_body();
         let messages = std::mem::take(&mut answer.messages);
+        for repeated in std::mem::take(&mut answer.repeated) {
+            self.record_stray(repeated);
+        }
         if let Some(problem) = answer.problem.clone() {
             self.problems.insert(channel, problem);
         }
@@ -60,7 +63,12 @@ impl Observer {
         }
         let data = data.strip_suffix('\n').unwrap_or(data);
         match crate::wire::decode(data.as_bytes()) {
-            Ok(v) => self.server_value(channel, v, Some(answer), now),
+            Ok(v) => {
+                if let Some(repeated) = Stray::repeated_names(data.as_bytes(), &v) {
+                    self.record_stray(repeated);
+                }
+                self.server_value(channel, v, Some(answer), now)
+            }
             Err(_) => {
                 self.problems.insert(
                     channel,

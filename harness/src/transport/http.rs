@@ -200,6 +200,7 @@ async fn read_sse(
         }
     }
     answer.messages.extend(reader.messages);
+    answer.repeated.extend(reader.repeated);
     if reader.problem.is_some() {
         answer.problem = reader.problem;
     }
