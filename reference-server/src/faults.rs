@@ -152,6 +152,8 @@ faults! {
         "2026-07-28: a confirm_purchase retry without the confirmation asked for is -32602 instead of a new input_required result";
     MrtrEmptyInputRequired => "mrtr-empty-input-required", "M1",
         "2026-07-28: confirm_purchase answers an input_required result with neither inputRequests nor requestState";
+    ExtensionUnnegotiated => "extension-unnegotiated", "L1",
+        "2026-07-28: get_author answers a CreateTaskResult (resultType \"task\", the Tasks extension's) to a request that declared no io.modelcontextprotocol/tasks extension";
     MrtrRepeatedKey => "mrtr-repeated-key", "M1",
         "2026-07-28: confirm_purchase's input_required result names two input requests \"confirm\" in its inputRequests text (a reader keeps the second, asking something else)";
     MrtrBadInputKind => "mrtr-bad-input-kind", "M1",

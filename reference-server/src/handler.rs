@@ -481,6 +481,18 @@ impl Handler {
             }
             "tools/list" => self.listed("tools/list", "tools", self.tools(era).list(), params),
             "tools/call" if era == Era::Legacy => self.call_tool_legacy(params),
+            // Under extension-unnegotiated get_author runs as a task of the
+            // Tasks extension, for a client that declared it or not.
+            "tools/call"
+                if self.fault == Some(Fault::ExtensionUnnegotiated)
+                    && params.and_then(|p| p.get("name")) == Some(&json!("get_author")) =>
+            {
+                Answer::result(
+                    json!({"resultType": "task", "task": {"taskId": "reference-unasked",
+                    "status": "working", "createdAt": "2026-01-01T00:00:00Z",
+                    "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttl": 60000}}),
+                )
+            }
             // A valid call that needs a capability the client lacks: -32021;
             // with it, the multi-round-trip confirmation.
             "tools/call" => self

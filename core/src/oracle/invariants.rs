@@ -219,6 +219,9 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
         response,
         &exchange.request,
     ));
+    if ctx.era == Some(Era::Modern) {
+        out.extend(super::extensions::unnegotiated(response, &exchange.request));
+    }
     out.extend(super::codes::code_range(
         response,
         &exchange.request,

@@ -11,6 +11,7 @@ mod asks;
 pub mod auth;
 pub mod checks;
 pub mod codes;
+pub mod extensions;
 pub mod invariants;
 mod messages;
 pub mod mrtr;
