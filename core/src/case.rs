@@ -120,6 +120,19 @@ pub enum Check {
     /// `get-stream-no-response`), and no message the POST's answer carries
     /// too (H1 `no-broadcast`); the executor sends that POST (a `ping`).
     GetStreamQuiet,
+    /// Over HTTP (2025-11-25), the case's two request steps came as SSE
+    /// streams; the judged GET resumes the first with `Last-Event-ID` (its
+    /// event id) and carries nothing the second stream carried (H1
+    /// `no-replay-other-stream`); the executor sets the header.
+    ResumedOwnStream,
+}
+
+impl Check {
+    /// Whether the check reads the judged HTTP answer itself (a GET's
+    /// stream), which has no JSON-RPC response to match a shape against.
+    pub fn reads_http_answer(self) -> bool {
+        matches!(self, Check::GetStreamQuiet | Check::ResumedOwnStream)
+    }
 }
 
 impl FromStr for Check {
@@ -147,9 +160,10 @@ impl FromStr for Check {
             "not-url-required" => Check::NotUrlRequired,
             "arguments-inert" => Check::ArgumentsInert,
             "get-stream-quiet" => Check::GetStreamQuiet,
+            "resumed-own-stream" => Check::ResumedOwnStream,
             other => {
                 return Err(FieldError(format!(
-                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random, bearer-challenge, challenge-scope, no-result, resource-metadata, exit-on-eof, names-versions, also-text, no-requests-before-initialized, task-listed, not-url-required, arguments-inert, get-stream-quiet)"
+                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random, bearer-challenge, challenge-scope, no-result, resource-metadata, exit-on-eof, names-versions, also-text, no-requests-before-initialized, task-listed, not-url-required, arguments-inert, get-stream-quiet, resumed-own-stream)"
                 )))
             }
         })

@@ -267,6 +267,10 @@ pub struct HttpAnswer {
     /// An SSE stream that went on after the awaited response (another
     /// event, or no end within a moment): H3 `sse-terminates`.
     pub open_after_response: bool,
+    /// The last event ids the SSE stream's message events came with, in
+    /// order and without repeats: what a client resumes the stream from
+    /// with `Last-Event-ID`.
+    pub event_ids: Vec<String>,
     /// Messages whose text repeats a name in `inputRequests`
     /// ([`Stray::RepeatedNames`]).
     pub repeated: Vec<Stray>,

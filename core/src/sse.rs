@@ -44,6 +44,12 @@ impl SseReader {
             return false;
         }
         let data = data.strip_suffix('\n').unwrap_or(data);
+        // An event with empty data is dispatched to no one (WHATWG HTML,
+        // "dispatch the event": an empty data buffer returns): 2025-11-25's
+        // priming event, "an event ID and an empty data field".
+        if data.is_empty() {
+            return false;
+        }
         match crate::wire::decode(data.as_bytes()) {
             Ok(v) => {
                 self.repeated

@@ -42,7 +42,7 @@ fn id_for(client: &mut Client, choice: &IdChoice) -> Option<Id> {
 }
 
 /// Sends one unjudged step: the answer of a step request, `Err` when it got none.
-async fn step(client: &mut Client, step: &Step) -> Result<Option<Value>, Exchange> {
+async fn step(client: &mut Client, step: &Step) -> Result<Option<Exchange>, Exchange> {
     match step {
         Step::Raw(raw) => client.send_raw(raw).await,
         Step::Send(o) if o.id == IdChoice::Notification => {
@@ -53,7 +53,7 @@ async fn step(client: &mut Client, step: &Step) -> Result<Option<Value>, Exchang
         Step::Send(o) => {
             let ex = client.request(&o.method, o.params.clone(), false).await;
             return match ex.response() {
-                Some(r) => Ok(Some(r.clone())),
+                Some(_) => Ok(Some(ex)),
                 None => Err(ex),
             };
         }
@@ -208,6 +208,57 @@ async fn get_with_side_post(
         }
     };
     tokio::join!(shaped_exchange(client, plan), post)
+}
+
+/// `resumed-own-stream`: the judged GET resumes the first request step's
+/// SSE stream from its first event id (`Last-Event-ID`); the second step's
+/// stream is the one it must not replay. A server that answered with JSON,
+/// put no id on its events (resumability is a MAY), or opened no stream for
+/// the GET has nothing to judge: the case does not apply.
+async fn resumed_get(
+    client: &mut Client,
+    plan: &CasePlan,
+    streams: &[Exchange],
+) -> (Exchange, Option<mcperr_core::oracle::checks::Resumption>) {
+    let not_applicable = |why: String| {
+        let ex = Exchange::unsent(Value::Null, Ending::NotApplicable(why));
+        (ex, None)
+    };
+    let sse = |i: usize| {
+        streams
+            .get(i)
+            .and_then(|s| s.http.as_ref())
+            .filter(|a| a.sse)
+    };
+    let (Some(first), Some(second)) = (sse(0), sse(1)) else {
+        return not_applicable(
+            "the server answered the case's requests without SSE streams, so there is no stream to resume".into(),
+        );
+    };
+    let Some(last) = first.event_ids.first().cloned() else {
+        return not_applicable(
+            "the server's SSE events carry no id, so no stream can be resumed (resumability is a MAY)".into(),
+        );
+    };
+    let mut shaped = plan.clone();
+    if let Some(http) = shaped.http.as_mut() {
+        http.overrides
+            .push(("Last-Event-ID".into(), Some(last.clone())));
+    }
+    let mut ex = shaped_exchange(client, &shaped).await;
+    if let Some(answer) = ex.http.as_ref().filter(|a| !a.sse) {
+        let why = format!(
+            "the GET with Last-Event-ID {last:?} resumed no stream (HTTP {})",
+            answer.status
+        );
+        ex.ending = Ending::NotApplicable(why);
+    }
+    let resumption = mcperr_core::oracle::checks::Resumption {
+        last_event_id: last,
+        other_id: streams[1].request.get("id").cloned().unwrap_or(Value::Null),
+        other: second.messages.clone(),
+    };
+    (ex, Some(resumption))
 }
 
 async fn plain_exchange(client: &mut Client, request: &Outgoing) -> Exchange {
@@ -661,6 +712,11 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
         ..Evidence::default()
     };
     let mut in_flight = None;
+    let resumes = plan
+        .expectation
+        .checks
+        .contains(&mcperr_core::case::Check::ResumedOwnStream);
+    let mut streams = Vec::new();
     let mut vars: Vec<(String, Value)> = Vec::new();
     let with_values;
     let mut plan = plan;
@@ -680,7 +736,8 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
             continue;
         }
         let sent = step(client, s).await;
-        if let Ok(answer) = &sent {
+        if let Ok(answered) = &sent {
+            let answer = answered.as_ref().and_then(Exchange::response).cloned();
             if let Err((skip, why)) = capture(plan, index, answer.as_ref(), &mut vars) {
                 let j = if skip {
                     mcperr_core::oracle::Judgement::new(Verdict::Skip, &plan.case.rule, why)
@@ -693,7 +750,16 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
                 return (result, true);
             }
         }
-        if let Err(ex) = sent {
+        let ex = match sent {
+            Ok(answered) => {
+                if resumes {
+                    streams.extend(answered);
+                }
+                continue;
+            }
+            Err(ex) => ex,
+        };
+        {
             let ms = ex.duration.as_millis() as u64;
             // A step left unanswered while the server answers a probe: the
             // step's method is hung (its later cases are errors at once),
@@ -745,6 +811,10 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
     let mut ex = if plan.http.is_some() && quiet_get {
         let (ex, side) = get_with_side_post(client, plan).await;
         evidence.side_post = Some(side);
+        ex
+    } else if plan.http.is_some() && resumes {
+        let (ex, resumption) = resumed_get(client, plan, &streams).await;
+        evidence.resumption = resumption;
         ex
     } else if plan.http.is_some() {
         shaped_exchange(client, plan).await

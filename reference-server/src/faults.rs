@@ -152,6 +152,8 @@ faults! {
         "2026-07-28: a confirm_purchase retry without the confirmation asked for is -32602 instead of a new input_required result";
     MrtrEmptyInputRequired => "mrtr-empty-input-required", "M1",
         "2026-07-28: confirm_purchase answers an input_required result with neither inputRequests nor requestState";
+    ReplayOtherStream => "replay-other-stream", "H1",
+        "2025-11-25 over HTTP with SSE: a GET with Last-Event-ID resumes the named stream and replays every other stream of the session after it";
     ExtensionUnnegotiated => "extension-unnegotiated", "L1",
         "2026-07-28: get_author answers a CreateTaskResult (resultType \"task\", the Tasks extension's) to a request that declared no io.modelcontextprotocol/tasks extension";
     MrtrRepeatedKey => "mrtr-repeated-key", "M1",

@@ -53,6 +53,8 @@ pub struct HttpEdge {
     config: HttpConfig,
     sessions: Mutex<HashMap<String, Instant>>,
     minted: std::sync::atomic::AtomicU64,
+    /// The sessions' SSE streams, for a GET that resumes one.
+    streams: crate::resume::Streams,
 }
 
 impl HttpEdge {
@@ -63,6 +65,7 @@ impl HttpEdge {
             config,
             sessions: Mutex::new(HashMap::new()),
             minted: 0.into(),
+            streams: Default::default(),
         }
     }
 
@@ -212,6 +215,9 @@ impl HttpEdge {
             Some(v) if LEGACY_VERSIONS.contains(&v) => Era::Legacy,
             Some(_) => Era::Modern,
         };
+        if let Some(body) = self.resumed(era, method, headers) {
+            return HttpReply::sse(body);
+        }
         match (era, method) {
             (_, "POST") => {}
             (Era::Legacy, "DELETE") => {
@@ -227,6 +233,7 @@ impl HttpEdge {
                     Some(true) => {
                         let id = header(headers, "mcp-session-id").unwrap_or_default();
                         self.sessions.lock().unwrap().remove(id);
+                        self.streams.forget(id);
                         HttpReply::empty(200)
                     }
                 };
@@ -520,10 +527,30 @@ impl HttpEdge {
             outcome.notifications.insert(0, broadcast_notice());
         }
         let mut reply = self.reply_outcome(outcome, Some(200), &method);
+        let session = minted.as_deref().or(header(headers, "mcp-session-id"));
+        if let (Some(session), true) = (session, reply.is_sse()) {
+            reply.body = self
+                .streams
+                .record(session, std::mem::take(&mut reply.body));
+        }
         if let Some(id) = minted {
             reply.headers.push(("Mcp-Session-Id".into(), id));
         }
         reply
+    }
+
+    /// 2025-11-25: the body of the stream a GET with `Last-Event-ID`
+    /// resumes in its (live) session, if that id names one of its streams.
+    fn resumed(&self, era: Era, method: &str, headers: &[(String, String)]) -> Option<Vec<u8>> {
+        let last = header(headers, "last-event-id")?;
+        if era != Era::Legacy || method != "GET" {
+            return None;
+        }
+        let session = header(headers, "mcp-session-id")?;
+        if self.touch_session(Some(session)) != Some(true) {
+            return None;
+        }
+        self.streams.resume(session, last, self.fault())
     }
 
     /// The HTTP form of a handled request: [`HttpEdge::reply`], except that a

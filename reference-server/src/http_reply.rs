@@ -37,6 +37,23 @@ impl HttpReply {
         }
     }
 
+    /// A 200 SSE stream with `body`.
+    pub(crate) fn sse(body: Vec<u8>) -> Self {
+        HttpReply {
+            status: 200,
+            headers: vec![
+                ("Content-Type".into(), "text/event-stream".into()),
+                ("Cache-Control".into(), "no-cache".into()),
+            ],
+            body,
+        }
+    }
+
+    /// Whether it is an SSE stream.
+    pub(crate) fn is_sse(&self) -> bool {
+        header(&self.headers, "content-type").is_some_and(|v| v.starts_with("text/event-stream"))
+    }
+
     pub(crate) fn json(status: u16, value: &Value) -> Self {
         HttpReply {
             status,

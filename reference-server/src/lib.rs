@@ -55,6 +55,7 @@ pub mod pages;
 pub mod param_headers;
 pub mod prompts;
 pub mod resources;
+pub mod resume;
 pub mod session;
 pub mod stdio;
 pub mod subscriptions;

@@ -50,6 +50,21 @@ pub struct Evidence {
     /// `get-stream-quiet`: what the POST sent while the GET stream was
     /// open got back (its messages), or why it got nothing.
     pub side_post: Option<Result<Vec<Value>, String>>,
+    /// `resumed-own-stream`: what the GET resumed from, and the stream it
+    /// did not resume.
+    pub resumption: Option<Resumption>,
+}
+
+/// A GET that resumed the case's first SSE stream, and the second stream,
+/// whose messages it must not replay (`resumed-own-stream`).
+#[derive(Debug, Clone)]
+pub struct Resumption {
+    /// The `Last-Event-ID` the GET sent: an event id of the first stream.
+    pub last_event_id: String,
+    /// The id of the request the second stream answered.
+    pub other_id: Value,
+    /// The messages the second stream carried.
+    pub other: Vec<Value>,
 }
 
 /// How long a server may take to exit after its stdin closes (`exit-on-eof`:
@@ -104,10 +119,48 @@ pub fn aspect(check: Check, case: &crate::case::Case) -> AspectId {
         Check::NotUrlRequired => AspectId::E1UrlRequiredOnlyWhenNeeded,
         Check::ArgumentsInert => AspectId::P2InputsInert,
         Check::GetStreamQuiet => AspectId::H1GetStreamNoResponse,
+        Check::ResumedOwnStream => AspectId::H1NoReplayOtherStream,
         Check::NoRequestsBeforeInitialized => AspectId::L1NoRequestsBeforeInitialized,
         Check::SessionIdRandom => AspectId::H2SessionIdRandom,
         _ => case.aspect_id(),
     }
+}
+
+/// What the judged GET's HTTP answer breaks, for a check that reads it.
+pub fn http_answer(check: Check, exchange: &Exchange, ev: &Evidence) -> Vec<(AspectId, String)> {
+    match check {
+        Check::GetStreamQuiet => get_stream(exchange, ev),
+        Check::ResumedOwnStream => resumed_stream(exchange, ev),
+        _ => vec![],
+    }
+}
+
+/// 2025-11-25 basic/transports#resumability-and-redelivery: a GET with
+/// `Last-Event-ID` may replay the disconnected stream's messages after that
+/// event, but "the server **MUST NOT** replay messages that would have been
+/// delivered on a different stream": nothing the other stream carried (its
+/// response above all) comes on the resumed one.
+fn resumed_stream(exchange: &Exchange, ev: &Evidence) -> Vec<(AspectId, String)> {
+    let (Some(answer), Some(r)) = (&exchange.http, &ev.resumption) else {
+        return vec![];
+    };
+    fn id_of(m: &Value) -> Option<&Value> {
+        m.get("method").is_none().then(|| m.get("id")).flatten()
+    }
+    answer
+        .messages
+        .iter()
+        .filter(|m| r.other.contains(m) || id_of(m) == Some(&r.other_id))
+        .map(|m| {
+            (
+                AspectId::H1NoReplayOtherStream,
+                format!(
+                    "the stream resumed with Last-Event-ID {:?} replayed a message of another stream (the one answering request {}): {m}",
+                    r.last_event_id, r.other_id
+                ),
+            )
+        })
+        .collect()
 }
 
 /// What the SSE stream a GET opened breaks, while a POST of the same
@@ -277,8 +330,8 @@ pub fn run(
             })
         }
         Check::ArgumentsInert => arguments_inert(response, &exchange.request),
-        // Judged on the GET's HTTP answer (get_stream_quiet), not here.
-        Check::GetStreamQuiet => None,
+        // Judged on the GET's HTTP answer (http_answer), not here.
+        Check::GetStreamQuiet | Check::ResumedOwnStream => None,
         Check::NotUrlRequired => {
             let error = response.get("error")?;
             (error.get("code").and_then(Value::as_i64)

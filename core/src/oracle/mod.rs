@@ -219,8 +219,8 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
             .expectation
             .checks
             .iter()
-            .filter(|c| **c == crate::case::Check::GetStreamQuiet)
-            .flat_map(|_| checks::get_stream(exchange, evidence))
+            .filter(|c| c.reads_http_answer())
+            .flat_map(|c| checks::http_answer(*c, exchange, evidence))
             .map(|(aspect, why)| Violation::new(aspect, why))
             .collect();
         let status_only = case.expect.as_object().is_some_and(|o| o.is_empty())
@@ -228,7 +228,7 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
                 .expectation
                 .checks
                 .iter()
-                .all(|c| *c == crate::case::Check::GetStreamQuiet);
+                .all(|c| c.reads_http_answer());
         if want.empty_body || (status_only && !want.status.is_empty()) {
             let mut v = strays_only;
             v.extend(http_checks);

@@ -62,6 +62,10 @@ impl Observer {
             return;
         }
         let data = data.strip_suffix('\n').unwrap_or(data);
+        // A priming event (an id and empty data) carries no message.
+        if data.is_empty() {
+            return;
+        }
         match crate::wire::decode(data.as_bytes()) {
             Ok(v) => {
                 if let Some(repeated) = Stray::repeated_names(data.as_bytes(), &v) {

@@ -184,6 +184,12 @@ async fn read_sse(
         let Some(event) = next else { break };
         match event {
             Ok(e) => {
+                // The last event id goes on from event to event until one
+                // sets another (an event with no data, a priming one, is
+                // not dispatched, but its id is carried forward).
+                if !e.id.is_empty() && answer.event_ids.last() != Some(&e.id) {
+                    answer.event_ids.push(e.id.clone());
+                }
                 if reader.on_event(&e.event, &e.data) {
                     // "The final JSON-RPC response SHOULD terminate the
                     // stream": an event after it, or no end soon, is H3's.
@@ -457,6 +463,18 @@ mod tests {
         let a = decode(body, Some(&json!(9)));
         assert_eq!(a.messages, vec![json!({"a": 1}), json!({"b": 2})]);
         assert!(a.problem.is_none());
+    }
+
+    #[test]
+    fn a_priming_event_is_no_message_and_event_ids_are_kept_once_each() {
+        // 2025-11-25: "an SSE event consisting of an event ID and an empty
+        // data field" first; the id goes on to events that set none.
+        let body =
+            "id: 7-0\ndata:\n\nid: 7-1\nevent: message\ndata: {\"a\":1}\n\ndata: {\"b\":2}\n\n";
+        let a = decode(body, Some(&json!(9)));
+        assert_eq!(a.messages, vec![json!({"a": 1}), json!({"b": 2})]);
+        assert!(a.problem.is_none(), "{:?}", a.problem);
+        assert_eq!(a.event_ids, ["7-0", "7-1"]);
     }
 
     #[test]
