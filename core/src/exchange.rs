@@ -107,6 +107,33 @@ impl Stray {
 }
 
 impl Stray {
+    /// The message a stray is, when it is one.
+    pub fn message(&self) -> Option<&Value> {
+        match self {
+            Stray::NullIdResponse(v)
+            | Stray::Duplicate(v)
+            | Stray::Unsolicited(v)
+            | Stray::NotificationAnswered(v)
+            | Stray::Misanswered(v)
+            | Stray::NotificationWithId(v)
+            | Stray::ServerRequest(v)
+            | Stray::Log(v)
+            | Stray::LogLate(v)
+            | Stray::Progress(v)
+            | Stray::ProgressLate(v)
+            | Stray::ServerCancel(v)
+            | Stray::ReusedRequestId(v)
+            | Stray::TaskStatus(v)
+            | Stray::Subscription(v)
+            | Stray::RepeatedNames(v, _) => Some(v),
+            Stray::NotJson(_)
+            | Stray::TooLong(_)
+            | Stray::NotUtf8(_)
+            | Stray::Split(..)
+            | Stray::More(_) => None,
+        }
+    }
+
     /// This stray as seen outside the judged request's wait: a progress or
     /// log notification then is late ([`Stray::ProgressLate`], [`Stray::LogLate`]).
     pub fn outside(self) -> Stray {

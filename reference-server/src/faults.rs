@@ -153,7 +153,7 @@ faults! {
     MrtrEmptyInputRequired => "mrtr-empty-input-required", "M1",
         "2026-07-28: confirm_purchase answers an input_required result with neither inputRequests nor requestState";
     ReplayOtherStream => "replay-other-stream", "H1",
-        "2025-11-25 over HTTP with SSE: a GET with Last-Event-ID resumes the named stream and replays every other stream of the session after it";
+        "2025-11-25 over HTTP: a GET with Last-Event-ID resumes the SSE stream it names and replays every other stream of the session after it";
     ExtensionUnnegotiated => "extension-unnegotiated", "L1",
         "2026-07-28: get_author answers a CreateTaskResult (resultType \"task\", the Tasks extension's) to a request that declared no io.modelcontextprotocol/tasks extension";
     MrtrRepeatedKey => "mrtr-repeated-key", "M1",
@@ -487,6 +487,7 @@ impl Fault {
         matches!(
             self,
             Fault::TaskGetSse
+                | Fault::ReplayOtherStream
                 | Fault::PostSplit
                 | Fault::StreamBroadcast
                 | Fault::GetStreamResponse

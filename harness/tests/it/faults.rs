@@ -110,6 +110,8 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             | Fault::PathTraversal
             // One endpoint for every POST is judged where no session can expire.
             | Fault::PostSplit
+            // Extensions are negotiated in 2026-07-28's capabilities.
+            | Fault::ExtensionUnnegotiated
     );
     // Sessions, ping and initialize are legacy only (2026-07-28 removes ping
     // and the handshake).
@@ -129,6 +131,7 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             // 2026-07-28 has no GET stream.
             | Fault::GetStreamResponse
             | Fault::StreamBroadcast
+            | Fault::ReplayOtherStream
             // 2026-07-28 refuses it with -32021 before the body (L3).
             | Fault::UnconfirmedPurchase
             // 2026-07-28 servers send no requests at all (J5 judges any).
