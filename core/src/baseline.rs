@@ -29,11 +29,6 @@ enum Doc {
 #[error("{0}")]
 pub struct BaselineError(pub String);
 
-/// The entry a stale note names, without the reason [`Baseline::apply`] may add.
-pub fn stale_entry(note: &str) -> &str {
-    note.trim_end_matches(" (names no case)")
-}
-
 impl Baseline {
     /// Parses TOML (`.toml`) or YAML (anything else).
     pub fn parse(path: &str, text: &str) -> Result<Baseline, BaselineError> {
@@ -63,26 +58,6 @@ impl Baseline {
         }
     }
 
-    /// The entries stale in every one of `runs` (each run's stale notes, as
-    /// [`Baseline::apply`] returns them): an entry may fail in one era or
-    /// transport only, and is stale only when it fails in none of them.
-    pub fn stale_in_all<'a>(runs: impl IntoIterator<Item = &'a [String]>) -> Vec<String> {
-        let mut runs = runs.into_iter();
-        let Some(first) = runs.next() else {
-            return vec![];
-        };
-        let rest: Vec<&[String]> = runs.collect();
-        first
-            .iter()
-            .map(|note| stale_entry(note))
-            .filter(|entry| {
-                rest.iter()
-                    .all(|run| run.iter().any(|note| stale_entry(note) == *entry))
-            })
-            .map(String::from)
-            .collect()
-    }
-
     /// Marks baselined failures; returns the stale entries: listed, run and
     /// not failing, or naming no case at all (`known`: every case id there is).
     pub fn apply(
@@ -94,7 +69,7 @@ impl Baseline {
         for entry in &self.entries {
             let id = entry.rsplit_once(':').map_or(entry.as_str(), |(id, _)| id);
             if !known.contains(id) && !known.contains(entry.as_str()) {
-                stale.push(format!("{entry} (names no case)"));
+                stale.push(crate::report::stale::names_no_case(entry));
                 continue;
             }
             let mut ran = false;

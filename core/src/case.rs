@@ -478,8 +478,8 @@ impl Case {
             }
             // A lone surrogate a fuzz finding sent (`\ud800`, which a Value
             // cannot hold) is kept as the placeholder every sender splices
-            // back in ([`crate::fuzz::inputs::line`]).
-            let text = crate::fuzz::inputs::as_placeholder(&text);
+            // back in ([`crate::text::line`]).
+            let text = crate::text::as_placeholder(&text);
             let params = serde_json::from_str(&text)
                 .map_err(|e| err(format!("request.params_json is not JSON: {e}")))?;
             case.request.params = Some(params);

@@ -27,8 +27,12 @@ pub struct Discovery {
     /// Real values per argument name, harvested for valid calls
     /// ([`crate::generate::harvest`]).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub harvest: crate::generate::harvest::Harvest,
+    pub harvest: Harvest,
 }
+
+/// Values harvested per argument name, best first
+/// ([`crate::generate::harvest`] finds them).
+pub type Harvest = std::collections::BTreeMap<String, Vec<Value>>;
 
 impl Discovery {
     /// Whether the server advertised `capability` (`tools`, `resources`, `prompts`).

@@ -73,9 +73,9 @@ pub enum Stray {
 
 impl Stray {
     /// The names `message`'s text `bytes` gives twice in its
-    /// `inputRequests`, as a stray ([`crate::wire::repeated_input_requests`]).
+    /// `inputRequests`, as a stray ([`crate::text::repeated_input_requests`]).
     pub fn repeated_names(bytes: &[u8], message: &Value) -> Option<Stray> {
-        let names: Vec<String> = crate::wire::repeated_input_requests(bytes)
+        let names: Vec<String> = crate::text::repeated_input_requests(bytes)
             .into_iter()
             .map(|(_, name)| name)
             .collect();
@@ -338,7 +338,7 @@ impl HttpAnswer {
             .unwrap_or("")
             .to_ascii_lowercase();
         if content_type.starts_with("application/json") {
-            match crate::wire::decode(self.body.as_bytes()) {
+            match crate::text::decode(self.body.as_bytes()) {
                 Ok(v) => {
                     self.repeated
                         .extend(Stray::repeated_names(self.body.as_bytes(), &v));

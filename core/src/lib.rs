@@ -10,6 +10,8 @@
 //!   as types, titles, the spec's own sentence and level per era.
 //! - [`grading`]: the one grading path: a violation names an aspect; its
 //!   verdict and quote come from the table, the profile and the run.
+//! - [`text`]: JSON text in and out (decoding, the lone-surrogate placeholder,
+//!   names an `inputRequests` object repeats).
 //! - [`wire`]: one policy per wire edge case (big ids, lone surrogates).
 //! - [`pattern`]: structural subset matching and `{{placeholder}}` substitution.
 //! - [`case`], [`profile`]: case files and the profiles that override them;
@@ -54,6 +56,7 @@ pub mod rules;
 pub mod select;
 pub mod shapes;
 pub mod sse;
+pub mod text;
 pub mod verdict;
 pub mod wire;
 

@@ -429,7 +429,7 @@ impl CasePlan {
             self.request
                 .params
                 .as_ref()
-                .is_some_and(|p| p.to_string().contains(crate::fuzz::inputs::LONE_SURROGATE))
+                .is_some_and(|p| p.to_string().contains(crate::text::LONE_SURROGATE))
         };
         self.steps.iter().any(|s| matches!(s, Step::Raw(_))) || lone()
     }

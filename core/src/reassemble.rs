@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use crate::exchange::Stray;
-use crate::wire::decode;
+use crate::text::decode;
 
 /// The most lines one split message is looked for over.
 const MAX_PARTS: usize = 256;

@@ -50,7 +50,7 @@ impl SseReader {
         if data.is_empty() {
             return false;
         }
-        match crate::wire::decode(data.as_bytes()) {
+        match crate::text::decode(data.as_bytes()) {
             Ok(v) => {
                 self.repeated
                     .extend(crate::exchange::Stray::repeated_names(data.as_bytes(), &v));

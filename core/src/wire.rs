@@ -10,14 +10,14 @@
 //!   `small_id_answered`; without that proof, nothing is excused.
 //! - **Lone-surrogate escapes** (`"\ud800"`): valid JSON text (RFC 8259 §8.2
 //!   allows it, and says a parser's behaviour is unpredictable). Every decoder
-//!   of mcperr accepts them ([`decode`]); a server that refuses such a
+//!   of mcperr accepts them ([`crate::text::decode`]); a server that refuses such a
 //!   request may answer with an `id: null` error or, over stdio, stay silent
 //!   ([`refused_lone_surrogate`]).
 //! - **`id: null` error answers**: allowed only where the request's id could
 //!   not be read (basic/index#error-responses); elsewhere J1 `error-id`.
 //! - **Duplicate answers**: a second answer to one id is J1 (the invariants'
 //!   strays).
-//! - **Repeated names in an object** ([`repeated_input_requests`]): RFC
+//! - **Repeated names in an object** ([`crate::text::repeated_input_requests`]): RFC
 //!   8259 §4 says names SHOULD be unique and leaves a reader's choice open;
 //!   serde_json keeps the last. One object must have unique names in MCP,
 //!   2026-07-28's `inputRequests` (M1 `input-request-keys-unique`), so only
@@ -141,141 +141,6 @@ pub fn at<'a>(v: &'a serde_json::Value, keys: &[&str]) -> Option<&'a serde_json:
     keys.iter().try_fold(v, |v, k| v.get(k))
 }
 
-/// Decodes one JSON-RPC message the way every transport of mcperr does
-/// (stdio lines, HTTP bodies, SSE `data`). JSON may carry a lone surrogate as
-/// an escape (RFC 8259 §8.2: a server echoing one mcperr sent does nothing
-/// wrong), which serde_json refuses: such a text is read again with every
-/// surrogate escape as U+FFFD.
-pub fn decode(bytes: &[u8]) -> Result<serde_json::Value, serde_json::Error> {
-    match serde_json::from_slice(bytes) {
-        Ok(v) => Ok(v),
-        Err(e) => {
-            let Ok(text) = std::str::from_utf8(bytes) else {
-                return Err(e);
-            };
-            let lowered = text.to_ascii_lowercase();
-            if ![
-                "\\ud8", "\\ud9", "\\uda", "\\udb", "\\udc", "\\udd", "\\ude", "\\udf",
-            ]
-            .iter()
-            .any(|p| lowered.contains(p))
-            {
-                return Err(e);
-            }
-            let mut out = String::with_capacity(text.len());
-            let mut rest = text;
-            while let Some(i) = rest.find("\\u") {
-                let (head, tail) = rest.split_at(i);
-                out.push_str(head);
-                let hex = tail.get(2..6).unwrap_or_default();
-                let surrogate =
-                    u16::from_str_radix(hex, 16).is_ok_and(|c| (0xd800..=0xdfff).contains(&c));
-                // An escaped backslash before it means it is not an escape.
-                let escaped = head.chars().rev().take_while(|c| *c == '\\').count() % 2 == 1;
-                // Six ASCII bytes for a surrogate escape; otherwise only the
-                // two of `\u` are consumed (the rest may be any UTF-8).
-                if surrogate && !escaped {
-                    out.push_str("\\ufffd");
-                    rest = &tail[6..];
-                } else {
-                    out.push_str(&tail[..2]);
-                    rest = &tail[2..];
-                }
-            }
-            out.push_str(rest);
-            serde_json::from_str(&out).map_err(|_| e)
-        }
-    }
-}
-
-/// The names given more than once in an `inputRequests` object of the
-/// message `bytes` holds, each with the JSON pointer of its object
-/// (`/result/inputRequests`). Cheap for every other message: only text that
-/// contains `"inputRequests"` is read again.
-pub fn repeated_input_requests(bytes: &[u8]) -> Vec<(String, String)> {
-    const NAME: &[u8] = b"\"inputRequests\"";
-    if !bytes.windows(NAME.len()).any(|w| w == NAME) {
-        return vec![];
-    }
-    let mut out = Vec::new();
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let scan = Scan {
-        path: String::new(),
-        out: &mut out,
-    };
-    if serde::de::DeserializeSeed::deserialize(scan, &mut de).is_err() {
-        return vec![];
-    }
-    out.retain(|(path, _)| path.ends_with("/inputRequests"));
-    out
-}
-
-/// Walks a JSON text, noting each name an object gives twice with the
-/// pointer of that object.
-struct Scan<'a> {
-    path: String,
-    out: &'a mut Vec<(String, String)>,
-}
-
-impl<'de> serde::de::DeserializeSeed<'de> for Scan<'_> {
-    type Value = ();
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for Scan<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E>(self) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let mut i = 0;
-        loop {
-            let scan = Scan {
-                path: format!("{}/{i}", self.path),
-                out: &mut *self.out,
-            };
-            if seq.next_element_seed(scan)?.is_none() {
-                return Ok(());
-            }
-            i += 1;
-        }
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut seen = std::collections::HashSet::new();
-        while let Some(name) = map.next_key::<String>()? {
-            if !seen.insert(name.clone()) {
-                self.out.push((self.path.clone(), name.clone()));
-            }
-            let escaped = name.replace('~', "~0").replace('/', "~1");
-            map.next_value_seed(Scan {
-                path: format!("{}/{escaped}", self.path),
-                out: &mut *self.out,
-            })?;
-        }
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -332,25 +197,5 @@ mod tests {
         );
         assert!(big_id_answer(&exact).is_none());
         assert!(beyond_double(&json!(-(BIG as i64))) && !beyond_double(&json!(-9)));
-    }
-
-    #[test]
-    fn lone_surrogate_escapes_decode() {
-        let v = decode(br#"{"jsonrpc":"2.0","id":1,"result":{"t":"\ud800"}}"#).unwrap();
-        assert_eq!(v["id"], 1);
-    }
-
-    #[test]
-    fn a_name_given_twice_in_input_requests_is_found_from_the_text() {
-        let twice = br#"{"id":1,"result":{"resultType":"input_required","inputRequests":{"confirm":{"method":"roots/list"},"confirm":{"method":"elicitation/create"}}}}"#;
-        assert_eq!(
-            repeated_input_requests(twice),
-            [("/result/inputRequests".to_string(), "confirm".to_string())]
-        );
-        let once = br#"{"result":{"inputRequests":{"a":{"x":[1,{"y":2,"y":3}]},"b":{}}}}"#;
-        // A name repeated deeper down is not inputRequests' own.
-        assert!(repeated_input_requests(once).is_empty());
-        let elsewhere = br#"{"result":{"content":[],"content":[]}}"#;
-        assert!(repeated_input_requests(elsewhere).is_empty());
     }
 }

@@ -10,7 +10,7 @@
 use arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
 use mcperr_core::exchange::{Ending, Exchange};
-use mcperr_core::fuzz::inputs::line;
+use mcperr_core::text::line;
 use mcperr_core::fuzz::{Generator, Judge};
 use mcperr_core::profile::Profile;
 use mcperr_fuzz::{answer, discovery, handshake, CANARY, ERAS};

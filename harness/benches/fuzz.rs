@@ -225,7 +225,7 @@ fn fuzz_rate(args: &[&str]) -> (f64, serde_json::Value) {
     );
     // The report keeps a lone surrogate the campaign sent or a server echoed
     // as its JSON escape (`\ud800`), which serde_json alone refuses.
-    let report = mcperr_core::wire::decode(&std::fs::read(&json).unwrap()).unwrap();
+    let report = mcperr_core::text::decode(&std::fs::read(&json).unwrap()).unwrap();
     let _ = std::fs::remove_file(&json);
     (report["stats"]["requests_per_s"].as_f64().unwrap(), report)
 }

@@ -90,7 +90,7 @@ fn stray_of(
 ) -> Option<Stray> {
     match event {
         StdoutEvent::Line(l) if l.iter().all(u8::is_ascii_whitespace) => None,
-        StdoutEvent::Line(l) => match mcperr_core::wire::decode(&l) {
+        StdoutEvent::Line(l) => match mcperr_core::text::decode(&l) {
             // Between exchanges: a progress notification now is late.
             Ok(v @ Value::Object(_)) if v.get("method").is_some() => {
                 Stray::of_server_message(&v).map(Stray::outside)
@@ -248,7 +248,7 @@ impl Client {
         }
         if let Conn::Http(http) = &self.conn {
             let headers = http.headers_for(self.era, &msg);
-            let body = mcperr_core::fuzz::inputs::line(&msg);
+            let body = mcperr_core::text::line(&msg);
             return self
                 .http_exchange(Some(id), msg, "POST", headers, &vec![], Some(body))
                 .await;
@@ -323,7 +323,7 @@ impl Client {
         };
         let start = Instant::now();
         let mut strays = Vec::new();
-        conn.send_line(&mcperr_core::fuzz::inputs::line(&msg)).await;
+        conn.send_line(&mcperr_core::text::line(&msg)).await;
         let deadline = start + self.timeout;
         let want = id.to_value();
         let answered = &self.answered;
@@ -371,8 +371,7 @@ impl Client {
                         match (reply, &mut self.held) {
                             (Some(reply), Some(held)) => held.push(reply),
                             (Some(reply), None) => {
-                                conn.send_line(&mcperr_core::fuzz::inputs::line(&reply))
-                                    .await
+                                conn.send_line(&mcperr_core::text::line(&reply)).await
                             }
                             (None, _) => {}
                         }
@@ -508,7 +507,7 @@ impl Client {
         let Conn::Lines(conn) = &mut self.conn else {
             unreachable!("in-flight steps are planned over stdio only")
         };
-        conn.send_line(&mcperr_core::fuzz::inputs::line(msg)).await;
+        conn.send_line(&mcperr_core::text::line(msg)).await;
         self.ignore([want.to_string()]);
         let deadline = Instant::now() + first;
         while let Some(m) = self.next_message(deadline).await {
@@ -563,7 +562,7 @@ impl Client {
         let Conn::Lines(conn) = &mut self.conn else {
             unreachable!("in-flight steps are planned over stdio only")
         };
-        conn.send_line(&mcperr_core::fuzz::inputs::line(&msg)).await;
+        conn.send_line(&mcperr_core::text::line(&msg)).await;
         let want = probe_id.to_value();
         let deadline = Instant::now() + self.timeout;
         let mut before = Vec::new();
@@ -627,7 +626,7 @@ impl Client {
             }
             match conn.next_event(deadline - now).await? {
                 StdoutEvent::Eof => return None,
-                StdoutEvent::Line(l) => match mcperr_core::wire::decode(&l) {
+                StdoutEvent::Line(l) => match mcperr_core::text::decode(&l) {
                     Ok(v @ Value::Object(_)) => return Some(v),
                     _ => {
                         let stray = stray_of(
@@ -700,8 +699,7 @@ impl Client {
         };
         if let Conn::Lines(conn) = &mut self.conn {
             for reply in held {
-                conn.send_line(&mcperr_core::fuzz::inputs::line(&reply))
-                    .await;
+                conn.send_line(&mcperr_core::text::line(&reply)).await;
             }
         }
     }

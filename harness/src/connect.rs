@@ -8,7 +8,7 @@ use mcperr_protocol::Era;
 use serde_json::{json, Value};
 
 use crate::client::{legacy_handshake, Client, Conn};
-use crate::engine::{EraChoice, RunSettings, SetupError};
+use crate::settings::{EraChoice, RunSettings, SetupError};
 
 fn describe_failure(what: &str, ex: &Exchange) -> String {
     // A protected server: say what to give it, not only what it answered.
@@ -181,7 +181,7 @@ pub async fn discover(client: &mut Client, handshake: Value) -> Discovery {
 
 /// Real values for valid calls: from the listing, then from
 /// `completion/complete` where the server declares completions.
-async fn harvest(client: &mut Client, d: &Discovery) -> mcperr_core::generate::harvest::Harvest {
+async fn harvest(client: &mut Client, d: &Discovery) -> mcperr_core::discovery::Harvest {
     use mcperr_core::generate::harvest;
     let mut h = harvest::from_listing(d);
     for (name, params) in harvest::completion_requests(d) {

@@ -7,6 +7,7 @@
 //!   group, an HTTP endpoint, or the reference server in process.
 //! - [`client`]: one request at a time, answers matched by id, strays kept.
 //! - [`execute`]: sends what a case plan says and hands the exchange to the oracle.
+//! - [`settings`]: the settings of one run, the era to speak, setup errors.
 //! - [`connect`]: start a server, establish the era, discover what it offers.
 //! - [`engine`]: connect, detect the era, discover, plan, run on N servers,
 //!   restart the dead; `run`, `list` and the modes to come share it.
@@ -28,6 +29,7 @@ pub mod fuzz;
 pub mod matrix;
 pub mod pace;
 pub mod proxy;
+pub mod settings;
 pub mod target;
 pub mod transport;
 

@@ -13,6 +13,7 @@ use super::values::{any_text, invalid, text, valid};
 use crate::discovery::Discovery;
 use crate::generate::discovered::expand;
 use crate::generate::{is_read_only, validator};
+use crate::text::LONE_SURROGATE;
 
 /// What kind of request an input is, for the judge.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,10 +69,6 @@ impl IdStyle {
         }
     }
 }
-
-/// Stands for a lone UTF-16 surrogate (`\ud800`), which a JSON text can carry
-/// as an escape but a Rust string cannot: spliced in when the line is written.
-pub const LONE_SURROGATE: &str = "\u{e000}mcperr-lone-surrogate\u{e000}";
 
 /// One fuzz request, before its id and era envelope.
 #[derive(Debug, Clone, PartialEq)]
@@ -142,40 +139,8 @@ impl FuzzInput {
     }
 }
 
-/// JSON text with the lone-surrogate placeholder written as the escape that
-/// was sent (`\ud800`): what a finding prints, byte for byte as sent.
-pub fn as_sent(json_text: &str) -> String {
-    if json_text.contains(LONE_SURROGATE) {
-        json_text.replace(LONE_SURROGATE, "\\ud800")
-    } else {
-        json_text.to_string()
-    }
-}
-
-/// JSON text as [`as_sent`] wrote it, with each `\ud800` it spliced in
-/// read back as the placeholder (a saved case's params).
-pub fn as_placeholder(json_text: &str) -> String {
-    if json_text.contains("\\ud800") {
-        json_text.replace("\\ud800", "\\ue000mcperr-lone-surrogate\\ue000")
-    } else {
-        json_text.to_string()
-    }
-}
-
-/// The bytes of one request line, lone surrogates spliced in.
-pub fn line(msg: &Value) -> Vec<u8> {
-    // `to_string` writes straight into bytes (Display goes through fmt, a
-    // measurable share of a campaign); serializing a Value cannot fail.
-    let text = serde_json::to_string(msg).unwrap_or_default();
-    if text.contains(LONE_SURROGATE) {
-        text.replace(LONE_SURROGATE, "\\ud800").into_bytes()
-    } else {
-        text.into_bytes()
-    }
-}
-
-/// Parses one line a server wrote (see [`crate::wire::decode`]).
-pub use crate::wire::decode as parse_line;
+/// Parses one line a server wrote (see [`crate::text::decode`]).
+pub use crate::text::decode as parse_line;
 
 struct ToolTarget {
     name: String,
@@ -698,16 +663,6 @@ mod tests {
         assert!(IdStyle::Above53.id(3).as_u64().unwrap() > 1 << 53);
         assert_eq!(IdStyle::Negative.id(0), json!(-1));
         assert_ne!(IdStyle::Text.id(1), IdStyle::Text.id(2));
-    }
-
-    #[test]
-    fn a_lone_surrogate_reaches_the_wire_as_an_escape() {
-        let msg = json!({"x": format!("a{LONE_SURROGATE}")});
-        assert_eq!(line(&msg), br#"{"x":"a\ud800"}"#.to_vec());
-        // A finding prints (and reports) the escape that was sent.
-        let shown = as_sent(&msg.to_string());
-        assert_eq!(shown, r#"{"x":"a\ud800"}"#);
-        assert!(parse_line(shown.as_bytes()).is_ok());
     }
 
     #[test]

@@ -159,7 +159,7 @@ pub fn case_file(
             id: (input.id_style != IdStyle::Counter)
                 .then(|| finding.request.get("id").map(toml_of))
                 .flatten(),
-            params_json: super::inputs::as_sent(&input.params.to_string()),
+            params_json: crate::text::as_sent(&input.params.to_string()),
         },
         expect: toml_of(&expect),
         warn,

@@ -14,14 +14,9 @@
 //! They are tried before mcperr's samples ([`enrich`] puts them first in the
 //! argument's `examples`); each is still checked against the schema.
 
-use std::collections::BTreeMap;
-
 use serde_json::{json, Value};
 
-use crate::discovery::Discovery;
-
-/// Values harvested per argument name, best first.
-pub type Harvest = BTreeMap<String, Vec<Value>>;
+use crate::discovery::{Discovery, Harvest};
 
 /// The required string arguments of every tool, by name.
 fn string_arguments(d: &Discovery) -> Vec<String> {

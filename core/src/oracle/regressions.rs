@@ -172,7 +172,7 @@ fn an_sse_event_with_a_lone_surrogate_escape_is_read_like_a_stdio_line() {
     assert!(r.problem.is_none(), "{:?}", r.problem);
     assert_eq!(r.messages.len(), 1);
     let line = br#"{"jsonrpc":"2.0","id":1,"result":{"t":"\ud800"}}"#;
-    assert_eq!(crate::wire::decode(line).unwrap(), r.messages[0]);
+    assert_eq!(crate::text::decode(line).unwrap(), r.messages[0]);
 }
 
 #[test]

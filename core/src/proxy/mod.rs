@@ -146,7 +146,7 @@ impl Observer {
 
     /// A message (a line, or an HTTP request's body) the host sent on `channel`.
     pub fn from_host_on(&mut self, channel: u64, line: &[u8], now: Instant) {
-        let Ok(v) = crate::wire::decode(line) else {
+        let Ok(v) = crate::text::decode(line) else {
             return;
         };
         let msgs = match v {
@@ -180,7 +180,7 @@ impl Observer {
 
     /// A line the server wrote to the host.
     pub fn from_server(&mut self, line: &[u8], now: Instant) {
-        let Ok(v) = crate::wire::decode(line) else {
+        let Ok(v) = crate::text::decode(line) else {
             let text = String::from_utf8_lossy(line).into_owned();
             self.record_stray(Stray::NotJson(text));
             return;

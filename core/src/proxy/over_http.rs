@@ -66,7 +66,7 @@ impl Observer {
         if data.is_empty() {
             return;
         }
-        match crate::wire::decode(data.as_bytes()) {
+        match crate::text::decode(data.as_bytes()) {
             Ok(v) => {
                 if let Some(repeated) = Stray::repeated_names(data.as_bytes(), &v) {
                     self.record_stray(repeated);

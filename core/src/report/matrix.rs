@@ -228,9 +228,8 @@ impl Matrix {
                     });
                 }
             }
-            let stale = crate::baseline::Baseline::stale_in_all(
-                columns.iter().map(|c| c.stale_baseline.as_slice()),
-            );
+            let stale =
+                super::stale::stale_in_all(columns.iter().map(|c| c.stale_baseline.as_slice()));
             out.extend(stale.into_iter().map(|entry| GateFailure::Stale {
                 server: server.clone(),
                 entry,

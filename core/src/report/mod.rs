@@ -8,6 +8,7 @@ pub mod junit;
 pub mod markdown;
 pub mod matrix;
 pub mod sarif;
+pub mod stale;
 pub mod terminal;
 
 use serde::{Deserialize, Serialize};
@@ -430,12 +431,10 @@ impl RunSet {
     /// the matrix's gate does: with several eras or transports an entry
     /// that fails in one of them is not stale for passing in another.
     pub fn keep_stale_in_all(&mut self) {
-        let all = crate::baseline::Baseline::stale_in_all(
-            self.runs.iter().map(|r| r.stale_baseline.as_slice()),
-        );
+        let all = stale::stale_in_all(self.runs.iter().map(|r| r.stale_baseline.as_slice()));
         for r in &mut self.runs {
             r.stale_baseline
-                .retain(|note| all.iter().any(|e| e == crate::baseline::stale_entry(note)));
+                .retain(|note| all.iter().any(|e| e == stale::stale_entry(note)));
         }
     }
 

@@ -137,7 +137,7 @@ pub fn render(report: &RunReport, colour: bool, quiet: bool) -> String {
         }
     );
     for stale in &report.stale_baseline {
-        let why = match stale.strip_suffix(" (names no case)") {
+        let why = match stale.strip_suffix(super::stale::NAMES_NO_CASE) {
             Some(entry) => format!("baseline entry {entry} names no case: fix or remove it"),
             None => format!("baseline entry {stale} no longer fails: remove it"),
         };

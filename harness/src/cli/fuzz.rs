@@ -148,7 +148,7 @@ fn render(outcome: &FuzzOutcome, saved: &[(String, PathBuf)]) -> String {
         if let Some(more) = mcperr_core::fuzz::group::more_inputs(f) {
             let _ = writeln!(text, "  {more}");
         }
-        let sent = mcperr_core::fuzz::inputs::as_sent(&f.request.to_string());
+        let sent = mcperr_core::text::as_sent(&f.request.to_string());
         let _ = writeln!(text, "  request:  {sent}");
         let status = f
             .http_status

@@ -179,7 +179,7 @@ pub(crate) fn proxy_main(args: ProxyArgs) -> Result<i32, CliError> {
                 Some(more) => format!("{}\n  {more}", f.message.replace('\n', "\n  ")),
                 None => f.message.replace('\n', "\n  "),
             },
-            mcperr_core::fuzz::inputs::as_sent(&f.request.to_string()),
+            mcperr_core::text::as_sent(&f.request.to_string()),
             f.response
         ));
     }

@@ -155,7 +155,7 @@ impl FuzzReport {
     /// The JSON text.
     pub fn to_json(&self) -> String {
         // A lone surrogate sent shows as the escape sent, not the placeholder.
-        mcperr_core::fuzz::inputs::as_sent(&serde_json::to_string_pretty(self).unwrap_or_default())
+        mcperr_core::text::as_sent(&serde_json::to_string_pretty(self).unwrap_or_default())
     }
 }
 

@@ -31,21 +31,19 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use mcperr_core::exchange::{Ending, Exchange, Stray};
-use mcperr_core::fuzz::inputs::line;
 use mcperr_core::fuzz::{Class, FuzzInput};
 use mcperr_core::reassemble::{Read, Reassembler};
+use mcperr_core::text::line;
 use mcperr_protocol::Era;
 use serde_json::Value;
 
-use super::probe::{alive_probe, count_in, count_params, probe};
+use super::probe::{alive_probe, count_in, count_params, probe, SILENCE_OK};
 use super::width::Width;
 use super::worker::{Stop, Worker, COUNT_WINDOW};
 use crate::client::{is_response, Client, Conn};
 use crate::transport::{LineConn, StdoutEvent};
 use mcperr_core::lines::OverLong;
 
-/// How long a request with a lone surrogate may go unanswered.
-pub(crate) const SILENCE_OK: Duration = Duration::from_secs(1);
 /// Late ids remembered, at most.
 const LATE_KEPT: usize = 256;
 

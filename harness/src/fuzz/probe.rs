@@ -17,6 +17,9 @@ use super::Found;
 use crate::client::Client;
 use crate::engine::{connect, EraChoice};
 
+/// How long a request with a lone surrogate may go unanswered.
+pub(crate) const SILENCE_OK: Duration = Duration::from_secs(1);
+
 /// Probes spent shrinking one finding, at most.
 const SHRINK_PROBES: usize = 400;
 /// Time spent shrinking one finding, at most.
@@ -67,7 +70,7 @@ pub(crate) async fn probe(
     // line waits as long as the campaign lets it, not a whole timeout.
     let timeout = client.timeout;
     if input.has_lone_surrogate() {
-        client.set_timeout(timeout.min(super::pipeline::SILENCE_OK));
+        client.set_timeout(timeout.min(SILENCE_OK));
     }
     let ex = client.exchange(id, msg).await;
     client.set_timeout(timeout);
@@ -115,7 +118,7 @@ pub(crate) async fn unanswered_while_alive(
     let crate::client::Conn::Lines(conn) = &mut client.conn else {
         return None;
     };
-    let mut batch = mcperr_core::fuzz::inputs::line(&msg);
+    let mut batch = mcperr_core::text::line(&msg);
     batch.push(b'\n');
     batch.extend_from_slice(ping.to_string().as_bytes());
     conn.send_line(&batch).await;
