@@ -1,0 +1,237 @@
+//! The house rules of the source tree (issue 33), checked on every test run
+//! so that they stay true: no two files of a crate import each other,
+//! directly or around a loop, and no module is over ~500 lines unless
+//! [`LONG_MODULES`] says why.
+//!
+//! An import is a path a file names outside comments and its
+//! `#[cfg(test)]` section: `crate::a::b`, `super::x`, `self::x` (and the
+//! items of a `{…}` group after one), resolved to the longest module path
+//! that is a file of the crate. A module's own `mod` children and the crate
+//! root are not imports.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The crates whose `src/` the rules cover.
+const CRATES: [&str; 4] = ["core", "harness", "reference-server", "protocol"];
+
+/// The most lines a module has without a stated reason.
+const MAX_LINES: usize = 520;
+
+/// Modules over [`MAX_LINES`], each with why.
+const LONG_MODULES: &[(&str, &str)] = &[];
+
+type Module = Vec<String>;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Every `.rs` file under `src`, by module path (`mod.rs`, `lib.rs` and
+/// `main.rs` name their directory's module).
+fn modules(src: &Path) -> BTreeMap<Module, PathBuf> {
+    let mut out = BTreeMap::new();
+    let mut dirs = vec![src.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let rel = path.strip_prefix(src).unwrap().with_extension("");
+            let mut m: Module = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if matches!(m.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+                m.pop();
+            }
+            out.insert(m, path);
+        }
+    }
+    out
+}
+
+/// The text a file's imports are read from: no comments, no test section.
+fn code(text: &str) -> String {
+    let text = text.split("#[cfg(test)]").next().unwrap_or_default();
+    text.lines()
+        .map(|l| l.split("//").next().unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The module paths `text` (the code of module `at`) names.
+fn named_paths(text: &str, at: &Module) -> Vec<Module> {
+    let mut out = Vec::new();
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    for base in ["crate::", "super::", "self::"] {
+        let mut from = 0;
+        while let Some(i) = text[from..].find(base).map(|i| from + i) {
+            from = i + base.len();
+            if text[..i].chars().next_back().is_some_and(ident) {
+                continue; // `my_crate::`, not `crate::`
+            }
+            let mut start: Module = match base {
+                "crate::" => vec![],
+                "self::" => at.clone(),
+                _ => at[..at.len().saturating_sub(1)].to_vec(),
+            };
+            let rest = &text[from..];
+            let end = rest
+                .find(|c: char| !(ident(c) || c == ':'))
+                .unwrap_or(rest.len());
+            let segments: Vec<&str> = rest[..end].split("::").filter(|s| !s.is_empty()).collect();
+            start.extend(segments.iter().map(|s| s.to_string()));
+            if rest[end..].starts_with('{') {
+                let group = &rest[end + 1..rest[end..].find('}').map_or(rest.len(), |j| end + j)];
+                for item in group.split(',') {
+                    let item = item.split(" as ").next().unwrap_or_default().trim();
+                    if item.is_empty() || item == "self" {
+                        continue;
+                    }
+                    let mut p = start.clone();
+                    p.extend(item.split("::").map(|s| s.trim().to_string()));
+                    out.push(p);
+                }
+            }
+            out.push(start);
+        }
+    }
+    out
+}
+
+/// The file-level import graph of one crate.
+fn graph(src: &Path) -> BTreeMap<Module, BTreeSet<Module>> {
+    let files = modules(src);
+    let mut g: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
+    for (m, path) in &files {
+        let text = code(&std::fs::read_to_string(path).unwrap());
+        let edges = g.entry(m.clone()).or_default();
+        for p in named_paths(&text, m) {
+            let target = (1..=p.len())
+                .rev()
+                .map(|k| p[..k].to_vec())
+                .find(|k| files.contains_key(k));
+            if let Some(t) = target.filter(|t| t != m && !t.is_empty()) {
+                edges.insert(t);
+            }
+        }
+    }
+    g
+}
+
+/// The loops of `g`: its strongly connected components of more than one
+/// module (Tarjan's algorithm, iterative over a small graph).
+fn loops(g: &BTreeMap<Module, BTreeSet<Module>>) -> Vec<Vec<Module>> {
+    struct State<'a> {
+        g: &'a BTreeMap<Module, BTreeSet<Module>>,
+        index: BTreeMap<&'a Module, usize>,
+        low: BTreeMap<&'a Module, usize>,
+        stack: Vec<&'a Module>,
+        out: Vec<Vec<Module>>,
+    }
+    fn visit<'a>(s: &mut State<'a>, v: &'a Module) {
+        let n = s.index.len();
+        s.index.insert(v, n);
+        s.low.insert(v, n);
+        s.stack.push(v);
+        for w in s.g.get(v).into_iter().flatten() {
+            if !s.index.contains_key(w) {
+                visit(s, w);
+                let lw = s.low[w];
+                let lv = s.low.get_mut(v).unwrap();
+                *lv = (*lv).min(lw);
+            } else if s.stack.contains(&w) {
+                let iw = s.index[w];
+                let lv = s.low.get_mut(v).unwrap();
+                *lv = (*lv).min(iw);
+            }
+        }
+        if s.low[v] == s.index[v] {
+            let mut comp = vec![];
+            while let Some(w) = s.stack.pop() {
+                comp.push(w.clone());
+                if w == v {
+                    break;
+                }
+            }
+            if comp.len() > 1 {
+                s.out.push(comp);
+            }
+        }
+    }
+    let mut s = State {
+        g,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: vec![],
+        out: vec![],
+    };
+    for v in g.keys() {
+        if !s.index.contains_key(v) {
+            visit(&mut s, v);
+        }
+    }
+    s.out
+}
+
+#[test]
+fn no_two_files_of_a_crate_import_each_other_even_around_a_loop() {
+    let mut found = Vec::new();
+    for krate in CRATES {
+        for comp in loops(&graph(&root().join(krate).join("src"))) {
+            let names: Vec<String> = comp.iter().map(|m| m.join("/")).collect();
+            found.push(format!("{krate}/src: {}", names.join(" ↔ ")));
+        }
+    }
+    assert!(found.is_empty(), "import loops:\n{}", found.join("\n"));
+}
+
+#[test]
+fn the_loop_finder_finds_a_loop() {
+    // The check above must be able to fail: a → b → c → a is one loop.
+    let m = |s: &str| vec![s.to_string()];
+    let mut g = BTreeMap::new();
+    g.insert(m("a"), BTreeSet::from([m("b")]));
+    g.insert(m("b"), BTreeSet::from([m("c")]));
+    g.insert(m("c"), BTreeSet::from([m("a")]));
+    g.insert(m("d"), BTreeSet::from([m("a")]));
+    assert_eq!(loops(&g).len(), 1);
+    assert_eq!(loops(&g)[0].len(), 3);
+    let paths = named_paths(
+        "use crate::x::{y, z::w as v};\nsuper::q::f();",
+        &vec!["p".into(), "r".into()],
+    );
+    assert!(paths.contains(&vec!["x".to_string(), "y".to_string()]));
+    assert!(paths.contains(&vec!["x".to_string(), "z".to_string(), "w".to_string()]));
+    assert!(paths.contains(&vec!["p".to_string(), "q".to_string(), "f".to_string()]));
+}
+
+#[test]
+fn no_module_is_over_about_500_lines_without_a_reason() {
+    let mut long = Vec::new();
+    for krate in CRATES {
+        for path in modules(&root().join(krate).join("src")).values() {
+            let lines = std::fs::read_to_string(path).unwrap().lines().count();
+            let name = path
+                .strip_prefix(root())
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let excused = LONG_MODULES.iter().any(|(n, _)| *n == name);
+            if lines > MAX_LINES && !excused {
+                long.push(format!("{name}: {lines} lines"));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "modules over {MAX_LINES} lines (split one by concern, or say why in LONG_MODULES):\n{}",
+        long.join("\n")
+    );
+}
