@@ -1,0 +1,222 @@
+//! The evidence the executor gathers around a case's exchange, for the
+//! named checks: `limited_calls` counts, a protected server's metadata, a
+//! request left in flight and what came after its cancellation, a task
+//! looked for in `tasks/list`.
+
+use mcperr_core::exchange::Exchange;
+use mcperr_core::plan::{CasePlan, Outgoing, Step};
+use mcperr_core::report::CaseResult;
+use mcperr_core::Verdict;
+use serde_json::Value;
+
+use crate::client::{Client, Conn};
+
+use super::send::id_for;
+
+pub(super) fn count_of(ex: &Exchange) -> Option<Value> {
+    let r = ex.response()?.get("result")?;
+    if let Some(c) = r.pointer("/structuredContent/count") {
+        return Some(c.clone());
+    }
+    let text = r.pointer("/content/0/text")?.as_str()?;
+    Some(
+        text.trim()
+            .parse::<i64>()
+            .map(Value::from)
+            .unwrap_or_else(|_| Value::String(text.to_string())),
+    )
+}
+
+pub(super) async fn limited_calls(client: &mut Client) -> Option<Value> {
+    let params = Some(mcperr_core::bookshop::count_params());
+    let ex = client.request("tools/call", params, true).await;
+    count_of(&ex)
+}
+
+/// Looks for a protected server's metadata as a client must (A1): the URL
+/// the refusal's challenge names, then RFC 9728's well-known URIs; the first
+/// that serves a JSON object ends the search. `None` over stdio.
+pub(super) async fn resource_metadata(
+    client: &Client,
+    refused: &Exchange,
+) -> Option<mcperr_core::oracle::auth::MetadataProbe> {
+    use mcperr_core::oracle::auth;
+    let Conn::Http(http) = &client.conn else {
+        return None;
+    };
+    let named = refused
+        .http
+        .as_ref()
+        .and_then(|a| a.header("www-authenticate"))
+        .and_then(|h| {
+            let (_, params) = auth::challenge(h);
+            params
+                .into_iter()
+                .find(|(k, _)| k == "resource_metadata")
+                .map(|(_, v)| v)
+        });
+    let mut probe = auth::MetadataProbe {
+        named: named.clone(),
+        ..Default::default()
+    };
+    for url in auth::metadata_urls(&http.target.url, named.as_deref()) {
+        let got = http.get_url(&url).await.ok();
+        probe.tried.push((url.clone(), got.as_ref().map(|g| g.0)));
+        let doc = got
+            .filter(|(status, _)| *status == 200)
+            .and_then(|(_, body)| serde_json::from_str::<Value>(&body).ok())
+            .filter(Value::is_object);
+        if let Some(doc) = doc {
+            probe.found = Some((url, doc));
+            break;
+        }
+    }
+    Some(probe)
+}
+
+/// How long an in-flight step waits for the first sign of work (a progress
+/// notification) before the next step goes anyway.
+pub(super) const IN_FLIGHT_FIRST: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// How long the in-flight request is watched after the steps: longer than
+/// the Bookshop's `slow` works at most (50 steps of 10 ms), so that a server
+/// that ignores the cancellation is seen answering.
+pub(super) const IN_FLIGHT_WATCH: std::time::Duration = std::time::Duration::from_millis(1000);
+
+/// Sends an in-flight step; its id and progress token, or the skip result
+/// when it was answered before the next step could go.
+pub(super) async fn start_in_flight(
+    client: &mut Client,
+    plan: &CasePlan,
+    o: &Outgoing,
+) -> Result<(Value, Option<Value>), CaseResult> {
+    let id = id_for(client, &o.id).unwrap_or_else(|| client.fresh_id());
+    let msg = o.message(Some(&id));
+    match client.send_in_flight(&id, &msg, IN_FLIGHT_FIRST).await {
+        Ok(()) => {
+            let token = mcperr_core::exchange::progress_token(&msg).cloned();
+            Ok((id.to_value(), token))
+        }
+        Err(answer) => {
+            let j = mcperr_core::oracle::Judgement::new(
+                Verdict::Skip,
+                &plan.case.rule,
+                "not judged: the in-flight request was answered before the next step could be sent, so nothing was left in flight".to_string(),
+            );
+            Err(CaseResult::planned(
+                plan,
+                &plan.citation,
+                j,
+                Some(msg),
+                Some(answer),
+                0,
+            ))
+        }
+    }
+}
+
+/// Watches the in-flight request `id` after the steps. When a step
+/// cancelled it, what came about it after the server had shown that it read
+/// the cancellation (U7); otherwise nothing: it was only in flight.
+///
+/// Stdio's "MUST NOT send any further messages for it" counts from the
+/// server's receipt of the cancellation, and the spec's Timing
+/// Considerations (basic/patterns/cancellation) let messages cross it. The
+/// client cannot see the receipt, only a bound: the answer to a probe sent
+/// after the cancellation proves the server read it. What arrives before
+/// that answer is excused, and so is the first progress notification after
+/// it: a worker may have had it in hand when the server read the
+/// cancellation (a concurrent server writes it through the same queue as
+/// the probe's answer). A response, or any second progress notification,
+/// is judged. A server that ignores the cancellation keeps working for the
+/// whole watch and is still seen; an excuse counted only from the
+/// cancellation's send, as before, failed rmcp under load.
+pub(super) async fn watch_cancelled(
+    client: &mut Client,
+    plan: &CasePlan,
+    id: &Value,
+    token: Option<&Value>,
+) -> Vec<Value> {
+    if !cancelled_by_case(plan, id) {
+        // Left open: a subscription's notifications are the judged case's
+        // (U9 reads them in order); its answer, which a server that ends a
+        // subscription sends, is kept for the teardown's judgement; the
+        // progress of a call left in flight is its own business, as before.
+        let early = client.late_answer(id);
+        for m in client.watch_in_flight(id, token, IN_FLIGHT_WATCH).await {
+            if m.get("method").is_none() {
+                client.note_late_answer(id, m);
+            } else if mcperr_core::exchange::subscription_id(&m).is_some() {
+                client.requeue(
+                    mcperr_core::exchange::Stray::of_server_message(&m)
+                        .into_iter()
+                        .collect(),
+                );
+            }
+        }
+        if let Some(answer) = early {
+            client.note_late_answer(id, answer);
+        }
+        return vec![];
+    }
+    // Unanswered, the probe proves nothing: what came during it is judged
+    // with the watch then, its first progress notification excused as above.
+    let mut about = match client.read_barrier(id, token).await {
+        Ok(_crossed) => Vec::new(),
+        Err(seen) => seen,
+    };
+    about.extend(client.watch_in_flight(id, token, IN_FLIGHT_WATCH).await);
+    if about.first().is_some_and(|m| m.get("method").is_some()) {
+        about.remove(0);
+    }
+    about
+}
+
+/// Most `tasks/list` pages followed for `task-listed`.
+pub(super) const MOST_TASK_PAGES: usize = 100;
+
+/// `task-listed`'s evidence: `task`, the ids on the judged `tasks/list`
+/// page and every page its `nextCursor` leads to, and why the walk
+/// stopped before a page without one, if it did.
+pub(super) async fn task_listing(
+    client: &mut Client,
+    ex: &Exchange,
+    task: Value,
+) -> (Value, Vec<Value>, Option<String>) {
+    let mut ids = Vec::new();
+    let mut page = ex.response().and_then(|r| r.get("result")).cloned();
+    for _ in 0..MOST_TASK_PAGES {
+        let Some(result) = page.take() else {
+            return (task, ids, Some("a page was no tasks/list result".into()));
+        };
+        ids.extend(
+            result
+                .get("tasks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|t| t.get("taskId").cloned()),
+        );
+        let Some(cursor) = result.get("nextCursor").filter(|c| !c.is_null()) else {
+            return (task, ids, None);
+        };
+        let next = client
+            .request(
+                "tasks/list",
+                Some(serde_json::json!({"cursor": cursor})),
+                true,
+            )
+            .await;
+        page = next.response().and_then(|r| r.get("result")).cloned();
+    }
+    let why = format!("more than {MOST_TASK_PAGES} pages");
+    (task, ids, Some(why))
+}
+
+/// Whether a step of the case cancels in-flight request `id`.
+pub(super) fn cancelled_by_case(plan: &CasePlan, id: &Value) -> bool {
+    plan.steps.iter().any(|s| {
+        matches!(s, Step::Send(o) if o.method == "notifications/cancelled"
+            && o.params.as_ref().and_then(|p| p.get("requestId")) == Some(id))
+    })
+}

@@ -1,0 +1,507 @@
+//! The executor: sends what a [`CasePlan`] says, collects the exchange and
+//! the evidence around it (counts, the server's log, liveness), and hands
+//! them to the oracle. It builds nothing and decides nothing itself.
+
+use mcperr_core::exchange::{Ending, Exchange};
+use mcperr_core::oracle::{self, Evidence};
+use mcperr_core::plan::{CasePlan, IdChoice, Outgoing, Step};
+use mcperr_core::report::CaseResult;
+use mcperr_core::rules::AspectId;
+use mcperr_core::Verdict;
+use serde_json::Value;
+
+use crate::client::Client;
+
+mod evidence;
+mod send;
+mod slow;
+
+use evidence::{
+    cancelled_by_case, limited_calls, resource_metadata, start_in_flight, task_listing,
+    watch_cancelled,
+};
+use send::{
+    capture, clip, clip_body, get_with_side_post, plain_exchange, resumed_get, shaped_exchange,
+    step,
+};
+use slow::{hung_result, slow_answer, slow_step};
+
+/// Runs one planned case on a live client. The second value is false when
+/// the server stopped answering (the caller restarts it).
+///
+/// A generated valid call with further argument sets to try is sent again
+/// with the next set while the tool refuses (an error or an `isError`
+/// result that is otherwise well-formed): only an accepted call can pass,
+/// and a call none of whose sets is accepted is a skip that says so. Any
+/// refusal that breaks a rule (a leak in its text, a wrong shape) is the
+/// verdict at once.
+pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool) {
+    if let Some(rebase) = &plan.case.rebase {
+        return rebased(client, plan, rebase).await;
+    }
+    let Some(tries) = &plan.case.arguments_to_try else {
+        return execute_once(client, plan).await;
+    };
+    let mut attempt = plan.clone();
+    let mut refusals = Vec::new();
+    for next in tries.iter().map(Some).chain([None]) {
+        let (result, alive) = execute_once(client, &attempt).await;
+        let refused = result
+            .response
+            .as_ref()
+            .is_some_and(mcperr_core::expect::refusal);
+        if !alive || result.verdict != Verdict::Pass || !refused {
+            return (result, alive);
+        }
+        refusals.push(short_answer(result.response.as_ref()));
+        let Some(args) = next else {
+            let mut result = result;
+            if plan.case.takes_no_arguments && is_error_result(result.response.as_ref()) {
+                // Nothing to vary: the tool ran on its one valid call and
+                // reported its own failure, which T8 allows (isError needs
+                // no structuredContent); the answer was judged above.
+                result.message = format!(
+                    "{}, not a refusal of the call: {}",
+                    mcperr_core::report::TOOL_FAILED,
+                    refusals.join("; ")
+                );
+                return (result, alive);
+            }
+            result.verdict = Verdict::Skip;
+            let sets = match refusals.len() {
+                1 => "the one schema-derived argument set".to_string(),
+                n => format!("all {n} schema-derived argument sets (the last is shown)"),
+            };
+            result.message = format!(
+                "no valid call to judge: the tool refused {sets}; answers: {}",
+                refusals.join("; ")
+            );
+            return (result, alive);
+        };
+        if let Some(p) = attempt
+            .request
+            .params
+            .as_mut()
+            .and_then(Value::as_object_mut)
+        {
+            p.insert("arguments".into(), args.clone());
+        }
+    }
+    unreachable!("the loop returns on its last set")
+}
+
+/// Whether an answer is an `isError` result (not a JSON-RPC error).
+fn is_error_result(response: Option<&Value>) -> bool {
+    response.and_then(|r| mcperr_core::wire::at(r, &["result", "isError"]))
+        == Some(&Value::Bool(true))
+}
+
+/// A T4 case sent on an argument set the tool is first seen to accept
+/// ([`mcperr_core::case::Rebase`]): valid sets go unjudged (their strays
+/// go to the case) until one is accepted, then the case's call is that set
+/// with its change. When the tool refuses every set, the case is sent on the
+/// last one and its passing refusal counts only if it says something the
+/// set's own refusal did not, beyond the extra property's name and value
+/// (else the tool failed for another reason, perhaps quoting its
+/// arguments): a skip.
+async fn rebased(
+    client: &mut Client,
+    plan: &CasePlan,
+    rebase: &mcperr_core::case::Rebase,
+) -> (CaseResult, bool) {
+    let tool = plan
+        .case
+        .request
+        .params
+        .as_ref()
+        .and_then(|p| p.get("name"))
+        .cloned();
+    let with_args = |args: Value| {
+        let mut attempt = plan.clone();
+        if let Some(p) = attempt
+            .request
+            .params
+            .as_mut()
+            .and_then(Value::as_object_mut)
+        {
+            p.insert("arguments".into(), args);
+        }
+        attempt
+    };
+    // A hung tools/call: the case is an error at once, as any of its cases.
+    if client.pace.hung("tools/call").is_some() {
+        return execute_once(client, plan).await;
+    }
+    let mark = client.stderr().mark();
+    let mut last = None;
+    let mut accepted = None;
+    let normal = client.timeout;
+    client.set_timeout(client.pace.timeout_for("tools/call", normal));
+    for set in &rebase.sets {
+        let params = serde_json::json!({"name": tool, "arguments": set});
+        let ex = client.request("tools/call", Some(params), true).await;
+        let Some(answer) = ex.response() else {
+            // No answer to a valid call: not the extra property's doing.
+            client.set_timeout(normal);
+            let alive = client.probe().await.response().is_some();
+            let j = mcperr_core::oracle::Judgement::new(
+                Verdict::Error,
+                &plan.case.rule,
+                format!(
+                    "not judged: the valid call this case stands on got no answer ({:?}): arguments {set}",
+                    ex.ending
+                ),
+            );
+            return (
+                CaseResult::planned(plan, &plan.citation, j, Some(ex.request), None, 0),
+                alive,
+            );
+        };
+        if !mcperr_core::expect::refusal(answer) {
+            accepted = Some(set);
+            break;
+        }
+        last = Some((set, mcperr_core::expect::answer_text(answer)));
+    }
+    client.set_timeout(normal);
+    // What the unjudged calls logged is not the case's (a crash's traceback
+    // would break a log check): it is let through before the case's mark.
+    if client.has_stderr() && plan.wants_log() {
+        client.settle_stderr(mark).await;
+    }
+    if let Some(set) = accepted {
+        return execute_once(client, &with_args(rebase.apply(set))).await;
+    }
+    let Some((set, refused)) = last else {
+        return execute_once(client, plan).await;
+    };
+    let (result, alive) = execute_once(client, &with_args(rebase.apply(set))).await;
+    let case_text = result
+        .response
+        .as_ref()
+        .map(mcperr_core::expect::answer_text)
+        .unwrap_or_default();
+    if result.verdict != Verdict::Pass
+        || mcperr_core::expect::refusal_says_more(&case_text, &refused, rebase)
+    {
+        return (result, alive);
+    }
+    let mut result = result;
+    result.verdict = Verdict::Skip;
+    result.message = format!(
+        "not judged: the tool refused every valid argument set ({} tried), and its refusal of the extra property says nothing its refusal of the same set without it did not (without: {:?}; with: {:?}): it may have failed for another reason",
+        rebase.sets.len(),
+        clip(&refused),
+        clip(&case_text)
+    );
+    (result, alive)
+}
+
+/// An answer in a few words, for the message of a skipped valid call.
+fn short_answer(response: Option<&Value>) -> String {
+    let Some(r) = response else {
+        return "no answer".into();
+    };
+    let text = clip(&mcperr_core::expect::answer_text(r));
+    match r.pointer("/error/code") {
+        Some(c) => format!("error {c} {text:?}"),
+        None => format!("isError {text:?}"),
+    }
+}
+
+/// The methods a case sends requests of: its judged one, then its steps'.
+fn methods_of(plan: &CasePlan) -> Vec<&str> {
+    let steps = plan.steps.iter().filter_map(|s| match s {
+        Step::Send(o) if o.id != IdChoice::Notification => Some(o.method.as_str()),
+        _ => None,
+    });
+    std::iter::once(plan.request.method.as_str())
+        .chain(steps)
+        .collect()
+}
+
+async fn execute_once(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool) {
+    let methods = methods_of(plan);
+    for &m in &methods {
+        if let Some(first) = client.pace.hung(m) {
+            let first = first.to_string();
+            return (hung_result(plan, m, &first, client.pace.slow_timeout), true);
+        }
+    }
+    // Every request of the case (steps included) gets the slowest of their
+    // methods' timeouts: --slow-ms once one of them is known slow.
+    let normal = client.timeout;
+    let paced = methods
+        .iter()
+        .map(|m| client.pace.timeout_for(m, normal))
+        .max()
+        .unwrap_or(normal);
+    client.set_timeout(paced);
+    if plan.case.hold_asks {
+        client.hold_asks();
+    }
+    let out = execute_paced(client, plan).await;
+    client.release_held().await;
+    client.set_timeout(normal);
+    out
+}
+
+async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool) {
+    let early = client.begin_case();
+    let mark = client.stderr().mark();
+    let before = if plan.wants_counts() {
+        limited_calls(client).await
+    } else {
+        None
+    };
+    let mut evidence = Evidence {
+        other_session: client.other_session.clone(),
+        ..Evidence::default()
+    };
+    let mut in_flight = None;
+    let resumes = plan
+        .expectation
+        .checks
+        .contains(&mcperr_core::case::Check::ResumedOwnStream);
+    let mut streams = Vec::new();
+    let mut vars: Vec<(String, Value)> = Vec::new();
+    let with_values;
+    let mut plan = plan;
+    for (index, s) in plan.steps.iter().enumerate() {
+        let filled;
+        let s = if vars.is_empty() {
+            s
+        } else {
+            filled = plan.with_values(&vars).steps[index].clone();
+            &filled
+        };
+        if let Step::InFlight(o) = s {
+            match start_in_flight(client, plan, o).await {
+                Ok(started) => in_flight = Some(started),
+                Err(skipped) => return (skipped, true),
+            }
+            continue;
+        }
+        let sent = step(client, s).await;
+        if let Ok(answered) = &sent {
+            let answer = answered.as_ref().and_then(Exchange::response).cloned();
+            if let Err((skip, why)) = capture(plan, index, answer.as_ref(), &mut vars) {
+                let j = if skip {
+                    mcperr_core::oracle::Judgement::new(Verdict::Skip, &plan.case.rule, why)
+                } else {
+                    let v = mcperr_core::grading::Violation::new(plan.case.aspect_id(), why);
+                    let graded = plan.grader().graded(&v, false).into_iter().collect();
+                    mcperr_core::oracle::Judgement::of(graded, &plan.case.rule, String::new())
+                };
+                let result = CaseResult::planned(plan, &plan.citation, j, None, answer.clone(), 0);
+                return (result, true);
+            }
+        }
+        let ex = match sent {
+            Ok(answered) => {
+                if resumes {
+                    streams.extend(answered);
+                }
+                continue;
+            }
+            Err(ex) => ex,
+        };
+        {
+            let ms = ex.duration.as_millis() as u64;
+            // A step left unanswered while the server answers a probe: the
+            // step's method is hung (its later cases are errors at once),
+            // the server is not lost.
+            if ex.ending == Ending::Timeout && client.probe().await.response().is_some() {
+                let method = ex.request["method"].as_str().unwrap_or("?").to_string();
+                if slow_step(client, &method, &ex).await {
+                    // The case again, the step's method now with --slow-ms.
+                    return Box::pin(execute_once(client, plan)).await;
+                }
+                client.pace.mark_hung(&method, &plan.case.id);
+                let v = mcperr_core::grading::Violation::new(
+                    AspectId::J4Main,
+                    format!(
+                        "the case's {method} step was never answered (within {} ms) while the server went on answering others; {method} is hung, its later requests are not sent",
+                        client.timeout.as_millis()
+                    ),
+                );
+                let graded = plan.grader().graded(&v, false).into_iter().collect();
+                let j = mcperr_core::oracle::Judgement::of(graded, &plan.case.rule, String::new());
+                let citation = j.citation.clone().unwrap_or_else(|| plan.citation.clone());
+                let result = CaseResult::planned(plan, &citation, j, Some(ex.request), None, ms);
+                return (result, true);
+            }
+            let j = oracle::judge(plan, &ex, &evidence);
+            let result = CaseResult::planned(plan, &plan.citation, j, Some(ex.request), None, ms);
+            return (result, false);
+        }
+    }
+    if !vars.is_empty() {
+        with_values = plan.with_values(&vars);
+        plan = &with_values;
+    }
+    if let Some((id, token)) = &in_flight {
+        evidence.after_cancel = watch_cancelled(client, plan, id, token.as_ref()).await;
+        // A subscription left in flight: how it ended, if the server ended it.
+        if let Some(listen) = plan.listens().into_iter().find(|l| l.get("id") == Some(id)) {
+            evidence.ended = Some(mcperr_core::oracle::subscriptions::Ended {
+                listen,
+                answer: client.late_answer(id),
+                cancelled_by_client: cancelled_by_case(plan, id),
+            });
+        }
+    }
+    let quiet_get = plan
+        .expectation
+        .checks
+        .contains(&mcperr_core::case::Check::GetStreamQuiet);
+    let mut ex = if plan.http.is_some() && quiet_get {
+        let (ex, side) = get_with_side_post(client, plan).await;
+        evidence.side_post = Some(side);
+        ex
+    } else if plan.http.is_some() && resumes {
+        let (ex, resumption) = resumed_get(client, plan, &streams).await;
+        evidence.resumption = resumption;
+        ex
+    } else if plan.http.is_some() {
+        shaped_exchange(client, plan).await
+    } else {
+        plain_exchange(client, &plan.request).await
+    };
+    ex.strays.splice(
+        0..0,
+        early.into_iter().map(mcperr_core::exchange::Stray::outside),
+    );
+    // hold_asks judges the server while it waits for input it asked for:
+    // one that asked nothing by its answer waits for nothing.
+    if client.held() == Some(0) && ex.response().is_some() {
+        ex.ending = Ending::NotApplicable(format!(
+            "the server sent no request of its own (no elicitation, sampling or roots request) before it answered {}, so it waited for no input",
+            plan.request.method
+        ));
+    }
+    // An id beyond a double that got silence or an id-null error: the same
+    // request with a small id shows whether the id alone was the problem
+    // (the RFC 8259 section 6 policy, as in fuzzing).
+    if plan.http.is_none()
+        && matches!(
+            mcperr_core::wire::big_id_answer(&ex),
+            Some(
+                mcperr_core::wire::BigIdAnswer::Silent
+                    | mcperr_core::wire::BigIdAnswer::NullIdError
+            )
+        )
+    {
+        let small = Outgoing {
+            id: IdChoice::Fresh,
+            ..plan.request.clone()
+        };
+        let again = plain_exchange(client, &small).await;
+        evidence.small_id_answered = Some(matches!(again.ending, Ending::Answered(_)));
+    }
+    if plan.wants_counts() {
+        evidence.counts = Some((before, limited_calls(client).await));
+    }
+    if plan
+        .expectation
+        .checks
+        .contains(&mcperr_core::case::Check::TaskListed)
+    {
+        if let Some((_, task)) = vars.iter().find(|(k, _)| k == "task") {
+            evidence.listing = Some(task_listing(client, &ex, task.clone()).await);
+        }
+    }
+    if plan
+        .expectation
+        .checks
+        .contains(&mcperr_core::case::Check::ResourceMetadata)
+    {
+        evidence.metadata = resource_metadata(client, &ex).await;
+    }
+    // Log checks need the server's stderr: only a line server's is ours to read.
+    if client.has_stderr() && plan.wants_log() {
+        client.settle_stderr(mark).await;
+        evidence.stderr = Some(client.stderr().since(mark));
+    }
+    // The liveness probe runs before judging, so that whatever the server
+    // wrote during the case (steps, counts, probe included) is judged here.
+    let mut alive = ex.response().is_some() || ex.http.is_some();
+    if ex.ending == Ending::Timeout && plan.http.is_none() {
+        // No answer: does the server still answer others? Then this request
+        // is slow (answered within --slow-ms) or left unanswered (J4, and
+        // its method hung), not the server lost.
+        let probe = client.probe().await;
+        if probe.response().is_some() {
+            alive = true;
+            match slow_answer(client, plan, &ex).await {
+                Some((answer, elapsed)) => {
+                    client.pace.mark_slow(&plan.request.method, elapsed);
+                    evidence.slow = Some((elapsed, client.timeout));
+                    ex.ending = answer.ending;
+                    ex.request = answer.request;
+                    ex.duration = elapsed;
+                }
+                None => {
+                    client.pace.mark_hung(&plan.request.method, &plan.case.id);
+                    evidence.answered_after = true;
+                }
+            }
+            let strays = client.drain();
+            ex.strays.extend(strays);
+        }
+    } else if alive {
+        let probe = client.probe().await;
+        if probe.response().is_none() {
+            alive = false;
+            evidence.stopped = Some(match &probe.ending {
+                Ending::Died(how) => how.clone(),
+                _ => "it gave no answer to the next request".to_string(),
+            });
+        }
+    }
+    let late = client.drain();
+    ex.strays
+        .extend(late.into_iter().map(mcperr_core::exchange::Stray::outside));
+    client.note_server_requests(&mut ex.strays);
+    // Last, as it ends the connection: does the server exit at end of input?
+    if plan
+        .expectation
+        .checks
+        .contains(&mcperr_core::case::Check::ExitOnEof)
+    {
+        evidence.eof_exit = client
+            .close_stdin(mcperr_core::oracle::checks::EOF_WAIT)
+            .await;
+        alive = false;
+    }
+    let mut judgement = oracle::judge(plan, &ex, &evidence);
+    if judgement.verdict == Verdict::Error && client.has_stderr() {
+        let tail = client.stderr().tail(10);
+        if !tail.is_empty() && !judgement.message.contains("stderr tail") {
+            judgement.message = format!("{}; stderr tail:\n{tail}", judgement.message);
+        }
+    }
+    let ms = ex.duration.as_millis() as u64;
+    // The citation of the aspect that decided (the table's), else the case's own.
+    let citation = judgement
+        .citation
+        .clone()
+        .unwrap_or_else(|| plan.citation.clone());
+    let mut result = CaseResult::planned(
+        plan,
+        &citation,
+        judgement,
+        Some(ex.request.clone()),
+        ex.response().cloned(),
+        ms,
+    );
+    result.http_status = ex.http.as_ref().map(|a| a.status);
+    if result.response.is_none() {
+        result.body = ex
+            .http
+            .as_ref()
+            .filter(|a| !a.body.trim().is_empty())
+            .map(|a| clip_body(&a.body));
+    }
+    (result, alive)
+}

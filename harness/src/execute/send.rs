@@ -1,0 +1,263 @@
+//! How a case's messages go out: request ids, its steps and the values
+//! their answers give the later ones (`capture`), the judged request sent
+//! plainly or shaped as its `[http]` table says (method, headers, session
+//! mode), a GET with a POST on the side (`get-stream-quiet`) and a GET that
+//! resumes a stream (`resumed-own-stream`).
+
+use mcperr_core::exchange::{Ending, Exchange};
+use mcperr_core::plan::{CasePlan, IdChoice, Outgoing, SessionMode, Step, BOGUS_SESSION};
+use mcperr_protocol::Id;
+use serde_json::Value;
+
+use crate::client::{legacy_handshake, Client, Conn};
+
+pub(super) fn id_for(client: &mut Client, choice: &IdChoice) -> Option<Id> {
+    match choice {
+        IdChoice::Fresh => Some(client.fresh_id()),
+        IdChoice::Given(id) => Some(id.clone()),
+        IdChoice::Notification => None,
+    }
+}
+
+/// Sends one unjudged step: the answer of a step request, `Err` when it got none.
+pub(super) async fn step(client: &mut Client, step: &Step) -> Result<Option<Exchange>, Exchange> {
+    match step {
+        Step::Raw(raw) => client.send_raw(raw).await,
+        Step::Send(o) if o.id == IdChoice::Notification => {
+            client.notify(&o.method, o.params.clone()).await
+        }
+        // Sent by the caller, which keeps what it needs to watch it.
+        Step::InFlight(_) => {}
+        Step::Send(o) => {
+            let ex = client.request(&o.method, o.params.clone(), false).await;
+            return match ex.response() {
+                Some(_) => Ok(Some(ex)),
+                None => Err(ex),
+            };
+        }
+    }
+    Ok(None)
+}
+
+/// The values step `index`'s `answer` gives the later ones (`capture`), or
+/// why the case cannot go on without them: `Err(true)` skips the case (an
+/// optional value is absent), `Err(false)` fails it.
+pub(super) fn capture(
+    plan: &CasePlan,
+    index: usize,
+    answer: Option<&Value>,
+    vars: &mut Vec<(String, Value)>,
+) -> Result<(), (bool, String)> {
+    let Some((_, wanted)) = plan.captures.iter().find(|(i, _)| *i == index) else {
+        return Ok(());
+    };
+    let answer = answer.unwrap_or(&Value::Null);
+    for (name, spec) in wanted {
+        let (skip, why) = match mcperr_core::capture::take(answer, spec) {
+            Ok(v) => {
+                vars.push((name.clone(), v));
+                continue;
+            }
+            Err(mcperr_core::capture::Missing::Optional(why)) => (true, why),
+            Err(mcperr_core::capture::Missing::Required(why)) => (false, why),
+        };
+        let step = format!("step {} ({})", index + 1, answer["id"]);
+        return Err(if skip {
+            (
+                true,
+                format!(
+                    "not judged: {step} {why}: the server took a path this case does not follow: {}",
+                    clip(&answer.to_string())
+                ),
+            )
+        } else {
+            (
+                false,
+                format!(
+                    "{step} {why}, which the case goes on with: {}",
+                    clip(&answer.to_string())
+                ),
+            )
+        });
+    }
+    Ok(())
+}
+
+pub(super) async fn plain_exchange(client: &mut Client, request: &Outgoing) -> Exchange {
+    let id = id_for(client, &request.id).unwrap_or_else(|| client.fresh_id());
+    let msg = request.message(Some(&id));
+    client.exchange(id, msg).await
+}
+
+pub(super) fn no_sessions() -> Ending {
+    Ending::NotApplicable(
+        "the server minted no Mcp-Session-Id: it runs without sessions, which 2025-11-25 allows"
+            .into(),
+    )
+}
+
+/// A session id that the server minted and then ended with DELETE, or why
+/// there is none to test with.
+pub(super) async fn deleted_session(client: &Client) -> Result<String, Ending> {
+    let Conn::Http(http) = &client.conn else {
+        return Err(Ending::NotApplicable("not an HTTP client".into()));
+    };
+    let mut fresh = Client::new(Conn::Http(http.fresh()), client.era, client.timeout);
+    if legacy_handshake(&mut fresh).await.is_err() {
+        return Err(Ending::SetupFailed(
+            "a second initialize, to get a session to delete, failed".into(),
+        ));
+    }
+    let Conn::Http(h) = &fresh.conn else {
+        unreachable!("built as HTTP")
+    };
+    let Some(id) = h.session.clone() else {
+        return Err(no_sessions());
+    };
+    match h.close().await {
+        Some(s) if (200..300).contains(&s) => Ok(id),
+        Some(405) => Err(Ending::NotApplicable(
+            "the server does not let clients end sessions (DELETE 405), which the spec allows"
+                .into(),
+        )),
+        Some(s) => Err(Ending::SetupFailed(format!(
+            "DELETE of a fresh session was answered {s}"
+        ))),
+        None => Err(Ending::SetupFailed(
+            "DELETE of a fresh session failed".into(),
+        )),
+    }
+}
+
+/// Sends the judged request of an `[http]` case as its shape says.
+pub(super) async fn shaped_exchange(client: &mut Client, plan: &CasePlan) -> Exchange {
+    let shape = plan.http.as_ref().expect("an [http] plan");
+    let id = id_for(client, &plan.request.id);
+    let msg = plan.request.message(id.as_ref());
+    let mut overrides = shape.overrides.clone();
+    let has_session = matches!(&client.conn, Conn::Http(h) if h.session.is_some());
+    if shape.session != SessionMode::Current && !has_session {
+        return Exchange::unsent(msg, no_sessions());
+    }
+    match shape.session {
+        SessionMode::Without => overrides.push(("Mcp-Session-Id".into(), None)),
+        SessionMode::Bogus => overrides.push(("Mcp-Session-Id".into(), Some(BOGUS_SESSION.into()))),
+        SessionMode::Deleted => match deleted_session(client).await {
+            Ok(id) => overrides.push(("Mcp-Session-Id".into(), Some(id))),
+            Err(ending) => return Exchange::unsent(msg, ending),
+        },
+        SessionMode::Current => {}
+    }
+    let (request, body) = match (&shape.raw_body, shape.method.as_str()) {
+        (_, "GET" | "DELETE") => (Value::Null, None),
+        (Some(raw), _) => (Value::String(raw.clone()), Some(raw.clone().into_bytes())),
+        (None, _) => (msg.clone(), Some(msg.to_string().into_bytes())),
+    };
+    let Conn::Http(http) = &client.conn else {
+        unreachable!("HTTP plans run on HTTP clients")
+    };
+    let headers = http.headers_for(client.era, &msg);
+    let id = if shape.raw_body.is_some() { None } else { id };
+    client
+        .http_exchange(id, request, &shape.method, headers, &overrides, body)
+        .await
+}
+
+/// `get-stream-quiet`: the case's GET, and while its stream is listened to,
+/// a `ping` POSTed in the same session on a connection of its own; the
+/// ping's answer (its messages) for the check.
+pub(super) async fn get_with_side_post(
+    client: &mut Client,
+    plan: &CasePlan,
+) -> (Exchange, Result<Vec<Value>, String>) {
+    let Conn::Http(http) = &client.conn else {
+        unreachable!("HTTP plans run on HTTP clients")
+    };
+    let mut side = http.fresh();
+    side.session = http.session.clone();
+    let ping_id = client.fresh_id();
+    let ping = mcperr_protocol::jsonrpc::request(&ping_id, "ping", None);
+    let headers = side.headers_for(client.era, &ping);
+    let post = async move {
+        // After the GET is on its way: the stream is open when the ping lands.
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        let body = ping.to_string().into_bytes();
+        let want = ping_id.to_value();
+        match side
+            .send("POST", headers, &Vec::new(), Some(&want), Some(body))
+            .await
+        {
+            Ok(answer) => Ok(answer.messages),
+            Err(e) => Err(e.to_string()),
+        }
+    };
+    tokio::join!(shaped_exchange(client, plan), post)
+}
+
+/// `resumed-own-stream`: the judged GET resumes the first request step's
+/// SSE stream from its first event id (`Last-Event-ID`); the second step's
+/// stream is the one it must not replay. A server that answered with JSON,
+/// put no id on its events (resumability is a MAY), or opened no stream for
+/// the GET has nothing to judge: the case does not apply.
+pub(super) async fn resumed_get(
+    client: &mut Client,
+    plan: &CasePlan,
+    streams: &[Exchange],
+) -> (Exchange, Option<mcperr_core::oracle::checks::Resumption>) {
+    let not_applicable = |why: String| {
+        let ex = Exchange::unsent(Value::Null, Ending::NotApplicable(why));
+        (ex, None)
+    };
+    let sse = |i: usize| {
+        streams
+            .get(i)
+            .and_then(|s| s.http.as_ref())
+            .filter(|a| a.sse)
+    };
+    let (Some(first), Some(second)) = (sse(0), sse(1)) else {
+        return not_applicable(
+            "the server answered the case's requests without SSE streams, so there is no stream to resume".into(),
+        );
+    };
+    let Some(last) = first.event_ids.first().cloned() else {
+        return not_applicable(
+            "the server's SSE events carry no id, so no stream can be resumed (resumability is a MAY)".into(),
+        );
+    };
+    let mut shaped = plan.clone();
+    if let Some(http) = shaped.http.as_mut() {
+        http.overrides
+            .push(("Last-Event-ID".into(), Some(last.clone())));
+    }
+    let mut ex = shaped_exchange(client, &shaped).await;
+    // What the first stream carried, replayed, is redelivered, not new: no
+    // stray (its progress after its response, say).
+    ex.strays
+        .retain(|s| !s.message().is_some_and(|m| first.messages.contains(m)));
+    if let Some(answer) = ex.http.as_ref().filter(|a| !a.sse) {
+        let why = format!(
+            "the GET with Last-Event-ID {last:?} resumed no stream (HTTP {})",
+            answer.status
+        );
+        ex.ending = Ending::NotApplicable(why);
+    }
+    let resumption = mcperr_core::oracle::checks::Resumption {
+        last_event_id: last,
+        other_id: streams[1].request.get("id").cloned().unwrap_or(Value::Null),
+        other: second.messages.clone(),
+    };
+    (ex, Some(resumption))
+}
+
+pub(super) fn clip(s: &str) -> String {
+    s.chars().take(80).collect()
+}
+
+/// An HTTP body kept in a report: its first 4,000 characters.
+pub(super) fn clip_body(body: &str) -> String {
+    const MAX: usize = 4000;
+    match body.char_indices().nth(MAX) {
+        Some((at, _)) => format!("{}… ({} bytes in all)", &body[..at], body.len()),
+        None => body.to_string(),
+    }
+}

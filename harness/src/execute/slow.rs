@@ -1,0 +1,101 @@
+//! A request that timed out while the server went on answering others: its
+//! late answer within `--slow-ms`, or the step's method marked slow; and
+//! the result of a case whose method was found hung before it ran.
+
+use mcperr_core::exchange::{Ending, Exchange};
+use mcperr_core::plan::CasePlan;
+use serde_json::Value;
+
+use crate::client::{Client, Conn};
+
+use mcperr_core::report::CaseResult;
+use mcperr_core::Verdict;
+
+use super::send::plain_exchange;
+
+/// The answer to a request that timed out while the server answered a
+/// probe, if it comes within `--slow-ms` (counted from when it was sent),
+/// with the time it took. Over a line transport the answer is awaited;
+/// over HTTP, where the timed-out POST is gone, the same request is sent
+/// once more with `--slow-ms` as its timeout. A method already known slow
+/// had its `--slow-ms`: nothing more is waited for.
+pub(super) async fn slow_answer(
+    client: &mut Client,
+    plan: &CasePlan,
+    ex: &Exchange,
+) -> Option<(Exchange, std::time::Duration)> {
+    let slow = client.pace.slow_timeout;
+    if !client
+        .pace
+        .worth_waiting(&plan.request.method, client.timeout)
+    {
+        return None;
+    }
+    if matches!(client.conn, Conn::Http(_)) {
+        let normal = client.timeout;
+        client.set_timeout(slow);
+        let again = plain_exchange(client, &plan.request).await;
+        client.set_timeout(normal);
+        let elapsed = again.duration;
+        return again.response().is_some().then_some((again, elapsed));
+    }
+    let (answer, elapsed) = late_answer(client, ex).await?;
+    let mut answered = ex.clone();
+    answered.ending = Ending::Answered(answer);
+    Some((answered, elapsed))
+}
+
+/// Over a line transport: the late answer to `ex`'s timed-out request if it
+/// comes within `--slow-ms` of its sending, with the time it took in all.
+pub(super) async fn late_answer(
+    client: &mut Client,
+    ex: &Exchange,
+) -> Option<(Value, std::time::Duration)> {
+    let id = ex.request.get("id").cloned().unwrap_or(Value::Null);
+    let started = std::time::Instant::now();
+    let wait = client.pace.slow_timeout.saturating_sub(ex.duration);
+    let answer = client.await_late(&id, wait).await?;
+    Some((answer, ex.duration + started.elapsed()))
+}
+
+/// Whether a step request that timed out (while the server answered a
+/// probe) is slow rather than hung, marking its method slow if so: its
+/// answer comes within `--slow-ms` over a line transport; over HTTP, where
+/// the POST is gone, the case is tried once more with `--slow-ms` (a method
+/// already slow is hung when that times out too).
+pub(super) async fn slow_step(client: &mut Client, method: &str, ex: &Exchange) -> bool {
+    if !client.pace.worth_waiting(method, client.timeout) {
+        return false;
+    }
+    if matches!(client.conn, Conn::Http(_)) {
+        client.pace.mark_slow(method, client.timeout);
+        return true;
+    }
+    match late_answer(client, ex).await {
+        Some((_, elapsed)) => {
+            client.pace.mark_slow(method, elapsed);
+            true
+        }
+        None => false,
+    }
+}
+
+/// The error result of a case not sent because its method is hung.
+pub(super) fn hung_result(
+    plan: &CasePlan,
+    method: &str,
+    first: &str,
+    slow: std::time::Duration,
+) -> CaseResult {
+    // An error of J4 (the first request's unanswered deviation), not of the
+    // case's own rule, which this case could not test.
+    let j = mcperr_core::oracle::Judgement::new(
+        Verdict::Error,
+        mcperr_core::rules::RuleId::J4.as_str(),
+        format!(
+            "not sent: {method} is hung on this server: its request in case {first} got no answer within --slow-ms {} while the server answered others",
+            slow.as_millis()
+        ),
+    );
+    CaseResult::planned(plan, &plan.citation, j, None, None, 0)
+}
