@@ -20,7 +20,7 @@ use mcperr_core::select::{LeftOut, ToolCalls};
 use mcperr_protocol::Era;
 use serde_json::Value;
 
-use super::pipeline::{lane_of, Latency, LANE_LIMIT};
+use super::pipe::{lane_of, Latency, LANE_LIMIT};
 use super::probe::{confirm, count, culprit, shrink};
 use super::regroup::{attribute_ids, representatives};
 use super::worker::{Stop, Worker, COUNT_WINDOW};

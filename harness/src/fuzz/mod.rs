@@ -12,7 +12,9 @@
 //! - [`regroup`]: after the campaign, the findings only an id style brings
 //!   about, and one finding per group to shrink.
 
+mod answers;
 mod campaign;
+mod pipe;
 mod pipeline;
 mod probe;
 mod regroup;

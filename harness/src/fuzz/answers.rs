@@ -1,0 +1,277 @@
+//! Each line the server writes during a pipelined campaign, matched to the
+//! request it answers (by id; an id-less error claimed by the request it can
+//! only be the answer to), judged, and its slot freed; a request never
+//! answered, skipped, or answered over the line cap.
+
+use std::sync::atomic::Ordering;
+
+use mcperr_core::exchange::{Ending, Exchange, Stray};
+use mcperr_core::fuzz::Class;
+use mcperr_core::reassemble::Read;
+use mcperr_protocol::Era;
+use serde_json::Value;
+
+use super::pipe::{lane_of, remember, Pending, Pipe, MAX_STRAGGLERS};
+use super::probe::{count_in, count_params};
+use super::worker::Worker;
+use crate::client::is_response;
+use mcperr_core::lines::OverLong;
+
+/// A request unanswered while the server answered later ones: dropped from
+/// the window, its slot freed. It waits for a late answer up to `--slow-ms`
+/// unless its lane is hung (one of its requests had that wait in vain):
+/// then it is judged never answered (J4) at once.
+pub(super) fn skipped(w: &mut Worker<'_>, pipe: &mut Pipe, key: &str) {
+    let Some(p) = pipe.take(key) else {
+        return;
+    };
+    let lane = lane_of(&p.input);
+    // A hung lane's drops are judged at once; any other waits out of the
+    // window, up to --slow-ms and at least the timeout (a drop by the grace
+    // alone is no verdict: a concurrent server may answer out of order).
+    let wait = !pipe.hung_lanes.contains(&lane) && pipe.stragglers.len() < MAX_STRAGGLERS;
+    if wait {
+        *pipe.lanes.entry(lane).or_default() += 1;
+        pipe.stragglers.insert(key.to_string(), p);
+        return;
+    }
+    remember(&mut pipe.late, key.to_string());
+    w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
+    never_answered(w, p);
+}
+
+/// Whose answer an error without an id (absent or null) is.
+pub(super) enum Claim {
+    /// A request in flight (its key).
+    Request(String),
+    /// A lone-surrogate request already dropped in silence.
+    Silenced,
+    /// Nobody's: a stray.
+    Nobody,
+}
+
+/// An error without an id answers input the server could not read, or read
+/// without its id: the oldest request in flight of the kind the error's
+/// code points to. `-32600` (not a valid Request object) points to a broken
+/// envelope first (rmcp answers params given as an array so, id-less);
+/// anything else (`-32700` for a line it could not decode) to a lone
+/// surrogate first (a parser may refuse it, RFC 8259 §8.2), in flight or
+/// already dropped in silence. Then an id beyond a double, unless the server
+/// has echoed one (the RFC 8259 §6 policy judges it, wire::big_id). Claimed,
+/// it is judged as that request's answer (J1 error-id) at once, not left to
+/// wait out the drop grace, and never taken later for the answer of a
+/// lockstep request that follows.
+pub(super) fn claim_idless(pipe: &mut Pipe, value: &Value) -> Claim {
+    let oldest = |pipe: &Pipe, kind: &dyn Fn(&Pending) -> bool| {
+        pipe.order
+            .iter()
+            .find(|k| pipe.pending.get(*k).is_some_and(kind))
+            .cloned()
+    };
+    let envelope = |p: &Pending| matches!(p.input.class, Class::Envelope(_));
+    let surrogate = |p: &Pending| p.silent_ok;
+    let big_id = |p: &Pending| mcperr_core::wire::beyond_double(&p.msg["id"]);
+    let not_a_request = value.pointer("/error/code").and_then(Value::as_i64) == Some(-32600);
+    if not_a_request {
+        if let Some(k) = oldest(pipe, &envelope) {
+            return Claim::Request(k);
+        }
+    }
+    if let Some(k) = oldest(pipe, &surrogate) {
+        return Claim::Request(k);
+    }
+    if pipe.surrogates.pop_front().is_some() {
+        return Claim::Silenced;
+    }
+    if !pipe.big_ids_held {
+        if let Some(k) = oldest(pipe, &big_id) {
+            return Claim::Request(k);
+        }
+    }
+    match oldest(pipe, &envelope) {
+        Some(k) => Claim::Request(k),
+        None => Claim::Nobody,
+    }
+}
+
+/// Judges a request that was never answered while others were (J4).
+pub(super) fn never_answered(w: &mut Worker<'_>, p: Pending) {
+    let ex = Exchange {
+        request: p.msg,
+        ending: Ending::Timeout,
+        strays: vec![],
+        duration: p.sent.elapsed(),
+        http: None,
+    };
+    w.judge_and_record_alive(&p.input, &ex, None, true);
+}
+
+/// One line from the server, with its value if the transport decoded it
+/// already. Returns true when the pipe must drain (an answer with an id
+/// nobody sent).
+pub(super) fn answer(
+    w: &mut Worker<'_>,
+    pipe: &mut Pipe,
+    bytes: &[u8],
+    decoded: Option<Value>,
+) -> bool {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return false;
+    }
+    // The one reading of a line a case gets too ([`Reassembler`]): a
+    // message split over lines, or not UTF-8, is read and named.
+    let value = match decoded {
+        Some(v @ Value::Object(_)) => v,
+        _ => match pipe.reader.feed(bytes) {
+            Read::Message(v, found) => {
+                if !found.is_empty() {
+                    w.record_strays(found);
+                }
+                v
+            }
+            Read::Strays(found) => {
+                w.record_strays(found);
+                return false;
+            }
+            Read::Held => return false,
+        },
+    };
+    if !is_response(&value) {
+        // A server-to-client request or notification: judged only where it
+        // carries an id.
+        if let Some(s) = Stray::of_server_message(&value) {
+            w.record_strays(vec![s]);
+        }
+        return false;
+    }
+    let id = value.get("id").cloned().unwrap_or(Value::Null);
+    let mut key = id.to_string();
+    if let Some((k, sent)) = &pipe.alive {
+        if *k == key {
+            // Alive: what was sent before the probe and is overdue was skipped.
+            let probe_sent = *sent;
+            pipe.alive = None;
+            pipe.answered_sent = pipe.answered_sent.max(Some(probe_sent));
+            let timeout = w.settings.run.timeout;
+            let overdue: Vec<String> = pipe
+                .order
+                .iter()
+                .filter(|k| {
+                    pipe.pending.get(*k).is_some_and(|p| {
+                        !p.silent_ok && p.sent < probe_sent && p.sent.elapsed() >= timeout
+                    })
+                })
+                .cloned()
+                .collect();
+            for k in overdue {
+                skipped(w, pipe, &k);
+            }
+            return false;
+        }
+    }
+    if pipe.counting.as_ref().is_some_and(|(k, _, _)| *k == key) {
+        let (_, _, valid) = pipe.counting.take().expect("checked above");
+        match (count_in(&value), w.last_count) {
+            (Some(now), Some(before)) if now > before + valid => {
+                w.suspect(&mut pipe.checking);
+                w.last_count = Some(now);
+                w.valid_ok -= valid.min(w.valid_ok);
+            }
+            (Some(now), _) => {
+                w.last_count = Some(now);
+                w.valid_ok -= valid.min(w.valid_ok);
+                pipe.checking.clear();
+            }
+            _ => {}
+        }
+        return false;
+    }
+    if id.is_null() && value.get("error").is_some() {
+        match claim_idless(pipe, &value) {
+            Claim::Request(k) => key = k,
+            Claim::Silenced => return false,
+            Claim::Nobody => {}
+        }
+    }
+    if let Some(p) = pipe.unstraggle(&key) {
+        // A dropped request answered after all: late, and slow if past the timeout.
+        let lane = lane_of(&p.input);
+        let took = p.sent.elapsed();
+        w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
+        let ex = Exchange {
+            request: p.msg,
+            ending: Ending::Answered(value),
+            strays: vec![],
+            duration: took,
+            http: None,
+        };
+        let timeout = w.settings.run.timeout;
+        if took > timeout && pipe.slow_lanes.insert(lane) {
+            w.record_slow(&p.input, &ex, took, timeout);
+        }
+        w.judge_and_record(&p.input, &ex, None);
+        return false;
+    }
+    let Some(p) = pipe.take(&key) else {
+        if id.is_null() {
+            w.record_strays(vec![Stray::NullIdResponse(value)]);
+        } else if let Some(i) = pipe.surrogates.iter().position(|k| *k == key) {
+            pipe.surrogates.remove(i);
+        } else if !pipe.late.contains(&key) {
+            pipe.unknown += 1;
+            return true;
+        }
+        return false;
+    };
+    pipe.answered_sent = pipe.answered_sent.max(Some(p.sent));
+    // Its own id echoed (not an id-less error claimed for it).
+    pipe.big_ids_held |= mcperr_core::wire::beyond_double(&id);
+    pipe.latency.observe(p.sent.elapsed());
+    w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
+    let ok = value
+        .get("result")
+        .is_some_and(|r| r.get("isError") != Some(&Value::Bool(true)));
+    if ok && w.is_counted_call(&p.input) && p.input.class == Class::ValidCall {
+        w.valid_ok += 1;
+    }
+    let ex = Exchange {
+        request: p.msg,
+        ending: Ending::Answered(value),
+        strays: vec![],
+        duration: p.sent.elapsed(),
+        http: None,
+    };
+    w.judge_and_record(&p.input, &ex, None);
+    false
+}
+
+/// A line over the cap: the answer to the request its id names, which ends
+/// there (unread, it cannot be judged), or else a stray.
+pub(super) fn too_long(w: &mut Worker<'_>, pipe: &mut Pipe, line: &OverLong) {
+    let taken = line.id().and_then(|id| {
+        pipe.take(&id.to_string())
+            .or_else(|| pipe.unstraggle(&id.to_string()))
+    });
+    let Some(p) = taken else {
+        w.record_strays(vec![Stray::TooLong(line.len)]);
+        return;
+    };
+    w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
+    let ex = Exchange {
+        request: p.msg,
+        ending: Ending::TooLarge(line.len),
+        strays: vec![],
+        duration: p.sent.elapsed(),
+        http: None,
+    };
+    w.judge_and_record(&p.input, &ex, None);
+}
+
+/// A `limited_calls` call with a string id no fuzz request uses.
+pub(super) fn counted_call(era: Era, n: u64) -> Value {
+    let mut msg = serde_json::json!({"jsonrpc": "2.0", "id": format!("mcperr-count-{n}"), "method": "tools/call"});
+    if let Some(p) = mcperr_core::plan::params_for(era, Some(count_params()), true) {
+        msg["params"] = p;
+    }
+    msg
+}

@@ -1,0 +1,256 @@
+//! The pipeline's state: the requests in the window and out of it
+//! (stragglers waiting for a late answer), lanes found slow or hung, the
+//! latencies that set the drop grace, and the ids whose answers may still
+//! come. [`super::pipeline`] runs the loop on it; [`super::answers`] takes
+//! each line the server writes.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use mcperr_core::fuzz::FuzzInput;
+use mcperr_core::reassemble::Reassembler;
+use serde_json::Value;
+
+use super::probe::SILENCE_OK;
+
+/// Late ids remembered, at most.
+pub(super) const LATE_KEPT: usize = 256;
+
+/// The places taken in the window. Lone-surrogate requests, which a server
+/// may leave unanswered for good, do not take a place (up to another
+/// `width`). Nor does a request that requests sent after it have overtaken
+/// (answered first) while it waits out its drop grace: the server has moved
+/// past it, and a slot it held would only idle the server (a few per cent of
+/// a campaign's requests go unanswered on most SDKs' servers).
+pub(super) struct Occupancy {
+    pub(super) silent: usize,
+    pub(super) live: usize,
+}
+
+impl Occupancy {
+    /// Room for another request.
+    pub(super) fn has_room(&self, width: usize) -> bool {
+        self.live < width && self.silent < width
+    }
+
+    /// A request just sent takes its place.
+    pub(super) fn add(&mut self, silent_ok: bool) {
+        if silent_ok {
+            self.silent += 1;
+        } else {
+            self.live += 1;
+        }
+    }
+}
+
+/// Answers judged per turn before the window is refilled, where the
+/// transport holds the rest back (a server thread in process): the server
+/// gets new lines while the fuzzer judges, instead of running dry.
+pub(super) const PER_TURN: usize = 8;
+/// Dropped requests waiting for a late answer per lane (method and target),
+/// at most: further inputs of a full lane are drawn again.
+pub(crate) const LANE_LIMIT: usize = 4;
+/// The drop grace is this many times the server's recent 90th-percentile
+/// latency, and at least [`MIN_GRACE`].
+pub(super) const GRACE_FACTOR: u32 = 8;
+pub(super) const MIN_GRACE: Duration = Duration::from_millis(100);
+/// Dropped requests waiting for a late answer, at most (beyond, a drop is
+/// judged at once).
+pub(super) const MAX_STRAGGLERS: usize = 4096;
+/// Latencies kept for the drop grace.
+pub(super) const LATENCIES_KEPT: usize = 128;
+
+/// The server's recent answer times, and the grace after which a request
+/// still unanswered is dropped (or, over HTTP, counts against its lane)
+/// while later ones are answered.
+#[derive(Default)]
+pub(crate) struct Latency {
+    pub(super) recent: VecDeque<Duration>,
+    pub(super) seen: u64,
+    pub(super) grace: Option<Duration>,
+}
+
+impl Latency {
+    /// Notes the time an answered request took, renewing the grace.
+    pub(crate) fn observe(&mut self, took: Duration) {
+        self.recent.push_back(took);
+        if self.recent.len() > LATENCIES_KEPT {
+            self.recent.pop_front();
+        }
+        // Renewed every 16 answers (counted: the window's length stays at
+        // its cap, and renewing on every answer cost a tenth of a campaign).
+        self.seen += 1;
+        if self.seen.is_multiple_of(16) {
+            let mut recent: Vec<Duration> = self.recent.iter().copied().collect();
+            let at = recent.len() * 9 / 10;
+            let p90 = *recent.select_nth_unstable(at).1;
+            self.grace = Some((p90 * GRACE_FACTOR).max(MIN_GRACE));
+        }
+    }
+
+    /// The grace: eight times the recent 90th percentile, at least 100 ms,
+    /// at most `timeout` (and `timeout` until 16 answers are seen).
+    pub(crate) fn grace(&self, timeout: Duration) -> Duration {
+        self.grace.unwrap_or(timeout).min(timeout)
+    }
+}
+
+/// The lane of a request: method and target, so one slow tool does not
+/// hold up the others.
+pub(crate) fn lane_of(input: &FuzzInput) -> String {
+    format!("{} {}", input.method, input.target)
+}
+
+pub(super) struct Pending {
+    pub(super) input: FuzzInput,
+    pub(super) msg: Value,
+    pub(super) sent: Instant,
+    /// A lone surrogate: silence, or an id-null error, answers it.
+    pub(super) silent_ok: bool,
+}
+
+#[derive(Default)]
+pub(super) struct Pipe {
+    pub(super) pending: HashMap<String, Pending>,
+    pub(super) order: VecDeque<String>,
+    /// Answers with these ids may still come and are let through.
+    pub(super) late: VecDeque<String>,
+    /// Silenced lone-surrogate requests: an id-null error may answer one.
+    pub(super) surrogates: VecDeque<String>,
+    /// Answers with ids nobody sent, not yet matched to a request.
+    pub(super) unknown: usize,
+    /// When the latest-sent request that got an answer was sent.
+    pub(super) answered_sent: Option<Instant>,
+    /// A liveness probe in flight (id key, when sent).
+    pub(super) alive: Option<(String, Instant)>,
+    /// A `limited_calls` call in flight (id key, when sent, valid calls by then).
+    pub(super) counting: Option<(String, Instant, u64)>,
+    /// The invalid `limited` calls the count in flight checks.
+    pub(super) checking: Vec<FuzzInput>,
+    /// Dropped requests, out of the window, waiting up to `--slow-ms` for
+    /// a late answer.
+    pub(super) stragglers: HashMap<String, Pending>,
+    /// Dropped requests per lane.
+    pub(super) lanes: HashMap<String, usize>,
+    /// Lanes whose dropped request was answered late, and those never answered.
+    pub(super) slow_lanes: std::collections::HashSet<String>,
+    pub(super) hung_lanes: std::collections::HashSet<String>,
+    /// Recent latencies of answered requests, and the grace they give.
+    pub(super) latency: Latency,
+    /// When the budget was spent: stragglers then wait one drop grace more at most.
+    pub(super) spent_at: Option<Instant>,
+    /// Whether the server has echoed an id beyond a double: then an id-less
+    /// error is not its parser refusing a big id.
+    pub(super) big_ids_held: bool,
+    /// Lines that are no message alone, held in case they join into one.
+    pub(super) reader: Reassembler,
+}
+
+pub(super) fn remember(list: &mut VecDeque<String>, key: String) {
+    list.push_back(key);
+    while list.len() > LATE_KEPT {
+        list.pop_front();
+    }
+}
+
+impl Pipe {
+    pub(super) fn take(&mut self, key: &str) -> Option<Pending> {
+        let p = self.pending.remove(key)?;
+        // Answers mostly come in the order sent: the front first.
+        if let Some(i) = self.order.iter().position(|k| k == key) {
+            self.order.remove(i);
+        }
+        Some(p)
+    }
+
+    pub(super) fn waiting(&self) -> usize {
+        self.pending.values().filter(|p| !p.silent_ok).count()
+    }
+
+    /// The places the requests out hold, counted once per refill of the
+    /// window (see [`Occupancy`]).
+    pub(super) fn occupancy(&self) -> Occupancy {
+        let (mut silent, mut live) = (0, 0);
+        for p in self.pending.values() {
+            if p.silent_ok {
+                silent += 1;
+            } else if self.answered_sent.is_none_or(|s| s <= p.sent) {
+                live += 1;
+            }
+        }
+        Occupancy { silent, live }
+    }
+
+    /// The request whose deadline comes first, and that deadline: for a
+    /// request in the window a timeout after it was sent, or the drop grace
+    /// once a request sent after it was answered (or, while a liveness probe
+    /// is out, the probe's timeout); for a straggler `--slow-ms` (or a grace
+    /// after the budget was spent, if sooner).
+    pub(super) fn first_deadline(
+        &self,
+        timeout: Duration,
+        slow: Duration,
+    ) -> Option<(String, Instant)> {
+        let mut first: Option<(&String, Instant)> = None;
+        let grace = self.latency.grace(timeout);
+        let probe_due = self.alive.as_ref().map(|(_, sent)| *sent + timeout);
+        for k in &self.order {
+            if let Some(p) = self.pending.get(k) {
+                let passed = self.answered_sent.is_some_and(|s| s > p.sent);
+                let wait = match (p.silent_ok, passed) {
+                    (true, _) => timeout.min(SILENCE_OK),
+                    (false, true) => grace,
+                    (false, false) => timeout,
+                };
+                let mut d = p.sent + wait;
+                if let (false, false, Some(at)) = (p.silent_ok, passed, self.spent_at) {
+                    // After the budget nothing is sent after it that could
+                    // pass it: a grace after the last send, the liveness probe
+                    // asks instead of a whole timeout's wait (which a
+                    // campaign's rate would count in full).
+                    d = d.min(at.max(p.sent) + grace);
+                }
+                let d = probe_due.unwrap_or(d);
+                if first.is_none_or(|(_, f)| d < f) {
+                    first = Some((k, d));
+                }
+            }
+        }
+        for (k, p) in &self.stragglers {
+            let mut d = p.sent + slow.max(timeout);
+            if let Some(at) = self.spent_at {
+                // After the budget: one grace more, not a whole timeout (a
+                // campaign's rate counts its tail).
+                d = d.min(at + grace);
+            }
+            if first.is_none_or(|(_, f)| d < f) {
+                first = Some((k, d));
+            }
+        }
+        first.map(|(k, d)| (k.clone(), d))
+    }
+
+    /// Whether a slow lane holds as many dropped requests as it may.
+    pub(super) fn lane_full(&self, lane: &str) -> bool {
+        self.slow_lanes.contains(lane) && self.lanes.get(lane).is_some_and(|n| *n >= LANE_LIMIT)
+    }
+
+    /// Takes a straggler out, keeping its lane's count.
+    pub(super) fn unstraggle(&mut self, key: &str) -> Option<Pending> {
+        let p = self.stragglers.remove(key)?;
+        if let Some(n) = self.lanes.get_mut(&lane_of(&p.input)) {
+            *n = n.saturating_sub(1);
+        }
+        remember(&mut self.late, key.to_string());
+        Some(p)
+    }
+
+    /// Every id whose answer may still come (before a lockstep phase).
+    pub(super) fn stale_ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self.late.iter().chain(&self.surrogates).cloned().collect();
+        ids.extend(self.stragglers.keys().cloned());
+        ids.extend(self.alive.iter().map(|(k, _)| k.clone()));
+        ids.extend(self.counting.iter().map(|(k, _, _)| k.clone()));
+        ids
+    }
+}
