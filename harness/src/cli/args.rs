@@ -1,0 +1,236 @@
+//! The flags the subcommands share (the target, the case selection, the
+//! reports) and those of `mcperr run` and `mcperr reference`, with the help
+//! text `--help` shows.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use mcperr_reference::Fault;
+
+use crate::target;
+
+use super::{write_report, CliError};
+
+#[derive(Debug, Args, Clone)]
+pub(crate) struct TargetArgs {
+    /// The server as a command line, run as a child over stdio (split like a shell).
+    #[arg(long, value_name = "\"CMD ARGS…\"", conflicts_with_all = ["config", "http"])]
+    pub(crate) stdio: Option<String>,
+    /// The server's Streamable HTTP endpoint, e.g. http://127.0.0.1:8000/mcp.
+    #[arg(long, value_name = "URL", conflicts_with = "config")]
+    pub(crate) http: Option<String>,
+    /// An extra HTTP header on every request, e.g. "Authorization: Bearer …" (repeatable).
+    #[arg(long, value_name = "NAME: VALUE", conflicts_with = "stdio")]
+    pub(crate) header: Vec<String>,
+    /// Working directory for the --stdio server.
+    #[arg(long, value_name = "DIR", requires = "stdio")]
+    pub(crate) cwd: Option<PathBuf>,
+    /// Environment variable for the --stdio server (repeatable).
+    #[arg(long, value_name = "KEY=VALUE", requires = "stdio")]
+    pub(crate) env: Vec<String>,
+    /// An MCP host configuration file with an "mcpServers" map (use with --server).
+    #[arg(long, value_name = "FILE", requires = "server")]
+    pub(crate) config: Option<String>,
+    /// The server's name in the --config file.
+    #[arg(long, value_name = "NAME", requires = "config")]
+    pub(crate) server: Option<String>,
+    /// Protocol era: auto (judge every era the server speaks, each on a fresh
+    /// process), 2025-11-25 or 2026-07-28.
+    #[arg(long, value_name = "ERA", default_value = "auto")]
+    pub(crate) era: String,
+    /// Per-request timeout in milliseconds.
+    #[arg(long, value_name = "N", default_value_t = 5000)]
+    pub(crate) timeout_ms: u64,
+    /// Timeout of the start-up handshake in milliseconds (a server may be slow to start).
+    #[arg(long, value_name = "N", default_value_t = 10000)]
+    pub(crate) startup_timeout_ms: u64,
+    /// How long the first request of a method that outlives --timeout-ms is
+    /// waited for while the server answers others, in milliseconds: answered
+    /// by then, the method is slow (a warning at most; its later requests get
+    /// this long); not, it is hung (J4), and its remaining cases are errors at
+    /// once instead of one timeout each.
+    #[arg(long, value_name = "N", default_value_t = 30000)]
+    pub(crate) slow_ms: u64,
+    /// Bound the whole command, in seconds: when it is reached, what is not
+    /// done is left out (cases not run are skips saying so; a campaign stops
+    /// and its findings go unshrunk), and the reports are still written.
+    #[arg(long, value_name = "SECONDS")]
+    pub(crate) deadline: Option<f64>,
+    /// Longest stdout line (stdio) or response body (HTTP) accepted, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = target::DEFAULT_MAX_LINE)]
+    pub(crate) max_line: usize,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SelectArgs {
+    /// How strictly to judge: spec (the era's MUSTs fail, SHOULDs warn), model
+    /// (the source documents' error model: every deviation fails), python-sdk
+    /// (model plus the MCP Python SDK's exact texts and log lines), or the path
+    /// of a profile TOML file.
+    #[arg(long, value_name = "NAME|FILE", default_value = "spec")]
+    pub(crate) profile: String,
+    /// Turn every warning into a failure (as h2spec's strict mode does).
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// Only cases whose id matches this glob (repeatable), e.g. 'tools/*'.
+    #[arg(long, value_name = "GLOB")]
+    pub(crate) cases: Vec<String>,
+    /// Only call tools whose name matches this glob (repeatable). A tool named
+    /// here also gets a valid sample call, as read-only tools do.
+    #[arg(long, value_name = "GLOB")]
+    pub(crate) tools: Vec<String>,
+    /// Also call tools annotated destructiveHint: true (never called otherwise).
+    #[arg(long)]
+    pub(crate) allow_destructive: bool,
+    /// Run the case files (*.toml) in DIR instead of the built-in and
+    /// generated cases, e.g. the findings `mcperr fuzz --save DIR` wrote.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) cases_dir: Option<PathBuf>,
+    /// The server is a protected resource: also judge how it refuses
+    /// requests without a valid token (401 with a Bearer challenge, no data)
+    /// and its protected-resource metadata (rule A1). Needs --http and the
+    /// token as --header "Authorization: Bearer TOKEN"; mcperr never guesses
+    /// that a server is protected.
+    #[arg(long)]
+    pub(crate) auth_required: bool,
+    /// With --auth-required, a header with a token that lacks a scope the
+    /// server's tools need, e.g. "Authorization: Bearer READONLY": a
+    /// tools/call with it must get 403 insufficient_scope.
+    #[arg(long, value_name = "HEADER", requires = "auth_required")]
+    pub(crate) auth_limited_header: Option<String>,
+}
+
+/// The report files of a judged run (`run` and `proxy` write the same ones).
+#[derive(Debug, Args)]
+pub(crate) struct ReportArgs {
+    /// Write the JSON report here.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) json: Option<PathBuf>,
+    /// Write a JUnit XML report here.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) junit: Option<PathBuf>,
+    /// Write an HTML report here.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) html: Option<PathBuf>,
+    /// Write a Markdown summary here (counts, then each failure and warning
+    /// with its rule, the spec's sentence, the request and response folded,
+    /// and the command that reproduces it): fit for a pull-request comment
+    /// or $GITHUB_STEP_SUMMARY.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) markdown: Option<PathBuf>,
+    /// Write a SARIF 2.1.0 log here (the rule table as rules, one result per
+    /// failure, error and warning, located by server, era, transport and case).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) sarif: Option<PathBuf>,
+    /// Also locate each SARIF result in FILE, a path relative to the
+    /// repository root (the server's entry point, or the CI workflow):
+    /// GitHub code scanning refuses results that name no file.
+    #[arg(long, value_name = "FILE", requires = "sarif")]
+    pub(crate) sarif_location: Option<String>,
+}
+
+impl ReportArgs {
+    /// Fails (exit 2) before any work when a report's directory is missing.
+    pub(crate) fn check(&self) -> Result<(), CliError> {
+        check_report_paths(&[
+            ("--json", self.json.as_ref()),
+            ("--junit", self.junit.as_ref()),
+            ("--html", self.html.as_ref()),
+            ("--markdown", self.markdown.as_ref()),
+            ("--sarif", self.sarif.as_ref()),
+        ])
+    }
+
+    /// Writes every report asked for.
+    pub(crate) fn write(&self, set: &mcperr_core::report::RunSet) -> Result<(), CliError> {
+        use mcperr_core::report::{html, junit, markdown, sarif};
+        let files = [
+            ("--json", &self.json, set.to_json()),
+            ("--junit", &self.junit, junit::render_all(&set.runs)),
+            ("--html", &self.html, html::render_all(&set.runs)),
+            (
+                "--markdown",
+                &self.markdown,
+                markdown::render_all(&set.runs),
+            ),
+            (
+                "--sarif",
+                &self.sarif,
+                sarif::render_all(&set.runs, self.sarif_location.as_deref()),
+            ),
+        ];
+        for (flag, path, text) in files {
+            if let Some(path) = path {
+                write_report(flag, path, &text)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RunArgs {
+    #[command(flatten)]
+    pub(crate) target: TargetArgs,
+    #[command(flatten)]
+    pub(crate) select: SelectArgs,
+    /// Known failures (YAML or TOML: case-id or case-id:rule); they do not fail the run.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) baseline: Option<String>,
+    #[command(flatten)]
+    pub(crate) reports: ReportArgs,
+    /// Run independent cases on N server processes. Each pays the server's
+    /// start-up, so this pays off only when the suite outlasts a start-up.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
+    pub(crate) jobs: u64,
+    /// Print only failures and the summary.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ReferenceArgs {
+    /// Inject one named deviation from the error model (see --list-faults).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) fault: Option<Fault>,
+    /// Print every fault with the rule it breaks, then exit.
+    #[arg(long)]
+    pub(crate) list_faults: bool,
+    /// Serve Streamable HTTP on ADDR (e.g. 127.0.0.1:0) instead of stdio; the
+    /// bound URL is printed on stdout, then only logs on stderr.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:0")]
+    pub(crate) http: Option<String>,
+    /// Over HTTP, answer every request as a text/event-stream.
+    #[arg(long, requires = "http")]
+    pub(crate) sse: bool,
+    /// Over HTTP, the largest request body accepted (bytes).
+    #[arg(long, value_name = "BYTES", default_value_t = 4 << 20, requires = "http")]
+    pub(crate) max_body: usize,
+    /// Over HTTP, serve as a protected resource: every request needs
+    /// `Authorization: Bearer TOKEN` (else 401 with a Bearer challenge naming
+    /// the protected-resource metadata, served at
+    /// /.well-known/oauth-protected-resource/mcp). Judge it with `mcperr run
+    /// --http URL --auth-required --header "Authorization: Bearer TOKEN"`.
+    #[arg(long, value_name = "TOKEN", requires = "http")]
+    pub(crate) auth_token: Option<String>,
+    /// With --auth-token, a second token that may do everything but
+    /// tools/call (which it gets a 403 insufficient_scope for).
+    #[arg(long, value_name = "TOKEN", requires = "auth_token")]
+    pub(crate) auth_limited_token: Option<String>,
+}
+
+/// Checks before a run that each report path can be written, so that a typo
+/// cannot cost a whole run; without truncating a report an early error
+/// would then leave empty (the run writes each one whole at its end).
+pub(crate) fn check_report_paths(paths: &[(&str, Option<&PathBuf>)]) -> Result<(), CliError> {
+    for (flag, path) in paths {
+        if let Some(path) = path {
+            std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(path)
+                .map_err(|e| CliError::file(flag, path.display(), &e))?;
+        }
+    }
+    Ok(())
+}

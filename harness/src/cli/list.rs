@@ -1,0 +1,97 @@
+//! `mcperr list`: what a server offers and which cases apply to it, a dry
+//! run that sends no case.
+
+use clap::Args;
+use mcperr_protocol::Era;
+
+use crate::engine::{self};
+
+use super::args::{SelectArgs, TargetArgs};
+use super::setup::{check_auth, era_choice, resolve_target, runtime, selection, settings};
+use super::{out, CliError, Usage};
+
+#[derive(Debug, Args)]
+pub(super) struct ListArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+    #[command(flatten)]
+    select: SelectArgs,
+}
+
+pub(super) fn list(args: ListArgs) -> Result<i32, CliError> {
+    let (target, _) = resolve_target(&args.target)?;
+    let choice = era_choice(&args.target.era)?;
+    check_auth(&args.select, &target)?;
+    let selection = selection(&args.select)?;
+    let settings = settings(&args.target, target, 1, String::new());
+    let rt = runtime()?;
+    rt.block_on(async {
+        let opened = engine::open(&settings, choice, &selection)
+            .await
+            .map_err(|e| Usage(e.to_string()))?;
+        let era = opened.client.era;
+        opened.client.conn.close().await;
+        out(&render_listing(
+            &settings.target.display(),
+            era,
+            &opened.discovery,
+            &opened.plan,
+        ));
+        Ok(0)
+    })
+}
+
+/// The `mcperr list` text: what the server offers and which cases apply.
+pub(super) fn render_listing(
+    shown: &str,
+    era: Era,
+    discovery: &mcperr_core::discovery::Discovery,
+    plan: &mcperr_core::select::RunPlan,
+) -> String {
+    use std::fmt::Write as _;
+    let mut text = String::new();
+    let _ = writeln!(text, "server: {shown} · era {era}");
+    let _ = writeln!(text, "serverInfo: {}", discovery.server_info);
+    let names = |list: &[serde_json::Value], key: &str| -> String {
+        let v: Vec<&str> = list
+            .iter()
+            .filter_map(|x| x.get(key).and_then(|n| n.as_str()))
+            .collect();
+        if v.is_empty() {
+            "(none)".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    let _ = writeln!(text, "tools:      {}", names(&discovery.tools, "name"));
+    let _ = writeln!(text, "resources:  {}", names(&discovery.resources, "uri"));
+    let _ = writeln!(
+        text,
+        "templates:  {}",
+        names(&discovery.templates, "uriTemplate")
+    );
+    let _ = writeln!(text, "prompts:    {}", names(&discovery.prompts, "name"));
+    let planned = &plan.cases;
+    let _ = write!(
+        text,
+        "\n{}",
+        mcperr_core::select::tool_calls_block(&plan.tool_calls, &plan.left_out)
+    );
+    let runs = planned.iter().filter(|(_, v)| v.is_ok()).count();
+    let _ = writeln!(
+        text,
+        "\ncases: {runs} would run, {} would be skipped",
+        planned.len() - runs
+    );
+    for (case, verdict) in planned.iter() {
+        match verdict {
+            Ok(()) => {
+                let _ = writeln!(text, "  run   {:<4} {}", case.rule, case.id);
+            }
+            Err(why) => {
+                let _ = writeln!(text, "  skip  {:<4} {}  ({why})", case.rule, case.id);
+            }
+        }
+    }
+    text
+}
