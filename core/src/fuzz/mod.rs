@@ -14,15 +14,18 @@
 //! - [`group`]: findings folded by the deviation they show, one per group.
 
 pub mod formats;
+pub mod generator;
 pub mod group;
 pub mod identity;
 pub mod inputs;
 pub mod judge;
+mod plant;
 pub mod replay;
 pub mod shrink;
 pub mod source;
 pub mod values;
 
-pub use inputs::{Class, FuzzInput, Generator, IdStyle};
+pub use generator::Generator;
+pub use inputs::{Class, FuzzInput, IdStyle};
 pub use judge::{Finding, Judge};
 pub use source::{Bytes, Seeded, Source};
