@@ -1,0 +1,307 @@
+//! Benchmarks of live fuzzing (run with `cargo bench -p mcperr --bench fuzz`;
+//! release build). Prints one line per figure the fuzzing issue names:
+//!
+//! 1. The pipe's own floor: lockstep round trips through `cat`, and lines
+//!    per second through `cat` with a writer and a reader running at once.
+//! 2. `mcperr fuzz` against the reference server as a child over stdio
+//!    (target: at least 20,000 requests/s), in each era.
+//! 3. `mcperr fuzz` against the reference server in process (target: at
+//!    least 100,000 requests/s with one job).
+//! 4. Every SDK Bookshop (the Python SDK, the TypeScript SDK 2.x and 1.x,
+//!    FastMCP, punkpeye's fastmcp, mcp-framework, rmcp): each one's ceiling
+//!    measured by a minimal lockstep client, and `mcperr fuzz` against it
+//!    (target: at least 90 % of the ceiling). Needs the peers installed
+//!    (scripts/test.sh, or each fixture's setup.sh).
+//! 5. What `mcperr proxy` adds per message: lockstep round trips with the
+//!    reference server, direct and through the proxy, over stdio (`proxy`)
+//!    and over Streamable HTTP (`proxy-http`).
+//! 6. Peak resident memory of a 1,000,000-request `mcperr fuzz` (target:
+//!    flat, under 100 MB), with `/usr/bin/time -v` when it is there.
+//!
+//! `BENCH_QUICK=1` shortens every run (a smoke test of the benchmark itself).
+//! Names after `--` pick figures: `pipe`, `stdio`, `in-process`, `python`,
+//! `typescript`, `typescript-v1`, `fastmcp`, `fastmcp-ts`, `mcp-framework`, `rmcp`,
+//! `proxy`, `proxy-http`, `memory` (`cargo bench -p mcperr --bench fuzz -- in-process`); none runs all.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+mod lockstep;
+mod rates;
+
+use lockstep::{cat_lockstep, cat_pipelined, http_lockstep, reference_lockstep, url_server};
+use rates::{fuzz_rate, in_process, peer_ratio};
+
+/// The allocator the `mcperr` binary uses, so the in-process figure is the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+const MCPERR: &str = env!("CARGO_BIN_EXE_mcperr");
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+fn quick() -> bool {
+    std::env::var_os("BENCH_QUICK").is_some()
+}
+
+fn scale(n: u64) -> u64 {
+    if quick() {
+        (n / 20).max(100)
+    } else {
+        n
+    }
+}
+
+/// Whether the figure `name` was asked for (every figure when none was named).
+fn wanted(name: &str) -> bool {
+    let names: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    names.is_empty() || names.iter().any(|n| n == name)
+}
+
+fn main() {
+    // As the binary does: no transparent huge pages.
+    mcperr::no_huge_pages();
+    // The pipe's floor is the yardstick of the stdio figures too.
+    let (rtt, pipe) = if wanted("pipe") || wanted("stdio") {
+        (cat_lockstep(scale(20_000)), cat_pipelined(scale(1_000_000)))
+    } else {
+        (Duration::ZERO, 0.0)
+    };
+    if wanted("pipe") || wanted("stdio") {
+        println!(
+        "pipe floor (cat): lockstep round trip {:.1} µs ({:.0} requests/s), pipelined {pipe:.0} lines/s",
+        rtt.as_secs_f64() * 1e6,
+        1.0 / rtt.as_secs_f64()
+    );
+    }
+
+    let reference = format!("{MCPERR} reference");
+    let stdio_eras: &[&str] = if wanted("stdio") {
+        &["2025-11-25", "2026-07-28"]
+    } else {
+        &[]
+    };
+    for era in stdio_eras {
+        let n = scale(200_000).to_string();
+        let (rate, _) = fuzz_rate(&[
+            "--stdio",
+            &reference,
+            "--era",
+            era,
+            "--requests",
+            &n,
+            "--seed",
+            "1",
+        ]);
+        println!(
+            "mcperr fuzz, reference server as a child over stdio, {era}: {rate:.0} requests/s \
+             (target >= 20000; {:.0} % of the lockstep floor's rate, {:.0} % of cat's pipelined rate)",
+            rate * rtt.as_secs_f64() * 100.0,
+            rate / pipe * 100.0
+        );
+    }
+
+    if wanted("stdio") {
+        let n = scale(200_000).to_string();
+        let (rate, _) = fuzz_rate(&[
+            "--stdio",
+            &reference,
+            "--era",
+            "2025-11-25",
+            "--requests",
+            &n,
+            "--seed",
+            "1",
+            "--jobs",
+            "2",
+        ]);
+        println!(
+            "mcperr fuzz, reference server as two children over stdio (--jobs 2, a thread each), 2025-11-25: \
+             {rate:.0} requests/s (target >= 20000)"
+        );
+    }
+
+    if wanted("proxy") {
+        // What `mcperr proxy` adds to each message a host exchanges with its
+        // server: lockstep round trips, direct and through the proxy, side
+        // by side (alternating, three pairs).
+        let n = scale(20_000);
+        for _ in 0..if quick() { 1 } else { 3 } {
+            let direct = reference_lockstep(&[MCPERR, "reference"], n);
+            let proxied = reference_lockstep(&[MCPERR, "proxy", "--", MCPERR, "reference"], n);
+            println!(
+                "mcperr proxy, lockstep round trips with the reference server ({n} tools/call): direct {:.1} µs, \
+                 through the proxy {:.1} µs: +{:.1} µs per request and its answer",
+                direct.as_secs_f64() * 1e6,
+                proxied.as_secs_f64() * 1e6,
+                (proxied.as_secs_f64() - direct.as_secs_f64()) * 1e6
+            );
+        }
+    }
+
+    if wanted("proxy-http") {
+        // The same over Streamable HTTP: one keep-alive connection to the
+        // reference server's HTTP edge, direct and through
+        // `mcperr proxy --listen --upstream`.
+        let n = scale(20_000);
+        let (mut server, url) = url_server(&[MCPERR, "reference", "--http", "127.0.0.1:0"]);
+        let (mut proxy, proxy_url) = url_server(&[
+            MCPERR,
+            "proxy",
+            "--listen",
+            "127.0.0.1:0",
+            "--upstream",
+            &url,
+        ]);
+        for _ in 0..if quick() { 1 } else { 3 } {
+            let direct = http_lockstep(&url, n);
+            let proxied = http_lockstep(&proxy_url, n);
+            println!(
+                "mcperr proxy over HTTP, lockstep round trips with the reference server ({n} tools/call, 2026-07-28, keep-alive): \
+                 direct {:.1} µs, through the proxy {:.1} µs: +{:.1} µs per request and its answer",
+                direct.as_secs_f64() * 1e6,
+                proxied.as_secs_f64() * 1e6,
+                (proxied.as_secs_f64() - direct.as_secs_f64()) * 1e6
+            );
+        }
+        let _ = proxy.kill();
+        let _ = server.kill();
+        let _ = (proxy.wait(), server.wait());
+    }
+
+    if wanted("in-process") {
+        let n = scale(200_000);
+        println!(
+            "mcperr fuzz, reference server in process (2025-11-25, 1 job): {:.0} requests/s (target >= 100000)",
+            in_process(n, 1)
+        );
+        println!(
+            "mcperr fuzz, reference server in process (2025-11-25, 2 jobs, a thread each): {:.0} requests/s",
+            in_process(n, 2)
+        );
+    }
+
+    let python = std::env::var("MCPERR_PYTHON")
+        .unwrap_or_else(|_| format!("{ROOT}/target/py-venv/bin/python"));
+    let fastmcp = std::env::var("MCPERR_FASTMCP_PYTHON")
+        .unwrap_or_else(|_| format!("{ROOT}/target/fastmcp-venv/bin/python"));
+    const BOTH: &[&str] = &["2025-11-25", "2026-07-28"];
+    const LEGACY: &[&str] = &["2025-11-25"];
+    let rmcp = std::env::var("MCPERR_RMCP_BOOKSHOP")
+        .unwrap_or_else(|_| format!("{ROOT}/target/rmcp-fixture/release/bookshop-rmcp"));
+    // (figure name, label, program, script, what shows it is installed, eras,
+    // fuzz requests per run)
+    let npm =
+        |dir: &str, package: &str| format!("{ROOT}/fixtures/servers/{dir}/node_modules/{package}");
+    let peers = [
+        (
+            "python",
+            "python SDK bookshop",
+            python.clone(),
+            format!("{ROOT}/fixtures/servers/python/bookshop.py"),
+            python.clone(),
+            BOTH,
+            5_000,
+        ),
+        (
+            "typescript",
+            "TypeScript SDK bookshop",
+            "node".to_string(),
+            format!("{ROOT}/fixtures/servers/typescript/bookshop.mjs"),
+            npm("typescript", "@modelcontextprotocol/server"),
+            BOTH,
+            5_000,
+        ),
+        (
+            "typescript-v1",
+            "TypeScript SDK 1.x bookshop",
+            "node".to_string(),
+            format!("{ROOT}/fixtures/servers/typescript-v1/bookshop.mjs"),
+            npm("typescript-v1", "@modelcontextprotocol/sdk"),
+            LEGACY,
+            5_000,
+        ),
+        (
+            "fastmcp",
+            "FastMCP (PyPI) bookshop",
+            fastmcp.clone(),
+            format!("{ROOT}/fixtures/servers/fastmcp/bookshop.py"),
+            fastmcp.clone(),
+            BOTH,
+            5_000,
+        ),
+        (
+            "fastmcp-ts",
+            "fastmcp (npm) bookshop",
+            "node".to_string(),
+            format!("{ROOT}/fixtures/servers/fastmcp-ts/bookshop.mjs"),
+            npm("fastmcp-ts", "fastmcp"),
+            LEGACY,
+            5_000,
+        ),
+        (
+            "mcp-framework",
+            "mcp-framework bookshop",
+            "node".to_string(),
+            format!("{ROOT}/fixtures/servers/mcp-framework/bookshop.mjs"),
+            npm("mcp-framework", "mcp-framework"),
+            LEGACY,
+            5_000,
+        ),
+        (
+            "rmcp",
+            "rmcp (Rust SDK) bookshop",
+            rmcp.clone(),
+            String::new(),
+            rmcp.clone(),
+            BOTH,
+            100_000,
+        ),
+    ];
+    for (name, label, program, script, installed, eras, requests) in peers {
+        if !wanted(name) {
+            continue;
+        }
+        if std::path::Path::new(&installed).exists() {
+            peer_ratio(label, &program, &script, eras, requests);
+        } else {
+            println!("{label}: skipped (run scripts/test.sh, or the fixture's setup.sh, first)");
+        }
+    }
+
+    if wanted("memory") && std::path::Path::new("/usr/bin/time").exists() {
+        let n = scale(1_000_000).to_string();
+        let out = Command::new("/usr/bin/time")
+            .args([
+                "-v",
+                MCPERR,
+                "fuzz",
+                "-q",
+                "--era",
+                "2025-11-25",
+                "--requests",
+                &n,
+                "--seed",
+                "1",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stderr);
+        let rss = text
+            .lines()
+            .find_map(|l| {
+                l.trim()
+                    .strip_prefix("Maximum resident set size (kbytes): ")
+            })
+            .and_then(|k| k.trim().parse::<f64>().ok())
+            .unwrap_or(f64::NAN);
+        println!(
+            "peak resident memory of mcperr fuzz over {n} requests: {:.1} MB (target < 100 MB)",
+            rss / 1024.0
+        );
+    }
+}
