@@ -11,10 +11,8 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use mcperr_protocol::era::META_PROTOCOL_VERSION;
-use mcperr_protocol::headers::decode_header_value;
 use mcperr_protocol::jsonrpc::Message;
-use mcperr_protocol::{codes, Era, ErrorObject};
+use mcperr_protocol::{codes, Era};
 use serde_json::{json, Value};
 
 use crate::faults::Fault;
@@ -26,6 +24,9 @@ use crate::log::LogRecord;
 use crate::session::Session;
 
 pub use crate::http_reply::HttpReply;
+
+mod modern;
+mod replies;
 
 /// Settings of the HTTP edge.
 #[derive(Debug, Clone)]
@@ -330,149 +331,6 @@ impl HttpEdge {
         }
     }
 
-    fn modern(
-        &self,
-        version: Option<&str>,
-        headers: &[(String, String)],
-        message: Message,
-        logs: &mut Vec<LogRecord>,
-    ) -> HttpReply {
-        let (method, params, id) = match &message {
-            Message::Request(r) => (r.method.clone(), r.params.clone(), r.id.to_value()),
-            Message::Notification { method, params } => {
-                (method.clone(), params.clone(), Value::Null)
-            }
-            Message::Response { .. } => {
-                return HttpReply::rpc_error(
-                    400,
-                    codes::INVALID_REQUEST,
-                    "Invalid request: a response is not a request",
-                )
-            }
-        };
-        if self.fault() == Some(Fault::LastEventIdRefused)
-            && header(headers, "last-event-id").is_some()
-        {
-            return HttpReply::rpc_error(400, codes::INVALID_REQUEST, "Streams are not resumable");
-        }
-        // Headers are checked for notifications too (SEP-2243 sends them on every POST);
-        // the body was read, so a rejection can name the request's id.
-        let mismatch = |what: String| {
-            HttpReply::json(
-                400,
-                &json!({"jsonrpc": "2.0", "id": id, "error": {"code": codes::HEADER_MISMATCH, "message": what}}),
-            )
-        };
-        if self.fault() == Some(Fault::HttpHeadersUnchecked) {
-            return self.modern_checked(
-                version.unwrap_or(Era::Modern.version()),
-                id,
-                &method,
-                message,
-                logs,
-            );
-        }
-        let Some(version) = version else {
-            return mismatch("Header mismatch: MCP-Protocol-Version header is required".into());
-        };
-        match header(headers, "mcp-method") {
-            Some(m) if m == method => {}
-            Some(m) => {
-                return mismatch(format!(
-                    "Header mismatch: Mcp-Method {m:?} does not match the body's method {method:?}"
-                ))
-            }
-            None => return mismatch("Header mismatch: Mcp-Method header is required".into()),
-        }
-        let name = match method.as_str() {
-            "tools/call" | "prompts/get" => params
-                .as_ref()
-                .and_then(|p| p.get("name"))
-                .and_then(Value::as_str),
-            "resources/read" => params
-                .as_ref()
-                .and_then(|p| p.get("uri"))
-                .and_then(Value::as_str),
-            _ => None,
-        };
-        if let Some(name) = name {
-            match header(headers, "mcp-name").map(|raw| (raw, decode_header_value(raw))) {
-                Some((_, Some(n))) if n == name => {}
-                Some((raw, Some(_))) => {
-                    return mismatch(format!(
-                        "Header mismatch: Mcp-Name {raw:?} does not match the body's {name:?}"
-                    ))
-                }
-                Some((raw, None)) => {
-                    return mismatch(format!(
-                        "Header mismatch: Mcp-Name {raw:?} is not valid =?base64?…?= text"
-                    ))
-                }
-                None => {
-                    return mismatch(format!(
-                        "Header mismatch: Mcp-Name header is required for {method}"
-                    ))
-                }
-            }
-        }
-        if method == "tools/call" {
-            if let Some(why) =
-                crate::param_headers::for_call(params.as_ref(), headers, self.fault())
-            {
-                return mismatch(why);
-            }
-        }
-        let body_version = params
-            .as_ref()
-            .and_then(|p| {
-                p.pointer(&format!(
-                    "/_meta/{}",
-                    META_PROTOCOL_VERSION.replace('/', "~1")
-                ))
-            })
-            .and_then(Value::as_str);
-        if let Some(body_version) = body_version.filter(|b| *b != version) {
-            return mismatch(format!(
-                "Header mismatch: MCP-Protocol-Version {version:?} does not match the body's {body_version:?}"
-            ));
-        }
-        self.modern_checked(version, id, &method, message, logs)
-    }
-
-    /// A modern request whose headers agree with its body: the version is
-    /// checked, then notifications are accepted and requests answered.
-    fn modern_checked(
-        &self,
-        version: &str,
-        id: Value,
-        method: &str,
-        message: Message,
-        logs: &mut Vec<LogRecord>,
-    ) -> HttpReply {
-        if version != Era::Modern.version() && self.fault() != Some(Fault::HttpVersionUnchecked) {
-            let error = ErrorObject::with_data(
-                codes::UNSUPPORTED_PROTOCOL_VERSION,
-                format!("Unsupported protocol version: {version}"),
-                json!({"supported": [Era::Modern.version()], "requested": version}),
-            );
-            return HttpReply::json(
-                400,
-                &json!({"jsonrpc": "2.0", "id": id, "error": error.to_value()}),
-            );
-        }
-        if let Message::Notification { .. } = message {
-            return if self.fault() == Some(Fault::HttpNotificationBody) {
-                HttpReply::json(200, &json!({"jsonrpc": "2.0", "id": null, "result": {}}))
-            } else {
-                HttpReply::empty(202)
-            };
-        }
-        let mut session = Session::pinned(Era::Modern);
-        let mut outcome = session.handle(&self.handler, message);
-        logs.append(&mut outcome.logs);
-        self.reply_outcome(outcome, None, method)
-    }
-
     fn legacy(
         &self,
         headers: &[(String, String)],
@@ -552,122 +410,6 @@ impl HttpEdge {
         }
         self.streams.resume(session, last, self.fault())
     }
-
-    /// The HTTP form of a handled request: [`HttpEdge::reply`], except that a
-    /// request with notifications for the client (log messages, a slow call's
-    /// progress) is an SSE stream of them and then its response. The body is one reply, so the
-    /// steps are not paced here (nor cancellable: that needs a stream the
-    /// client can close).
-    fn reply_outcome(
-        &self,
-        outcome: crate::session::Outcome,
-        status: Option<u16>,
-        method: &str,
-    ) -> HttpReply {
-        let Some(response) = &outcome.response else {
-            return self.reply(outcome.response, status, method);
-        };
-        let paced = outcome.steps > 0 && outcome.progress_token.is_some();
-        if !paced && outcome.notifications.is_empty() {
-            return self.reply(outcome.response, status, method);
-        }
-        let steps = if paced { outcome.steps } else { 0 };
-        let token = outcome.progress_token.as_ref().filter(|_| paced);
-        let mut messages = outcome.notifications.clone();
-        messages.extend(crate::work::at_once(
-            response.clone(),
-            token,
-            steps,
-            self.fault(),
-        ));
-        let mut body = String::from(": mcperr reference\n\n");
-        for m in &messages {
-            body.push_str(&format!("event: message\ndata: {m}\n\n"));
-        }
-        HttpReply {
-            status: status_for(response, status),
-            headers: vec![
-                ("Content-Type".into(), "text/event-stream".into()),
-                ("Cache-Control".into(), "no-cache".into()),
-            ],
-            body: body.into_bytes(),
-        }
-    }
-
-    /// The HTTP form of a JSON-RPC response. `status`: a fixed status (legacy),
-    /// or `None` for the modern mapping (−32602 → 400, −32601 → 404, else 200).
-    fn reply(&self, response: Option<Value>, status: Option<u16>, method: &str) -> HttpReply {
-        let mut reply = self.reply_utf8(response, status, method);
-        if self.fault() == Some(Fault::Latin1Messages) {
-            reply.body = crate::faults::as_latin1(&reply.body);
-        }
-        reply
-    }
-
-    fn reply_utf8(&self, response: Option<Value>, status: Option<u16>, method: &str) -> HttpReply {
-        let Some(response) = response else {
-            // The silent-tool fault: the request is accepted and never answered.
-            return HttpReply::empty(202);
-        };
-        let mut status = status_for(&response, status);
-        let missing = response.pointer("/error/code").and_then(Value::as_i64)
-            == Some(codes::MISSING_CLIENT_CAPABILITY);
-        if missing && self.fault() == Some(Fault::MissingCapability200) {
-            status = 200;
-        }
-        let truncated = self.fault() == Some(Fault::HttpSseTruncated) && method == "tools/call";
-        let lingers = self.fault() == Some(Fault::SseAfterResponse) && method == "tools/call";
-        let foreign = self.fault() == Some(Fault::SseForeignProgress) && method == "tools/call";
-        // A client that polls with tasks/get wants no stream: "Where possible,
-        // servers SHOULD NOT upgrade to an SSE stream in response to a
-        // tasks/get request" (2025-11-25 basic/utilities/tasks).
-        let sse = match method {
-            "tasks/get" => self.fault() == Some(Fault::TaskGetSse),
-            _ => self.config.sse,
-        };
-        if sse || truncated || lingers || foreign {
-            let data = serde_json::to_string(&response).expect("responses serialize");
-            let mut body = if truncated {
-                ": the stream ends before the response\n\n".to_string()
-            } else {
-                format!(": mcperr reference\n\nevent: message\ndata: {data}\n\n")
-            };
-            if foreign {
-                // Progress of a request the client never sent, before the response.
-                let other = json!({"jsonrpc": "2.0", "method": "notifications/progress",
-                    "params": {"progressToken": "reference-other-request", "progress": 1}});
-                body.insert_str(0, &format!("event: message\ndata: {other}\n\n"));
-            }
-            if lingers {
-                // An event of another type: the stream goes on after the response.
-                body.push_str("event: ping\ndata: {}\n\n");
-            }
-            return HttpReply {
-                status,
-                headers: vec![
-                    ("Content-Type".into(), "text/event-stream".into()),
-                    ("Cache-Control".into(), "no-cache".into()),
-                ],
-                body: crate::mrtr::as_written(body.into_bytes(), self.fault()),
-            };
-        }
-        let mut reply = HttpReply::json(status, &response);
-        reply.body = crate::mrtr::as_written(reply.body, self.fault());
-        reply
-    }
-}
-
-/// The status of a JSON-RPC response: `fixed` (legacy), or the modern
-/// mapping (−32602 → 400, −32601 → 404, else 200).
-fn status_for(response: &Value, fixed: Option<u16>) -> u16 {
-    fixed.unwrap_or_else(
-        || match response.pointer("/error/code").and_then(Value::as_i64) {
-            // basic/index#meta: "On HTTP, the response status MUST be 400".
-            Some(codes::INVALID_PARAMS | codes::MISSING_CLIENT_CAPABILITY) => 400,
-            Some(codes::METHOD_NOT_FOUND) => 404,
-            _ => 200,
-        },
-    )
 }
 
 /// Under `stream-broadcast`: the notice a 2025-11-25 session sends on every
