@@ -9,9 +9,10 @@ use mcperr_protocol::Era;
 use serde_json::{json, Value};
 
 use super::inputs::{Class, FuzzInput, IdStyle};
+use super::invalid::invalid;
 use super::plant::{plant_canary, plant_surrogate};
 use super::source::Source;
-use super::values::{any_text, invalid, text, valid};
+use super::values::{any_text, text, valid};
 use crate::discovery::Discovery;
 use crate::generate::discovered::expand;
 use crate::generate::{is_read_only, validator};

@@ -18,6 +18,7 @@ pub mod generator;
 pub mod group;
 pub mod identity;
 pub mod inputs;
+pub mod invalid;
 pub mod judge;
 mod plant;
 pub mod replay;
