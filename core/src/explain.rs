@@ -198,7 +198,9 @@ mod tests {
                 sources(&p, out);
             } else if p.extension().is_some_and(|x| x == "rs") {
                 let text = std::fs::read_to_string(&p).unwrap();
-                if text.contains("#![cfg(test)]") {
+                // A module's tests kept apart (`mod tests;`) are test code.
+                if text.contains("#![cfg(test)]") || p.file_name().is_some_and(|n| n == "tests.rs")
+                {
                     continue;
                 }
                 let code = text.split("#[cfg(test)]").next().unwrap_or("").to_string();
