@@ -15,29 +15,19 @@ use crate::answer::Answer;
 use crate::bookshop;
 use crate::completion;
 use crate::faults::Fault;
-use crate::fixture::{FixtureState, PromptDef, TaskSupport, TemplateDef};
-use crate::log::LogRecord;
+use crate::fixture::{FixtureState, PromptDef, TemplateDef};
 use crate::mrtr::{self, Confirmations};
 use crate::pages::Pager;
 use crate::prompts;
 use crate::resources;
-use crate::tasks::{self, Tasks};
+use crate::tasks::Tasks;
 use crate::tools::ToolSet;
-
-/// The eight log levels, least severe first (server/utilities/logging#log-levels).
-const LOG_LEVELS: [&str; 8] = [
-    "debug",
-    "info",
-    "notice",
-    "warning",
-    "error",
-    "critical",
-    "alert",
-    "emergency",
-];
 
 /// The server's name in `serverInfo`.
 pub const SERVER_NAME: &str = "mcperr-reference";
+
+mod legacy_calls;
+mod logging;
 
 /// The reference server's state and fixture, shared by every connection.
 pub struct Handler {
@@ -105,57 +95,6 @@ impl Handler {
             caps.remove(c);
         }
         caps
-    }
-
-    /// A log level that is none of the eight (server/utilities/logging#log-levels):
-    /// -32602, unless the fault accepts any.
-    fn unknown_log_level(&self, level: &Value) -> Option<ErrorObject> {
-        let known = level.as_str().is_some_and(|l| LOG_LEVELS.contains(&l));
-        (!known && self.fault != Some(Fault::LogLevelUnchecked)).then(|| {
-            ErrorObject::new(
-                codes::INVALID_PARAMS,
-                format!("Invalid params: unknown log level {level}"),
-            )
-        })
-    }
-
-    /// The `notifications/message` a request gets for its log records at
-    /// level `asked` (2026-07-28: its `_meta`'s, which the `log-unasked`
-    /// fault takes as `debug` when absent; 2025-11-25: the session's, set by
-    /// logging/setLevel): none without a level, only records at that level
-    /// or above, and only their headline: the failure chain stays in the
-    /// server's own log (the `log-message-leaks` fault adds the request's
-    /// arguments, as a server that logs its calls would).
-    pub fn log_messages(
-        &self,
-        asked: Option<&str>,
-        req: &Request,
-        records: &[LogRecord],
-    ) -> Vec<Value> {
-        let Some(threshold) = asked.and_then(|a| LOG_LEVELS.iter().position(|l| *l == a)) else {
-            return vec![];
-        };
-        records
-            .iter()
-            .filter_map(|r| {
-                let level = match r.level {
-                    crate::log::Level::Info => "info",
-                    crate::log::Level::Warn => "warning",
-                    crate::log::Level::Error => "error",
-                };
-                let rank = LOG_LEVELS.iter().position(|l| *l == level)?;
-                (rank >= threshold).then_some((level, r))
-            })
-            .map(|(level, r)| {
-                let mut data = r.message.clone();
-                let arguments = req.params.as_ref().and_then(|p| p.get("arguments"));
-                if let Some(a) = arguments.filter(|_| self.fault == Some(Fault::LogMessageLeaks)) {
-                    data = format!("{data}; arguments: {a}");
-                }
-                json!({"jsonrpc": "2.0", "method": "notifications/message",
-                    "params": {"level": level, "logger": SERVER_NAME, "data": data}})
-            })
-            .collect()
     }
 
     /// A list method's answer: the page of `items` its cursor names, under
@@ -234,62 +173,6 @@ impl Handler {
     /// The input waiting task `id` asked for is in: its call's `result`.
     pub fn resolve_task(&self, id: &Value, result: Value) {
         self.tasks.resolve(id, result, self.fault);
-    }
-
-    fn call_tool_legacy(&self, params: Option<&Value>) -> Answer {
-        let task = match tasks::requested(params) {
-            Ok(task) => task.is_some(),
-            Err(e) => return Answer::error(e),
-        };
-        // Under unconfirmed-purchase a valid confirm_purchase from a client
-        // that was never asked buys the book (a stdio client that declared
-        // elicitation is asked first: crate::asking).
-        let unconfirmed = || {
-            let p = params?.as_object()?;
-            let buys = self.fault == Some(Fault::UnconfirmedPurchase)
-                && p.get("name")?.as_str()? == bookshop::NEEDS_ELICITATION;
-            let title = p.get("arguments")?.get("title")?.as_str()?;
-            buys.then(|| {
-                Answer::result(json!({"content": [{"type": "text",
-                    "text": format!("Bought {title}.")}], "isError": false}))
-            })
-        };
-        let call = || {
-            self.legacy_tools
-                .call_gated(&self.shop, self.fault, params, unconfirmed)
-        };
-        let name = params.and_then(|p| p.get("name")).and_then(Value::as_str);
-        let well_formed = matches!(
-            params.and_then(|p| p.get("arguments")),
-            None | Some(Value::Null | Value::Object(_))
-        );
-        let Some((name, support)) = name
-            .and_then(|n| Some((n, self.legacy_tools.task_support(n)?)))
-            .filter(|_| well_formed)
-        else {
-            return call();
-        };
-        let refuse = |why: String| {
-            Answer::error(ErrorObject::new(
-                codes::METHOD_NOT_FOUND,
-                format!("Method not found: {why}"),
-            ))
-        };
-        match (task, support) {
-            (true, TaskSupport::Forbidden) if self.fault != Some(Fault::TaskForbiddenAccepted) => {
-                refuse(format!("tool {name} cannot be called as a task"))
-            }
-            (false, TaskSupport::Required) if self.fault != Some(Fault::TaskRequiredAccepted) => {
-                refuse(format!("tool {name} may only be called as a task"))
-            }
-            (true, _) => {
-                let token = params
-                    .and_then(|p| p.pointer("/_meta/progressToken"))
-                    .cloned();
-                self.tasks.create(call(), self.fault, token)
-            }
-            (false, _) => call(),
-        }
     }
 
     /// Whether `method` is a request method this server answers in `era`.
