@@ -6,8 +6,10 @@
 //! An import is a path a file names outside comments and its
 //! `#[cfg(test)]` section: `crate::a::b`, `super::x`, `self::x` (and the
 //! items of a `{…}` group after one), resolved to the longest module path
-//! that is a file of the crate. A module's own `mod` children and the crate
-//! root are not imports.
+//! that is a file of the crate. The crate root is not an import, nor are a
+//! directory module's `mod` children and the items it reaches by their
+//! relative name (`send::step`): it is their entry point, and they may name
+//! its types (`super::Client`) without making a loop.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
