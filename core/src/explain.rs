@@ -216,6 +216,7 @@ mod tests {
         let mut out = Vec::new();
         sources(&root.join("core/src"), &mut out);
         sources(&root.join("harness/src"), &mut out);
+        sources(&root.join("render/src"), &mut out);
         out
     }
 

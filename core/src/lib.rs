@@ -27,7 +27,8 @@
 //!   substituted, era envelope built, HTTP shape chosen).
 //! - [`oracle`]: invariants callable without a case, and case judgement on top.
 //! - [`proxy`]: a real host's traffic judged as it passes (`mcperr proxy`).
-//! - [`report`], [`baseline`]: the typed run report and its renderings; known failures.
+//! - [`report`], [`baseline`]: the typed run report (its renderings are the
+//!   `mcperr-render` crate's); known failures.
 //! - [`requirements`]: the spec's error requirements per era, each checked by
 //!   the table's rules or not checked with a reason.
 

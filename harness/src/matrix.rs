@@ -1,17 +1,17 @@
 //! Judging servers in every era asked for, over each of their targets: what
 //! `mcperr run` does for its one server, and `mcperr matrix` for many at
 //! once (independent servers in parallel), collected into a
-//! [`Matrix`](mcperr_core::report::matrix::Matrix).
+//! [`Matrix`](mcperr_render::matrix::Matrix).
 
 use std::time::Duration;
 
 use futures_util::future::join_all;
 use mcperr_core::baseline::Baseline;
 use mcperr_core::profile::Profile;
-use mcperr_core::report::matrix::Matrix;
 use mcperr_core::report::{RunReport, TargetInfo};
 use mcperr_core::select::{SelectError, Selection};
 use mcperr_protocol::Era;
+use mcperr_render::matrix::Matrix;
 
 use crate::engine::{self, EngineError, EraChoice, RunSettings};
 
@@ -24,7 +24,7 @@ pub struct Server {
     /// Each target with how reports describe it.
     pub targets: Vec<ServerTarget>,
     /// Its known failures: a server with a baseline is gated (see
-    /// [`Matrix::gate`](mcperr_core::report::matrix::Matrix::gate)).
+    /// [`Matrix::gate`](mcperr_render::matrix::Matrix::gate)).
     pub baseline: Option<Baseline>,
 }
 

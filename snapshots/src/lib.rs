@@ -23,8 +23,8 @@ use mcperr::engine::RunSettings;
 use mcperr::matrix::{Server, ServerTarget};
 use mcperr::target;
 use mcperr::transport::{InProcess, Target};
-use mcperr_core::report::matrix::Cell;
 use mcperr_protocol::Era;
+use mcperr_render::matrix::Cell;
 use serde_json::{json, Value};
 
 /// The repository's root.

@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 
 use mcperr::matrix::run_matrix;
 use mcperr_core::profile::Profile;
-use mcperr_core::report::html::render_matrix;
-use mcperr_core::report::matrix::Matrix;
 use mcperr_core::select::Selection;
 use mcperr_core::verdict::Verdict;
+use mcperr_render::html::render_matrix;
+use mcperr_render::matrix::Matrix;
 use mcperr_snapshots::{
     servers, snapshot_place, transcript, CANARY, ERAS, ERA_NOT_SPOKEN, SERVER_NAMES,
 };

@@ -1,15 +1,10 @@
 //! The run report: a typed, deserializable record of one run (target, era,
-//! transport, profile, one result per case), and its renderings for the
-//! terminal, JUnit XML, HTML, Markdown and SARIF. The JSON report is this structure
-//! serialized, so a matrix can read many of them back.
+//! transport, profile, one result per case). The JSON report is this
+//! structure serialized, so a matrix can read many of them back; its other
+//! renderings (terminal, JUnit XML, HTML, Markdown, SARIF, the matrix page)
+//! are the `mcperr-render` crate's.
 
-pub mod html;
-pub mod junit;
-pub mod markdown;
-pub mod matrix;
-pub mod sarif;
 pub mod stale;
-pub mod terminal;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

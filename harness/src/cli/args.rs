@@ -143,7 +143,7 @@ impl ReportArgs {
 
     /// Writes every report asked for.
     pub(crate) fn write(&self, set: &mcperr_core::report::RunSet) -> Result<(), CliError> {
-        use mcperr_core::report::{html, junit, markdown, sarif};
+        use mcperr_render::{html, junit, markdown, sarif};
         let files = [
             ("--json", &self.json, set.to_json()),
             ("--junit", &self.junit, junit::render_all(&set.runs)),

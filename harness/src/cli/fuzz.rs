@@ -358,5 +358,5 @@ fn sarif(report: &crate::fuzz::FuzzReport) -> String {
             )
         })
         .collect();
-    mcperr_core::report::sarif::render_all(&runs, None)
+    mcperr_render::sarif::render_all(&runs, None)
 }

@@ -7,10 +7,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 use mcperr_core::profile::Profile;
-use mcperr_core::report::matrix::Matrix;
-use mcperr_core::report::{html, TargetInfo};
+use mcperr_core::report::TargetInfo;
 use mcperr_core::verdict::Verdict;
 use mcperr_protocol::Era;
+use mcperr_render::html;
+use mcperr_render::matrix::Matrix;
 
 use super::{
     check_report_paths, era_choice, load_baseline, out, runtime, selection, CliError, SelectArgs,

@@ -7,8 +7,9 @@
 use std::io::{self, IsTerminal};
 
 use mcperr_core::profile::Profile;
-use mcperr_core::report::{markdown, terminal, RunSet};
+use mcperr_core::report::RunSet;
 use mcperr_protocol::Era;
+use mcperr_render::{markdown, terminal};
 
 use super::{
     check_auth, era_choice, load_baseline, out, resolve_target, runtime, selection, settings,

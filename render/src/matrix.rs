@@ -11,9 +11,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::report::{CaseResult, RunReport, Summary, TargetInfo};
-use crate::rules;
-use crate::verdict::Verdict;
+use mcperr_core::report::{CaseResult, RunReport, Summary, TargetInfo};
+use mcperr_core::rules;
+use mcperr_core::verdict::Verdict;
 
 /// One column: one run of one server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -228,8 +228,9 @@ impl Matrix {
                     });
                 }
             }
-            let stale =
-                super::stale::stale_in_all(columns.iter().map(|c| c.stale_baseline.as_slice()));
+            let stale = mcperr_core::report::stale::stale_in_all(
+                columns.iter().map(|c| c.stale_baseline.as_slice()),
+            );
             out.extend(stale.into_iter().map(|entry| GateFailure::Stale {
                 server: server.clone(),
                 entry,
@@ -376,7 +377,7 @@ mod tests {
         );
         let mut m = Matrix::from_runs("t", "model", vec![(evil.into(), r)]);
         m.not_judged.push(evil.into());
-        let page = crate::report::html::render_matrix(&m);
+        let page = crate::html::render_matrix(&m);
         assert!(!page.contains("<img"), "{page}");
         assert!(!page.contains("<script>alert"), "{page}");
         assert_eq!(page.matches("</script>").count(), 2, "only the page's own");

@@ -3,8 +3,8 @@
 
 use std::fmt::Write;
 
-use crate::report::RunReport;
-use crate::verdict::Verdict;
+use mcperr_core::report::RunReport;
+use mcperr_core::verdict::Verdict;
 
 fn paint(text: &str, code: &str, colour: bool) -> String {
     if colour {
@@ -49,7 +49,7 @@ pub fn render(report: &RunReport, colour: bool, quiet: bool) -> String {
         "mcperr run: {target}\nera {} · {} · profile {}\n",
         report.era, report.transport, report.profile
     );
-    let tools = crate::select::tool_calls_block(&report.valid_calls, &report.left_out);
+    let tools = mcperr_core::select::tool_calls_block(&report.valid_calls, &report.left_out);
     if !tools.is_empty() {
         let _ = writeln!(out, "{tools}");
     }
@@ -116,7 +116,7 @@ pub fn render(report: &RunReport, colour: bool, quiet: bool) -> String {
         let _ = writeln!(
             out,
             "  rule:     {} (mcperr explain {})",
-            crate::explain::page_path(&c.rule),
+            mcperr_core::explain::page_path(&c.rule),
             c.rule
         );
     }
@@ -137,7 +137,7 @@ pub fn render(report: &RunReport, colour: bool, quiet: bool) -> String {
         }
     );
     for stale in &report.stale_baseline {
-        let why = match stale.strip_suffix(super::stale::NAMES_NO_CASE) {
+        let why = match stale.strip_suffix(mcperr_core::report::stale::NAMES_NO_CASE) {
             Some(entry) => format!("baseline entry {entry} names no case: fix or remove it"),
             None => format!("baseline entry {stale} no longer fails: remove it"),
         };

@@ -6,9 +6,9 @@
 
 use serde_json::{json, Value};
 
-use crate::report::{CaseResult, RunReport};
-use crate::rules::{Level, RuleId};
-use crate::verdict::Verdict;
+use mcperr_core::report::{CaseResult, RunReport};
+use mcperr_core::rules::{Level, RuleId};
+use mcperr_core::verdict::Verdict;
 
 /// SARIF's level for a rule's central sentence in `era`.
 fn default_level(rule: RuleId, era: Option<mcperr_protocol::Era>) -> &'static str {
@@ -64,7 +64,7 @@ fn result(report: &RunReport, c: &CaseResult, file: Option<&str>) -> Option<Valu
         "transport": report.transport,
         "profile": report.profile,
         "verdict": c.verdict.as_str(),
-        "reproduce": crate::report::markdown::reproduce(report, c),
+        "reproduce": crate::markdown::reproduce(report, c),
     });
     if let Some(r) = &c.request {
         properties["request"] = r.clone();

@@ -10,15 +10,15 @@ use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use crate::report::{CaseResult, RunReport};
-use crate::verdict::Verdict;
+use mcperr_core::report::{CaseResult, RunReport};
+use mcperr_core::verdict::Verdict;
 
 fn details(c: &CaseResult) -> String {
     let mut d = format!(
         "{}\nrule: {} ({}, mcperr explain {})\nspec: {}",
         c.message,
         c.rule,
-        crate::explain::page_path(&c.rule),
+        mcperr_core::explain::page_path(&c.rule),
         c.rule,
         c.spec
     );

@@ -10,10 +10,10 @@
 
 use std::fmt::Write;
 
-use crate::report::matrix::{cell_detail, Matrix};
-use crate::report::RunReport;
-use crate::rules;
-use crate::verdict::Verdict;
+use crate::matrix::{cell_detail, Matrix};
+use mcperr_core::report::RunReport;
+use mcperr_core::rules;
+use mcperr_core::verdict::Verdict;
 
 const CSS: &str = include_str!("matrix.css");
 const JS: &str = include_str!("matrix.js");

@@ -5,8 +5,8 @@
 
 use std::fmt::Write;
 
-use crate::report::{CaseResult, RunReport};
-use crate::verdict::Verdict;
+use mcperr_core::report::{CaseResult, RunReport};
+use mcperr_core::verdict::Verdict;
 
 /// `s` quoted for a POSIX shell.
 pub fn shell_quote(s: &str) -> String {
