@@ -18,6 +18,11 @@ use crate::faults::Fault;
 /// Most streams kept per session (the oldest go first).
 const STREAMS_KEPT: usize = 16;
 
+/// Most sessions whose streams are kept (the least recently recorded go
+/// first): as many as the edge keeps alive at once by default, so that a
+/// client minting session after session (a fuzzer) cannot grow the store.
+const SESSIONS_KEPT: usize = 1024;
+
 /// One SSE answer's message events, by their data.
 #[derive(Debug)]
 struct Stream {
@@ -29,6 +34,8 @@ struct Stream {
 #[derive(Debug, Default)]
 pub struct Streams {
     sessions: Mutex<HashMap<String, Vec<Stream>>>,
+    /// The sessions in the order their streams were last recorded.
+    recent: Mutex<std::collections::VecDeque<String>>,
     next: std::sync::atomic::AtomicU64,
 }
 
@@ -63,6 +70,14 @@ impl Streams {
             }
         }
         let mut sessions = self.sessions.lock().unwrap();
+        let mut recent = self.recent.lock().unwrap();
+        recent.retain(|s| s != session);
+        recent.push_back(session.to_string());
+        while recent.len() > SESSIONS_KEPT {
+            if let Some(oldest) = recent.pop_front() {
+                sessions.remove(&oldest);
+            }
+        }
         let streams = sessions.entry(session.to_string()).or_default();
         streams.push(Stream { number, events });
         if streams.len() > STREAMS_KEPT {
@@ -102,6 +117,7 @@ impl Streams {
     /// Forgets a session's streams (it was deleted).
     pub fn forget(&self, session: &str) {
         self.sessions.lock().unwrap().remove(session);
+        self.recent.lock().unwrap().retain(|s| s != session);
     }
 }
 
@@ -147,5 +163,24 @@ mod tests {
             .resume("s", "0-2", Some(Fault::ReplayOtherStream))
             .unwrap();
         assert!(String::from_utf8(leaked).unwrap().contains("{\"c\":3}"));
+    }
+
+    #[test]
+    fn the_store_keeps_the_latest_sessions_only() {
+        let streams = Streams::default();
+        for n in 0..=SESSIONS_KEPT {
+            streams.record(&format!("s{n}"), "data: {}\n\n".into());
+        }
+        assert_eq!(streams.sessions.lock().unwrap().len(), SESSIONS_KEPT);
+        // The first session's stream (number 0) is gone, the last one's kept.
+        assert!(streams.resume("s0", "0-0", None).is_none());
+        let last = format!("{SESSIONS_KEPT}-0");
+        assert!(streams
+            .resume(&format!("s{SESSIONS_KEPT}"), &last, None)
+            .is_some());
+        streams.forget(&format!("s{SESSIONS_KEPT}"));
+        assert!(streams
+            .resume(&format!("s{SESSIONS_KEPT}"), &last, None)
+            .is_none());
     }
 }
