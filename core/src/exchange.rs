@@ -74,7 +74,10 @@ pub enum Stray {
 impl Stray {
     /// The names `message`'s text `bytes` gives twice in its
     /// `inputRequests`, as a stray ([`crate::text::repeated_input_requests`]).
+    /// Every message a transport reads comes here: only one whose parsed
+    /// result has an `inputRequests` object is read again from its text.
     pub fn repeated_names(bytes: &[u8], message: &Value) -> Option<Stray> {
+        message.pointer("/result/inputRequests")?.as_object()?;
         let names: Vec<String> = crate::text::repeated_input_requests(bytes)
             .into_iter()
             .map(|(_, name)| name)
