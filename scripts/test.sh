@@ -104,7 +104,7 @@ echo "== [${SECONDS}s] snapshots: cargo insta test --check"
 cargo insta test --check --unreferenced=reject -p mcperr-snapshots
 
 # Installable as users expect: the crates `cargo install mcperr` needs package
-# cleanly (the embedded fixtures inside core's package, each crate built from
+# cleanly (the embedded fixtures inside mcperr-model's package, each crate built from
 # its own tarball), and the wheel installs into a fresh venv and runs.
 echo "== [${SECONDS}s] cargo package (every member: the published ones verified, the test-only snapshots package packaged)"
 # cargo verifies each crate against the others' tarballs through a temporary
@@ -115,7 +115,7 @@ echo "== [${SECONDS}s] cargo package (every member: the published ones verified,
 # Both copies go first; the workspace's own builds of these crates with them.
 cargo_home="${CARGO_HOME:-$HOME/.cargo}"
 rm -rf "$cargo_home"/registry/src/-*/mcperr-* "$cargo_home"/registry/cache/-*/mcperr-*
-cargo clean -p mcperr-protocol -p mcperr-core -p mcperr-reference -p mcperr -p mcperr-snapshots
+cargo clean -p mcperr-protocol -p mcperr-model -p mcperr-wire -p mcperr-cases -p mcperr-oracle -p mcperr-core -p mcperr-render -p mcperr-reference -p mcperr -p mcperr-snapshots
 # Every member packages (`--no-verify`: manifests and the packaged lock
 # files; a path dependency without a version fails here, the test-only
 # snapshots package's included), and the crates users install are each

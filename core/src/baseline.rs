@@ -8,7 +8,7 @@
 use serde::Deserialize;
 
 use crate::report::CaseResult;
-use crate::verdict::Verdict;
+use mcperr_model::verdict::Verdict;
 
 /// A loaded baseline.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -8,8 +8,8 @@ use std::fmt::Write;
 
 use mcperr_protocol::Era;
 
-use crate::case::{builtin_cases, Case};
-use crate::rules::{AspectId, Level, RuleId};
+use mcperr_cases::case::{builtin_cases, Case};
+use mcperr_model::rules::{AspectId, Level, RuleId};
 
 /// The aspects the fuzz judge checks with no script, and on which inputs.
 pub const FUZZ_CHECKS: &[(AspectId, &str)] = &[
@@ -214,9 +214,9 @@ mod tests {
             .parent()
             .unwrap();
         let mut out = Vec::new();
-        sources(&root.join("core/src"), &mut out);
-        sources(&root.join("harness/src"), &mut out);
-        sources(&root.join("render/src"), &mut out);
+        for krate in ["model", "wire", "cases", "oracle", "core", "render", "harness"] {
+            sources(&root.join(krate).join("src"), &mut out);
+        }
         out
     }
 
@@ -241,9 +241,9 @@ mod tests {
                     .map(|n| c.aspect_named(Some(n))),
             );
             let checks = c.checks.iter().filter_map(|k| k.parse().ok());
-            used.extend(checks.map(|k| crate::oracle::checks::aspect(k, &c)));
+            used.extend(checks.map(|k| mcperr_oracle::checks::aspect(k, &c)));
         }
-        let shape = crate::expect::tool_rejection_shape();
+        let shape = mcperr_cases::expect::tool_rejection_shape();
         used.extend(
             shape
                 .warn

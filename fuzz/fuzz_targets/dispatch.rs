@@ -9,13 +9,14 @@
 
 use arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
-use mcperr_core::exchange::{Ending, Exchange};
-use mcperr_core::text::line;
-use mcperr_core::fuzz::{Generator, Judge};
-use mcperr_core::profile::Profile;
+use mcperr_cases::fuzz::Generator;
+use mcperr_cases::profile::Profile;
 use mcperr_fuzz::{answer, discovery, handshake, CANARY, ERAS};
+use mcperr_oracle::findings::Judge;
 use mcperr_reference::stdio::StdioEdge;
 use mcperr_reference::Handler;
+use mcperr_wire::exchange::{Ending, Exchange};
+use mcperr_wire::text::line;
 use serde_json::json;
 
 struct Setup {
@@ -59,7 +60,7 @@ fuzz_target!(|data: &[u8]| {
             1 => {
                 let params = json!({"name": "crash", "arguments": {"secret": CANARY}});
                 let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                    "params": mcperr_core::plan::params_for(era, Some(params), true)});
+                    "params": mcperr_cases::plan::params_for(era, Some(params), true)});
                 let text = answer(&s.handler, &mut edge, msg.to_string().as_bytes())
                     .map(|r| r.to_string())
                     .unwrap_or_default();

@@ -7,12 +7,12 @@
 
 use arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
-use mcperr_core::case::{builtin_cases, Case};
-use mcperr_core::exchange::{Ending, Exchange, HttpAnswer};
-use mcperr_core::oracle::{invariants, judge, Context, Evidence};
-use mcperr_core::plan::CasePlan;
-use mcperr_core::profile::Profile;
+use mcperr_cases::case::{builtin_cases, Case};
+use mcperr_cases::plan::CasePlan;
+use mcperr_cases::profile::Profile;
 use mcperr_fuzz::ERAS;
+use mcperr_oracle::{invariants, judge, Context, Evidence};
+use mcperr_wire::exchange::{Ending, Exchange, HttpAnswer};
 use serde_json::Value;
 
 struct Setup {

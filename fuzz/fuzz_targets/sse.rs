@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcperr_core::sse::decode;
+use mcperr_wire::sse::decode;
 use serde_json::json;
 
 fuzz_target!(|input: (Vec<u8>, Vec<u8>)| {

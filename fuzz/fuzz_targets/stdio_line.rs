@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcperr_core::lines::{LineDecoder, StdoutEvent};
+use mcperr_wire::lines::{LineDecoder, StdoutEvent};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&cap, bytes)) = data.split_first() else {

@@ -3,7 +3,7 @@
 //! (for core's request generator), and one request sent through its pure
 //! stdio edge.
 
-use mcperr_core::discovery::Discovery;
+use mcperr_cases::discovery::Discovery;
 use mcperr_protocol::Era;
 use mcperr_reference::stdio::StdioEdge;
 use mcperr_reference::Handler;
@@ -29,7 +29,7 @@ pub fn answer(handler: &Handler, edge: &mut StdioEdge, line: &[u8]) -> Option<Va
     out.stdout
         .split(|b| *b == b'\n')
         .filter(|l| !l.is_empty())
-        .filter_map(|l| mcperr_core::fuzz::inputs::parse_line(l).ok())
+        .filter_map(|l| mcperr_cases::fuzz::inputs::parse_line(l).ok())
         .next_back()
 }
 

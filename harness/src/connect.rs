@@ -2,9 +2,9 @@
 //! timeout (saying what it printed when it will not), and discover what it
 //! offers through its list methods.
 
-use mcperr_core::discovery::Discovery;
-use mcperr_core::exchange::{Ending, Exchange, Stray};
+use mcperr_cases::discovery::Discovery;
 use mcperr_protocol::Era;
+use mcperr_wire::exchange::{Ending, Exchange, Stray};
 use serde_json::{json, Value};
 
 use crate::client::{legacy_handshake, Client, Conn};
@@ -54,10 +54,10 @@ fn garbage(strays: &[Stray]) -> Option<String> {
 fn what_it_printed(
     client: &mut Client,
     mut failure: String,
-    rule: &mut mcperr_core::rules::RuleId,
+    rule: &mut mcperr_model::rules::RuleId,
 ) -> String {
     if let Some(g) = garbage(&client.drain()) {
-        *rule = mcperr_core::rules::RuleId::J5;
+        *rule = mcperr_model::rules::RuleId::J5;
         failure.push_str(&format!("; it printed non-JSON-RPC lines on stdout: {g}"));
     }
     let tail = client.stderr().tail(5);
@@ -75,7 +75,7 @@ pub async fn connect(
     choice: EraChoice,
 ) -> Result<(Client, Value), SetupError> {
     let mut errors = Vec::new();
-    let mut rule = mcperr_core::rules::RuleId::J4;
+    let mut rule = mcperr_model::rules::RuleId::J4;
     let wait = settings.startup_timeout;
     if matches!(choice, EraChoice::Auto | EraChoice::Pinned(Era::Modern)) {
         let mut client = Client::new(settings.spawn(wait)?, Era::Modern, wait);
@@ -181,8 +181,8 @@ pub async fn discover(client: &mut Client, handshake: Value) -> Discovery {
 
 /// Real values for valid calls: from the listing, then from
 /// `completion/complete` where the server declares completions.
-async fn harvest(client: &mut Client, d: &Discovery) -> mcperr_core::discovery::Harvest {
-    use mcperr_core::generate::harvest;
+async fn harvest(client: &mut Client, d: &Discovery) -> mcperr_cases::discovery::Harvest {
+    use mcperr_cases::generate::harvest;
     let mut h = harvest::from_listing(d);
     for (name, params) in harvest::completion_requests(d) {
         let ex = client

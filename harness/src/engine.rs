@@ -3,18 +3,18 @@
 //! the cases, execute them on one or more server processes (restarting the
 //! dead), and return the typed report. The CLI only parses and prints.
 
-use mcperr_core::rules::AspectId;
+use mcperr_model::rules::AspectId;
 use std::collections::BTreeMap;
 
-use mcperr_core::discovery::Discovery;
-use mcperr_core::exchange::Stray;
-use mcperr_core::oracle::Judgement;
-use mcperr_core::plan::CasePlan;
-use mcperr_core::profile::Profile;
+use mcperr_cases::discovery::Discovery;
+use mcperr_cases::plan::CasePlan;
+use mcperr_cases::profile::Profile;
+use mcperr_cases::select::{RunPlan, SelectError, Selection};
 use mcperr_core::report::{CaseResult, RunReport, TargetInfo};
-use mcperr_core::select::{RunPlan, SelectError, Selection};
-use mcperr_core::Verdict;
+use mcperr_model::Verdict;
+use mcperr_oracle::Judgement;
 use mcperr_protocol::Era;
+use mcperr_wire::exchange::Stray;
 
 use crate::client::Client;
 pub use crate::connect::{connect, discover};
@@ -133,7 +133,7 @@ pub async fn run(
                 slots.push(None);
             }
             Err(why) => {
-                let spec = mcperr_core::plan::citation(&case, era);
+                let spec = mcperr_cases::plan::citation(&case, era);
                 slots.push(Some(CaseResult::skipped(&case, &spec, why.0)))
             }
         }
@@ -165,12 +165,13 @@ fn startup_noise(noise: &[Stray], era: Era, profile: &Profile) -> CaseResult {
             other => format!("{other:?}"),
         })
         .collect();
-    let grader = mcperr_core::grading::Grader {
+    let grader = mcperr_model::grading::Grader {
         era,
         over_http: false,
-        profile,
+        grading: profile.grading,
+        strict: profile.strict,
     };
-    let noise = mcperr_core::grading::Violation::new(
+    let noise = mcperr_model::grading::Violation::new(
         AspectId::J5Main,
         format!(
             "stdout carried output that is not a JSON-RPC message before the first case (start-up or discovery): {}",

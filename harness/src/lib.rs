@@ -1,6 +1,7 @@
 //! mcperr: the I/O shell of a conformance harness for the error behaviour
-//! of MCP servers. Everything it decides lives in `mcperr-core` (no I/O);
-//! this crate reaches servers and runs the cases.
+//! of MCP servers. Everything it decides lives in the I/O-free crates below
+//! it (mcperr-model, -wire, -cases, -oracle, -core, -render); this crate
+//! reaches servers and runs the cases.
 //!
 //! Layout:
 //! - [`transport`]: reaching a server: a stdio child in its own process
@@ -32,8 +33,6 @@ pub mod proxy;
 pub mod settings;
 pub mod target;
 pub mod transport;
-
-pub use mcperr_core as core;
 
 /// No transparent huge pages for this process: mimalloc asks for them on
 /// its arenas, and a 2 MiB page resident for every few bytes touched

@@ -6,10 +6,10 @@
 use std::time::Duration;
 
 use futures_util::future::join_all;
+use mcperr_cases::profile::Profile;
+use mcperr_cases::select::{SelectError, Selection};
 use mcperr_core::baseline::Baseline;
-use mcperr_core::profile::Profile;
 use mcperr_core::report::{RunReport, TargetInfo};
-use mcperr_core::select::{SelectError, Selection};
 use mcperr_protocol::Era;
 use mcperr_render::matrix::Matrix;
 

@@ -33,7 +33,7 @@ pub enum EraChoice {
 #[error("{message}")]
 pub struct SetupError {
     /// `J4` (no answer, died) or `J5` (garbage on stdout).
-    pub rule: mcperr_core::rules::RuleId,
+    pub rule: mcperr_model::rules::RuleId,
     /// The server could not be started at all (no era to try instead).
     pub spawn: bool,
     /// What happened, what the server printed, and which flag to raise.
@@ -157,7 +157,7 @@ impl RunSettings {
 
     pub(crate) fn spawn(&self, timeout: Duration) -> Result<Conn, SetupError> {
         let setup = |e: crate::transport::ConnectError| SetupError {
-            rule: mcperr_core::rules::RuleId::J4,
+            rule: mcperr_model::rules::RuleId::J4,
             spawn: true,
             message: e.0,
         };

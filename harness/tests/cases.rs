@@ -10,13 +10,13 @@
 use std::path::Path;
 use std::time::Duration;
 
-use mcperr::core::case::Case;
-use mcperr::core::plan::CasePlan;
-use mcperr::core::profile::Profile;
-use mcperr::core::report::CaseResult;
-use mcperr::core::Verdict;
 use mcperr::engine::{self, EraChoice, RunSettings};
 use mcperr::transport::{InProcess, Target};
+use mcperr_cases::case::Case;
+use mcperr_cases::plan::CasePlan;
+use mcperr_cases::profile::Profile;
+use mcperr_core::report::CaseResult;
+use mcperr_model::Verdict;
 use mcperr_protocol::Era;
 use mcperr_reference::Fault;
 
@@ -99,7 +99,7 @@ fn case_file(path: &Path, text: String) -> datatest_stable::Result<()> {
     let undeclared = case
         .needs()?
         .iter()
-        .any(|n| matches!(n, mcperr::core::case::Need::Undeclared(_)));
+        .any(|n| matches!(n, mcperr_cases::case::Need::Undeclared(_)));
     if runs == 0 && !undeclared {
         return Err(format!("{} never ran against the reference server", case.id).into());
     }

@@ -12,8 +12,8 @@ use std::fmt::Write;
 
 use crate::matrix::{cell_detail, Matrix};
 use mcperr_core::report::RunReport;
-use mcperr_core::rules;
-use mcperr_core::verdict::Verdict;
+use mcperr_model::rules;
+use mcperr_model::verdict::Verdict;
 
 const CSS: &str = include_str!("matrix.css");
 const JS: &str = include_str!("matrix.js");

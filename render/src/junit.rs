@@ -11,7 +11,7 @@ use std::time::Duration;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use mcperr_core::report::{CaseResult, RunReport};
-use mcperr_core::verdict::Verdict;
+use mcperr_model::verdict::Verdict;
 
 fn details(c: &CaseResult) -> String {
     let mut d = format!(

@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use mcperr_core::report::{CaseResult, RunReport};
-use mcperr_core::verdict::Verdict;
+use mcperr_model::verdict::Verdict;
 
 /// `s` quoted for a POSIX shell.
 pub fn shell_quote(s: &str) -> String {

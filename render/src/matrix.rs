@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use mcperr_core::report::{CaseResult, RunReport, Summary, TargetInfo};
-use mcperr_core::rules;
-use mcperr_core::verdict::Verdict;
+use mcperr_model::rules;
+use mcperr_model::verdict::Verdict;
 
 /// One column: one run of one server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -7,8 +7,8 @@
 use serde_json::{json, Value};
 
 use mcperr_core::report::{CaseResult, RunReport};
-use mcperr_core::rules::{Level, RuleId};
-use mcperr_core::verdict::Verdict;
+use mcperr_model::rules::{Level, RuleId};
+use mcperr_model::verdict::Verdict;
 
 /// SARIF's level for a rule's central sentence in `era`.
 fn default_level(rule: RuleId, era: Option<mcperr_protocol::Era>) -> &'static str {

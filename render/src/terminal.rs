@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use mcperr_core::report::RunReport;
-use mcperr_core::verdict::Verdict;
+use mcperr_model::verdict::Verdict;
 
 fn paint(text: &str, code: &str, colour: bool) -> String {
     if colour {
@@ -49,7 +49,7 @@ pub fn render(report: &RunReport, colour: bool, quiet: bool) -> String {
         "mcperr run: {target}\nera {} · {} · profile {}\n",
         report.era, report.transport, report.profile
     );
-    let tools = mcperr_core::select::tool_calls_block(&report.valid_calls, &report.left_out);
+    let tools = mcperr_cases::select::tool_calls_block(&report.valid_calls, &report.left_out);
     if !tools.is_empty() {
         let _ = writeln!(out, "{tools}");
     }

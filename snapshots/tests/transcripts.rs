@@ -14,9 +14,9 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use mcperr::matrix::run_matrix;
-use mcperr_core::profile::Profile;
-use mcperr_core::select::Selection;
-use mcperr_core::verdict::Verdict;
+use mcperr_cases::profile::Profile;
+use mcperr_cases::select::Selection;
+use mcperr_model::verdict::Verdict;
 use mcperr_render::html::render_matrix;
 use mcperr_render::matrix::Matrix;
 use mcperr_snapshots::{

@@ -1,7 +1,7 @@
 //! Judging traffic mcperr did not write: `mcperr proxy` sits between a real
 //! host and a server, forwards every byte unchanged, and hands each line it
 //! forwarded to an [`Observer`], which judges every server answer with the
-//! fuzzing judge ([`crate::fuzz::judge`]): the invariants (ids and framing,
+//! fuzzing judge ([`mcperr_oracle::findings::judge`]): the invariants (ids and framing,
 //! the era's result shapes, stack markers and secret-shaped text), plus what
 //! the request's kind implies where the traffic shows it (arguments that
 //! break the tool's listed `inputSchema` come back as a tool error, an
@@ -15,11 +15,11 @@ use std::time::Instant;
 use mcperr_protocol::Era;
 use serde_json::Value;
 
-use crate::exchange::{Ending, Exchange, HttpAnswer, Stray};
-use crate::fuzz::inputs::{Class, FuzzInput, IdStyle};
-use crate::fuzz::judge::{Finding, Judge};
-use crate::profile::Profile;
 use crate::report::{RunReport, TargetInfo};
+use mcperr_cases::fuzz::inputs::{Class, FuzzInput, IdStyle};
+use mcperr_cases::profile::Profile;
+use mcperr_oracle::findings::judge::{Finding, Judge};
+use mcperr_wire::exchange::{Ending, Exchange, HttpAnswer, Stray};
 
 /// Methods a client may send in either era; any other is unknown (J2).
 const KNOWN_METHODS: &[&str] = &[
@@ -146,7 +146,7 @@ impl Observer {
 
     /// A message (a line, or an HTTP request's body) the host sent on `channel`.
     pub fn from_host_on(&mut self, channel: u64, line: &[u8], now: Instant) {
-        let Ok(v) = crate::text::decode(line) else {
+        let Ok(v) = mcperr_wire::text::decode(line) else {
             return;
         };
         let msgs = match v {
@@ -180,7 +180,7 @@ impl Observer {
 
     /// A line the server wrote to the host.
     pub fn from_server(&mut self, line: &[u8], now: Instant) {
-        let Ok(v) = crate::text::decode(line) else {
+        let Ok(v) = mcperr_wire::text::decode(line) else {
             let text = String::from_utf8_lossy(line).into_owned();
             self.record_stray(Stray::NotJson(text));
             return;
@@ -277,7 +277,7 @@ impl Observer {
                     let Some(name) = t.get("name").and_then(Value::as_str) else {
                         continue;
                     };
-                    let schema = |k: &str| t.get(k).and_then(crate::generate::validator);
+                    let schema = |k: &str| t.get(k).and_then(mcperr_cases::generate::validator);
                     self.tools.insert(
                         name.to_string(),
                         ToolSchemas {
@@ -400,14 +400,14 @@ impl Observer {
         self.record(found, &FuzzInput::stray_output());
     }
 
-    /// Folds each finding into its group ([`crate::fuzz::group`]): one
+    /// Folds each finding into its group ([`mcperr_oracle::findings::group`]): one
     /// finding per deviation, its smallest example kept.
     fn record(&mut self, found: Vec<Finding>, input: &FuzzInput) {
         for f in found {
             let key = f.group.clone();
             let known = self.found.remove(&key);
             let members = known.into_iter().chain([(f, input.clone())]).collect();
-            let folded = crate::fuzz::group::group(members);
+            let folded = mcperr_oracle::findings::group::group(members);
             self.found
                 .extend(folded.into_iter().map(|m| (key.clone(), m)));
         }

@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use super::{Observer, Sent};
-use crate::exchange::{Ending, Exchange, HttpAnswer, NoResponse, Stray};
+use mcperr_wire::exchange::{Ending, Exchange, HttpAnswer, NoResponse, Stray};
 
 /// How one HTTP response (a channel) ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,7 +66,7 @@ impl Observer {
         if data.is_empty() {
             return;
         }
-        match crate::text::decode(data.as_bytes()) {
+        match mcperr_wire::text::decode(data.as_bytes()) {
             Ok(v) => {
                 if let Some(repeated) = Stray::repeated_names(data.as_bytes(), &v) {
                     self.record_stray(repeated);

@@ -9,9 +9,9 @@ pub mod stale;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::case::Case;
-use crate::oracle::Judgement;
-use crate::verdict::Verdict;
+use mcperr_cases::case::Case;
+use mcperr_model::verdict::Verdict;
+use mcperr_oracle::Judgement;
 
 /// What was tested.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -50,7 +50,7 @@ pub struct CaseResult {
     pub verdict: Verdict,
     /// The aspect that decided (`T4.invalid-params-code`), when a violation did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub aspect: Option<crate::rules::AspectId>,
+    pub aspect: Option<mcperr_model::rules::AspectId>,
     /// Why: every violation found, the deciding one first.
     pub message: String,
     /// The judged request, as sent.
@@ -118,7 +118,7 @@ impl CaseResult {
     /// with the shape the run held the response to (the profile's and era's
     /// expectation, not the case file's base), citing the plan's or `spec`.
     pub fn planned(
-        plan: &crate::plan::CasePlan,
+        plan: &mcperr_cases::plan::CasePlan,
         spec: &str,
         j: Judgement,
         request: Option<Value>,
@@ -218,11 +218,11 @@ pub struct RunReport {
     pub stale_baseline: Vec<String>,
     /// Tools the run did not call, each with the reason.
     #[serde(default)]
-    pub left_out: Vec<crate::select::LeftOut>,
+    pub left_out: Vec<mcperr_cases::select::LeftOut>,
     /// The tools the run called, each with whether valid arguments were
     /// sent (its body ran) and why.
     #[serde(default)]
-    pub valid_calls: Vec<crate::select::ToolCalls>,
+    pub valid_calls: Vec<mcperr_cases::select::ToolCalls>,
     /// What became of the generated valid calls (counted afresh in
     /// [`RunReport::to_json`]).
     #[serde(default)]
@@ -283,7 +283,7 @@ impl RunReport {
     /// the shape `mcperr run` reports take, so every report format applies;
     /// `area` names where they came from (`fuzz`, `proxy`).
     pub fn of_findings(
-        found: &[&crate::fuzz::Finding],
+        found: &[&mcperr_oracle::findings::Finding],
         era: mcperr_protocol::Era,
         profile: &str,
         target: TargetInfo,
@@ -303,7 +303,7 @@ impl RunReport {
                     f.hits,
                     if f.hits == 1 { "" } else { "s" },
                     f.methods.join(", "),
-                    crate::fuzz::group::more_inputs(f)
+                    mcperr_oracle::findings::group::more_inputs(f)
                         .map(|m| format!("\n{m}"))
                         .unwrap_or_default()
                 ),

@@ -9,7 +9,7 @@ use std::time::Duration;
 use mcperr::engine::{EraChoice, RunSettings};
 use mcperr::fuzz::{fuzz, Budget, FuzzSettings, Stats};
 use mcperr::transport::{InProcess, Target};
-use mcperr_core::profile::Profile;
+use mcperr_cases::profile::Profile;
 use mcperr_core::report::TargetInfo;
 use mcperr_protocol::Era;
 
@@ -34,7 +34,7 @@ pub(crate) fn fuzz_rate(args: &[&str]) -> (f64, serde_json::Value) {
     );
     // The report keeps a lone surrogate the campaign sent or a server echoed
     // as its JSON escape (`\ud800`), which serde_json alone refuses.
-    let report = mcperr_core::text::decode(&std::fs::read(&json).unwrap()).unwrap();
+    let report = mcperr_wire::text::decode(&std::fs::read(&json).unwrap()).unwrap();
     let _ = std::fs::remove_file(&json);
     (report["stats"]["requests_per_s"].as_f64().unwrap(), report)
 }

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use mcperr_core::fuzz::replay::case_file;
-use mcperr_core::profile::Profile;
+use mcperr_cases::profile::Profile;
+use mcperr_oracle::findings::replay::case_file;
 use mcperr_protocol::Era;
 
 use super::{
@@ -120,7 +120,7 @@ fn progress(stats: Arc<Stats>, quiet: bool) -> Option<indicatif::ProgressBar> {
 fn render(outcome: &FuzzOutcome, saved: &[(String, PathBuf)]) -> String {
     use std::fmt::Write as _;
     let r = &outcome.report;
-    let mut text = mcperr_core::select::tool_calls_block(&r.valid_calls, &r.left_out);
+    let mut text = mcperr_cases::select::tool_calls_block(&r.valid_calls, &r.left_out);
     for f in &r.findings {
         let tag = if f.baselined { " (baselined)" } else { "" };
         let eras = if f.eras.is_empty() {
@@ -145,10 +145,10 @@ fn render(outcome: &FuzzOutcome, saved: &[(String, PathBuf)]) -> String {
         for line in f.message.lines() {
             let _ = writeln!(text, "  {line}");
         }
-        if let Some(more) = mcperr_core::fuzz::group::more_inputs(f) {
+        if let Some(more) = mcperr_oracle::findings::group::more_inputs(f) {
             let _ = writeln!(text, "  {more}");
         }
-        let sent = mcperr_core::text::as_sent(&f.request.to_string());
+        let sent = mcperr_wire::text::as_sent(&f.request.to_string());
         let _ = writeln!(text, "  request:  {sent}");
         let status = f
             .http_status
@@ -176,9 +176,9 @@ fn render(outcome: &FuzzOutcome, saved: &[(String, PathBuf)]) -> String {
     }
     let count = |v| r.findings.iter().filter(|f| f.verdict == v).count();
     let (fails, warns, errors) = (
-        count(mcperr_core::Verdict::Fail),
-        count(mcperr_core::Verdict::Warn),
-        count(mcperr_core::Verdict::Error),
+        count(mcperr_model::Verdict::Fail),
+        count(mcperr_model::Verdict::Warn),
+        count(mcperr_model::Verdict::Error),
     );
     let _ = writeln!(
         text,
@@ -218,7 +218,7 @@ pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, CliError> {
     let choice = era_choice(&args.target.era)?;
     let mut profile = Profile::load(&args.profile)?;
     profile.strict = args.strict;
-    let selection = mcperr_core::select::Selection {
+    let selection = mcperr_cases::select::Selection {
         tools: args.tools.clone(),
         allow_destructive: args.allow_destructive,
         ..Default::default()
@@ -344,7 +344,7 @@ fn sarif(report: &crate::fuzz::FuzzReport) -> String {
         .iter()
         .filter_map(|e| e.parse::<Era>().ok())
         .map(|era| {
-            let found: Vec<&mcperr_core::fuzz::Finding> = report
+            let found: Vec<&mcperr_oracle::findings::Finding> = report
                 .findings
                 .iter()
                 .filter(|f| f.era == era.to_string())

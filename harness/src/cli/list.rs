@@ -45,8 +45,8 @@ pub(super) fn list(args: ListArgs) -> Result<i32, CliError> {
 pub(super) fn render_listing(
     shown: &str,
     era: Era,
-    discovery: &mcperr_core::discovery::Discovery,
-    plan: &mcperr_core::select::RunPlan,
+    discovery: &mcperr_cases::discovery::Discovery,
+    plan: &mcperr_cases::select::RunPlan,
 ) -> String {
     use std::fmt::Write as _;
     let mut text = String::new();
@@ -75,7 +75,7 @@ pub(super) fn render_listing(
     let _ = write!(
         text,
         "\n{}",
-        mcperr_core::select::tool_calls_block(&plan.tool_calls, &plan.left_out)
+        mcperr_cases::select::tool_calls_block(&plan.tool_calls, &plan.left_out)
     );
     let runs = planned.iter().filter(|(_, v)| v.is_ok()).count();
     let _ = writeln!(

@@ -6,9 +6,9 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use mcperr_core::profile::Profile;
+use mcperr_cases::profile::Profile;
 use mcperr_core::report::TargetInfo;
-use mcperr_core::verdict::Verdict;
+use mcperr_model::verdict::Verdict;
 use mcperr_protocol::Era;
 use mcperr_render::html;
 use mcperr_render::matrix::Matrix;

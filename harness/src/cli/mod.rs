@@ -144,7 +144,7 @@ struct ExplainArgs {
 }
 
 /// The page of `rule` for `mcperr explain` and docs/rules/.
-pub fn rule_page(rule: mcperr_core::rules::RuleId) -> String {
+pub fn rule_page(rule: mcperr_model::rules::RuleId) -> String {
     let faults: Vec<(&str, &str, &str)> = Fault::ALL
         .iter()
         .map(|f| (f.name(), f.rule(), f.description()))
@@ -153,11 +153,11 @@ pub fn rule_page(rule: mcperr_core::rules::RuleId) -> String {
 }
 
 fn explain(args: ExplainArgs) -> Result<i32, CliError> {
-    let rule: mcperr_core::rules::RuleId = args
+    let rule: mcperr_model::rules::RuleId = args
         .rule
         .to_ascii_uppercase()
         .parse()
-        .map_err(|e: mcperr_core::rules::UnknownId| Usage(e.0))?;
+        .map_err(|e: mcperr_model::rules::UnknownId| Usage(e.0))?;
     requirements::print_out(&rule_page(rule));
     Ok(0)
 }
@@ -211,11 +211,11 @@ pub fn main() -> i32 {
 /// The run's secrets: secret-looking environment variables (mcperr's own,
 /// and the `--env` given to a stdio server) and `--header` values. Every
 /// report written and every line printed passes through it.
-fn redactor() -> &'static std::sync::Mutex<mcperr_core::redact::Redactor> {
-    static R: std::sync::OnceLock<std::sync::Mutex<mcperr_core::redact::Redactor>> =
+fn redactor() -> &'static std::sync::Mutex<mcperr_oracle::redact::Redactor> {
+    static R: std::sync::OnceLock<std::sync::Mutex<mcperr_oracle::redact::Redactor>> =
         std::sync::OnceLock::new();
     R.get_or_init(|| {
-        std::sync::Mutex::new(mcperr_core::redact::Redactor::from_env(std::env::vars()))
+        std::sync::Mutex::new(mcperr_oracle::redact::Redactor::from_env(std::env::vars()))
     })
 }
 

@@ -14,10 +14,10 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use mcperr_core::fuzz::replay::case_file;
-use mcperr_core::profile::Profile;
+use mcperr_cases::profile::Profile;
 use mcperr_core::proxy::Observer;
 use mcperr_core::report::{RunSet, TargetInfo};
+use mcperr_oracle::findings::replay::case_file;
 use mcperr_protocol::Era;
 
 use super::{era_choice, load_baseline, redact, CliError, ReportArgs, Usage};
@@ -175,11 +175,11 @@ pub(crate) fn proxy_main(args: ProxyArgs) -> Result<i32, CliError> {
             f.hits,
             if f.hits == 1 { "" } else { "s" },
             f.methods.join(", "),
-            match mcperr_core::fuzz::group::more_inputs(f) {
+            match mcperr_oracle::findings::group::more_inputs(f) {
                 Some(more) => format!("{}\n  {more}", f.message.replace('\n', "\n  ")),
                 None => f.message.replace('\n', "\n  "),
             },
-            mcperr_core::text::as_sent(&f.request.to_string()),
+            mcperr_wire::text::as_sent(&f.request.to_string()),
             f.response
         ));
     }

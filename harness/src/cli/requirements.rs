@@ -1,5 +1,5 @@
 //! `mcperr requirements`: the spec's error requirements per era and what
-//! checks each (mcperr_core::requirements renders them).
+//! checks each (mcperr_model::requirements renders them).
 
 use std::io::Write;
 
@@ -28,7 +28,7 @@ pub(crate) struct RequirementsArgs {
 }
 
 pub(crate) fn requirements(args: RequirementsArgs) -> Result<i32, CliError> {
-    use mcperr_core::requirements;
+    use mcperr_model::requirements;
     let eras: Vec<Era> = match &args.era {
         None => vec![Era::Legacy, Era::Modern],
         Some(e) => vec![e

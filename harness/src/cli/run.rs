@@ -6,7 +6,7 @@
 
 use std::io::{self, IsTerminal};
 
-use mcperr_core::profile::Profile;
+use mcperr_cases::profile::Profile;
 use mcperr_core::report::RunSet;
 use mcperr_protocol::Era;
 use mcperr_render::{markdown, terminal};
@@ -35,8 +35,10 @@ pub(crate) fn github_annotations(runs: &[mcperr_core::report::RunReport]) -> Str
     for r in runs {
         for c in &r.cases {
             let kind = match c.verdict {
-                mcperr_core::Verdict::Fail | mcperr_core::Verdict::Error if !c.baselined => "error",
-                mcperr_core::Verdict::Warn => "warning",
+                mcperr_model::Verdict::Fail | mcperr_model::Verdict::Error if !c.baselined => {
+                    "error"
+                }
+                mcperr_model::Verdict::Warn => "warning",
                 _ => continue,
             };
             let title = prop(&format!(

@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
+use mcperr_cases::select::Selection;
 use mcperr_core::baseline::Baseline;
-use mcperr_core::select::Selection;
 use mcperr_protocol::Era;
 
 use crate::engine::{EraChoice, RunSettings};
@@ -50,7 +50,7 @@ pub(crate) fn resolve_target(t: &TargetArgs) -> Result<(Target, bool), CliError>
                 for (k, v) in s
                     .env
                     .iter()
-                    .filter(|(k, _)| mcperr_core::redact::looks_secret(k))
+                    .filter(|(k, _)| mcperr_oracle::redact::looks_secret(k))
                 {
                     r.add_env(k, v);
                 }
@@ -132,7 +132,7 @@ pub(crate) fn selection(select: &SelectArgs) -> Result<Selection, CliError> {
 }
 
 /// Every case file under `dir` (recursively), in path order.
-pub(crate) fn case_files(dir: &std::path::Path) -> Result<Vec<mcperr_core::case::Case>, CliError> {
+pub(crate) fn case_files(dir: &std::path::Path) -> Result<Vec<mcperr_cases::case::Case>, CliError> {
     let mut paths = Vec::new();
     let mut todo = vec![dir.to_path_buf()];
     while let Some(d) = todo.pop() {
@@ -159,7 +159,7 @@ pub(crate) fn case_files(dir: &std::path::Path) -> Result<Vec<mcperr_core::case:
         .map(|p| {
             let text = std::fs::read_to_string(p)
                 .map_err(|e| Usage(format!("--cases-dir: {}: {e}", p.display())))?;
-            mcperr_core::case::Case::parse(&p.display().to_string(), &text)
+            mcperr_cases::case::Case::parse(&p.display().to_string(), &text)
                 .map_err(|e| Usage(e.to_string()))
         })
         .collect()

@@ -4,8 +4,8 @@
 
 use std::time::Instant;
 
-use mcperr_core::exchange::{Ending, Exchange, HttpAnswer, NoResponse, Stray};
 use mcperr_protocol::Id;
+use mcperr_wire::exchange::{Ending, Exchange, HttpAnswer, NoResponse, Stray};
 use serde_json::Value;
 
 use crate::transport::http::{HeaderOverrides, HttpFailure};

@@ -4,10 +4,10 @@
 
 use std::time::{Duration, Instant};
 
-use mcperr_core::exchange::push_stray;
-use mcperr_core::plan;
+use mcperr_cases::plan;
 use mcperr_protocol::jsonrpc;
 use mcperr_protocol::{Era, Id};
+use mcperr_wire::exchange::push_stray;
 use serde_json::Value;
 
 use crate::transport::StdoutEvent;
@@ -30,11 +30,11 @@ impl Client {
         first: Duration,
     ) -> Result<(), Value> {
         let want = id.to_value();
-        let token = mcperr_core::exchange::progress_token(msg).cloned();
+        let token = mcperr_wire::exchange::progress_token(msg).cloned();
         let Conn::Lines(conn) = &mut self.conn else {
             unreachable!("in-flight steps are planned over stdio only")
         };
-        conn.send_line(&mcperr_core::text::line(msg)).await;
+        conn.send_line(&mcperr_wire::text::line(msg)).await;
         self.ignore([want.to_string()]);
         let deadline = Instant::now() + first;
         while let Some(m) = self.next_message(deadline).await {
@@ -45,7 +45,7 @@ impl Client {
                 m.get("method").and_then(Value::as_str) == Some("notifications/progress");
             if progress
                 && token.is_some()
-                && mcperr_core::exchange::progress_token(&m) == token.as_ref()
+                && mcperr_wire::exchange::progress_token(&m) == token.as_ref()
             {
                 return Ok(());
             }
@@ -79,7 +79,7 @@ impl Client {
         let Conn::Lines(conn) = &mut self.conn else {
             unreachable!("in-flight steps are planned over stdio only")
         };
-        conn.send_line(&mcperr_core::text::line(&msg)).await;
+        conn.send_line(&mcperr_wire::text::line(&msg)).await;
         let want = probe_id.to_value();
         let deadline = Instant::now() + self.timeout;
         let mut before = Vec::new();
@@ -143,7 +143,7 @@ impl Client {
             }
             match conn.next_event(deadline - now).await? {
                 StdoutEvent::Eof => return None,
-                StdoutEvent::Line(l) => match mcperr_core::text::decode(&l) {
+                StdoutEvent::Line(l) => match mcperr_wire::text::decode(&l) {
                     Ok(v @ Value::Object(_)) => return Some(v),
                     _ => {
                         let stray = stray_of(
@@ -212,9 +212,9 @@ pub(super) fn about_in_flight(m: &Value, id: &Value, token: Option<&Value>) -> b
     let answer = m.get("method").is_none() && m.get("id") == Some(id);
     let progress = m.get("method").and_then(Value::as_str) == Some("notifications/progress")
         && token.is_some()
-        && mcperr_core::exchange::progress_token(m) == token;
+        && mcperr_wire::exchange::progress_token(m) == token;
     // A subscriptions/listen in flight: its stream's notifications.
     let streamed =
-        m.get("method").is_some() && mcperr_core::exchange::subscription_id(m) == Some(id);
+        m.get("method").is_some() && mcperr_wire::exchange::subscription_id(m) == Some(id);
     answer || progress || streamed
 }

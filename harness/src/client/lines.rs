@@ -5,9 +5,9 @@
 
 use std::time::Instant;
 
-use mcperr_core::exchange::{push_stray, Ending, Exchange, Stray};
-use mcperr_core::reassemble::{Read, Reassembler};
 use mcperr_protocol::Id;
+use mcperr_wire::exchange::{push_stray, Ending, Exchange, Stray};
+use mcperr_wire::reassemble::{Read, Reassembler};
 use serde_json::Value;
 
 use crate::transport::StdoutEvent;
@@ -26,7 +26,7 @@ impl Client {
         };
         let start = Instant::now();
         let mut strays = Vec::new();
-        conn.send_line(&mcperr_core::text::line(&msg)).await;
+        conn.send_line(&mcperr_wire::text::line(&msg)).await;
         let deadline = start + self.timeout;
         let want = id.to_value();
         let answered = &self.answered;
@@ -70,11 +70,11 @@ impl Client {
                         let reply = self
                             .declared
                             .as_ref()
-                            .and_then(|d| mcperr_core::capture::answer_server_request(d, &value));
+                            .and_then(|d| mcperr_cases::capture::answer_server_request(d, &value));
                         match (reply, &mut self.held) {
                             (Some(reply), Some(held)) => held.push(reply),
                             (Some(reply), None) => {
-                                conn.send_line(&mcperr_core::text::line(&reply)).await
+                                conn.send_line(&mcperr_wire::text::line(&reply)).await
                             }
                             (None, _) => {}
                         }
@@ -149,7 +149,7 @@ pub(super) fn stray_of(
 ) -> Option<Stray> {
     match event {
         StdoutEvent::Line(l) if l.iter().all(u8::is_ascii_whitespace) => None,
-        StdoutEvent::Line(l) => match mcperr_core::text::decode(&l) {
+        StdoutEvent::Line(l) => match mcperr_wire::text::decode(&l) {
             // Between exchanges: a progress notification now is late.
             Ok(v @ Value::Object(_)) if v.get("method").is_some() => {
                 Stray::of_server_message(&v).map(Stray::outside)

@@ -5,10 +5,10 @@
 
 use std::time::Duration;
 
-use mcperr_core::exchange::{push_stray, Ending, Exchange, Stray};
-use mcperr_core::plan;
+use mcperr_cases::plan;
 use mcperr_protocol::jsonrpc;
 use mcperr_protocol::{Era, Id};
+use mcperr_wire::exchange::{push_stray, Ending, Exchange, Stray};
 use serde_json::{json, Value};
 
 use crate::transport::http::HttpConnection;
@@ -76,7 +76,7 @@ pub struct Client {
     server_request_ids: std::collections::HashSet<String>,
     /// 2025-11-25: the client capabilities this connection's `initialize`
     /// declared; over stdio the server's requests for them are answered
-    /// as a willing client would ([`mcperr_core::capture::answer_server_request`]).
+    /// as a willing client would ([`mcperr_cases::capture::answer_server_request`]).
     declared: Option<Value>,
     /// Answers to the server's requests kept back while a case holds them
     /// ([`Client::hold_asks`]), sent by [`Client::release_held`].
@@ -192,12 +192,12 @@ impl Client {
         let id = self.fresh_id();
         let msg = jsonrpc::request(&id, method, plan::params_for(self.era, params, envelope));
         let mut ex = self.exchange(id, msg).await;
-        let token = mcperr_core::exchange::progress_token(&ex.request).cloned();
+        let token = mcperr_wire::exchange::progress_token(&ex.request).cloned();
         for stray in ex.strays.drain(..) {
             // Its own progress is its business; any other is late for the
             // judged case that gets it.
             let own = matches!(&stray, Stray::Progress(v)
-                if token.is_some() && mcperr_core::exchange::progress_token(v) == token.as_ref());
+                if token.is_some() && mcperr_wire::exchange::progress_token(v) == token.as_ref());
             if !own {
                 push_stray(&mut self.pending, stray.outside());
             }
@@ -218,7 +218,7 @@ impl Client {
         }
         if let Conn::Http(http) = &self.conn {
             let headers = http.headers_for(self.era, &msg);
-            let body = mcperr_core::text::line(&msg);
+            let body = mcperr_wire::text::line(&msg);
             return self
                 .http_exchange(Some(id), msg, "POST", headers, &vec![], Some(body))
                 .await;
@@ -331,7 +331,7 @@ impl Client {
         };
         if let Conn::Lines(conn) = &mut self.conn {
             for reply in held {
-                conn.send_line(&mcperr_core::text::line(&reply)).await;
+                conn.send_line(&mcperr_wire::text::line(&reply)).await;
             }
         }
     }

@@ -3,10 +3,10 @@
 //! request left in flight and what came after its cancellation, a task
 //! looked for in `tasks/list`.
 
-use mcperr_core::exchange::Exchange;
-use mcperr_core::plan::{CasePlan, Outgoing, Step};
+use mcperr_cases::plan::{CasePlan, Outgoing, Step};
 use mcperr_core::report::CaseResult;
-use mcperr_core::Verdict;
+use mcperr_model::Verdict;
+use mcperr_wire::exchange::Exchange;
 use serde_json::Value;
 
 use crate::client::{Client, Conn};
@@ -28,7 +28,7 @@ pub(super) fn count_of(ex: &Exchange) -> Option<Value> {
 }
 
 pub(super) async fn limited_calls(client: &mut Client) -> Option<Value> {
-    let params = Some(mcperr_core::bookshop::count_params());
+    let params = Some(mcperr_cases::bookshop::count_params());
     let ex = client.request("tools/call", params, true).await;
     count_of(&ex)
 }
@@ -39,8 +39,8 @@ pub(super) async fn limited_calls(client: &mut Client) -> Option<Value> {
 pub(super) async fn resource_metadata(
     client: &Client,
     refused: &Exchange,
-) -> Option<mcperr_core::oracle::auth::MetadataProbe> {
-    use mcperr_core::oracle::auth;
+) -> Option<mcperr_oracle::auth::MetadataProbe> {
+    use mcperr_oracle::auth;
     let Conn::Http(http) = &client.conn else {
         return None;
     };
@@ -94,11 +94,11 @@ pub(super) async fn start_in_flight(
     let msg = o.message(Some(&id));
     match client.send_in_flight(&id, &msg, IN_FLIGHT_FIRST).await {
         Ok(()) => {
-            let token = mcperr_core::exchange::progress_token(&msg).cloned();
+            let token = mcperr_wire::exchange::progress_token(&msg).cloned();
             Ok((id.to_value(), token))
         }
         Err(answer) => {
-            let j = mcperr_core::oracle::Judgement::new(
+            let j = mcperr_oracle::Judgement::new(
                 Verdict::Skip,
                 &plan.case.rule,
                 "not judged: the in-flight request was answered before the next step could be sent, so nothing was left in flight".to_string(),
@@ -146,9 +146,9 @@ pub(super) async fn watch_cancelled(
         for m in client.watch_in_flight(id, token, IN_FLIGHT_WATCH).await {
             if m.get("method").is_none() {
                 client.note_late_answer(id, m);
-            } else if mcperr_core::exchange::subscription_id(&m).is_some() {
+            } else if mcperr_wire::exchange::subscription_id(&m).is_some() {
                 client.requeue(
-                    mcperr_core::exchange::Stray::of_server_message(&m)
+                    mcperr_wire::exchange::Stray::of_server_message(&m)
                         .into_iter()
                         .collect(),
                 );

@@ -2,12 +2,12 @@
 //! the evidence around it (counts, the server's log, liveness), and hands
 //! them to the oracle. It builds nothing and decides nothing itself.
 
-use mcperr_core::exchange::{Ending, Exchange};
-use mcperr_core::oracle::{self, Evidence};
-use mcperr_core::plan::{CasePlan, IdChoice, Outgoing, Step};
+use mcperr_cases::plan::{CasePlan, IdChoice, Outgoing, Step};
 use mcperr_core::report::CaseResult;
-use mcperr_core::rules::AspectId;
-use mcperr_core::Verdict;
+use mcperr_model::rules::AspectId;
+use mcperr_model::Verdict;
+use mcperr_oracle::Evidence;
+use mcperr_wire::exchange::{Ending, Exchange};
 use serde_json::Value;
 
 use crate::client::Client;
@@ -49,7 +49,7 @@ pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool)
         let refused = result
             .response
             .as_ref()
-            .is_some_and(mcperr_core::expect::refusal);
+            .is_some_and(mcperr_cases::expect::refusal);
         if !alive || result.verdict != Verdict::Pass || !refused {
             return (result, alive);
         }
@@ -92,12 +92,12 @@ pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool)
 
 /// Whether an answer is an `isError` result (not a JSON-RPC error).
 fn is_error_result(response: Option<&Value>) -> bool {
-    response.and_then(|r| mcperr_core::wire::at(r, &["result", "isError"]))
+    response.and_then(|r| mcperr_wire::edges::at(r, &["result", "isError"]))
         == Some(&Value::Bool(true))
 }
 
 /// A T4 case sent on an argument set the tool is first seen to accept
-/// ([`mcperr_core::case::Rebase`]): valid sets go unjudged (their strays
+/// ([`mcperr_cases::case::Rebase`]): valid sets go unjudged (their strays
 /// go to the case) until one is accepted, then the case's call is that set
 /// with its change. When the tool refuses every set, the case is sent on the
 /// last one and its passing refusal counts only if it says something the
@@ -107,7 +107,7 @@ fn is_error_result(response: Option<&Value>) -> bool {
 async fn rebased(
     client: &mut Client,
     plan: &CasePlan,
-    rebase: &mcperr_core::case::Rebase,
+    rebase: &mcperr_cases::case::Rebase,
 ) -> (CaseResult, bool) {
     let tool = plan
         .case
@@ -144,7 +144,7 @@ async fn rebased(
             // No answer to a valid call: not the extra property's doing.
             client.set_timeout(normal);
             let alive = client.probe().await.response().is_some();
-            let j = mcperr_core::oracle::Judgement::new(
+            let j = mcperr_oracle::Judgement::new(
                 Verdict::Error,
                 &plan.case.rule,
                 format!(
@@ -157,11 +157,11 @@ async fn rebased(
                 alive,
             );
         };
-        if !mcperr_core::expect::refusal(answer) {
+        if !mcperr_cases::expect::refusal(answer) {
             accepted = Some(set);
             break;
         }
-        last = Some((set, mcperr_core::expect::answer_text(answer)));
+        last = Some((set, mcperr_cases::expect::answer_text(answer)));
     }
     client.set_timeout(normal);
     // What the unjudged calls logged is not the case's (a crash's traceback
@@ -179,10 +179,10 @@ async fn rebased(
     let case_text = result
         .response
         .as_ref()
-        .map(mcperr_core::expect::answer_text)
+        .map(mcperr_cases::expect::answer_text)
         .unwrap_or_default();
     if result.verdict != Verdict::Pass
-        || mcperr_core::expect::refusal_says_more(&case_text, &refused, rebase)
+        || mcperr_cases::expect::refusal_says_more(&case_text, &refused, rebase)
     {
         return (result, alive);
     }
@@ -202,7 +202,7 @@ fn short_answer(response: Option<&Value>) -> String {
     let Some(r) = response else {
         return "no answer".into();
     };
-    let text = clip(&mcperr_core::expect::answer_text(r));
+    let text = clip(&mcperr_cases::expect::answer_text(r));
     match r.pointer("/error/code") {
         Some(c) => format!("error {c} {text:?}"),
         None => format!("isError {text:?}"),
@@ -262,7 +262,7 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
     let resumes = plan
         .expectation
         .checks
-        .contains(&mcperr_core::case::Check::ResumedOwnStream);
+        .contains(&mcperr_cases::case::Check::ResumedOwnStream);
     let mut streams = Vec::new();
     let mut vars: Vec<(String, Value)> = Vec::new();
     let with_values;
@@ -287,11 +287,11 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
             let answer = answered.as_ref().and_then(Exchange::response).cloned();
             if let Err((skip, why)) = capture(plan, index, answer.as_ref(), &mut vars) {
                 let j = if skip {
-                    mcperr_core::oracle::Judgement::new(Verdict::Skip, &plan.case.rule, why)
+                    mcperr_oracle::Judgement::new(Verdict::Skip, &plan.case.rule, why)
                 } else {
-                    let v = mcperr_core::grading::Violation::new(plan.case.aspect_id(), why);
+                    let v = mcperr_model::grading::Violation::new(plan.case.aspect_id(), why);
                     let graded = plan.grader().graded(&v, false).into_iter().collect();
-                    mcperr_core::oracle::Judgement::of(graded, &plan.case.rule, String::new())
+                    mcperr_oracle::Judgement::of(graded, &plan.case.rule, String::new())
                 };
                 let result = CaseResult::planned(plan, &plan.citation, j, None, answer.clone(), 0);
                 return (result, true);
@@ -318,7 +318,7 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
                     return Box::pin(execute_once(client, plan)).await;
                 }
                 client.pace.mark_hung(&method, &plan.case.id);
-                let v = mcperr_core::grading::Violation::new(
+                let v = mcperr_model::grading::Violation::new(
                     AspectId::J4Main,
                     format!(
                         "the case's {method} step was never answered (within {} ms) while the server went on answering others; {method} is hung, its later requests are not sent",
@@ -326,12 +326,12 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
                     ),
                 );
                 let graded = plan.grader().graded(&v, false).into_iter().collect();
-                let j = mcperr_core::oracle::Judgement::of(graded, &plan.case.rule, String::new());
+                let j = mcperr_oracle::Judgement::of(graded, &plan.case.rule, String::new());
                 let citation = j.citation.clone().unwrap_or_else(|| plan.citation.clone());
                 let result = CaseResult::planned(plan, &citation, j, Some(ex.request), None, ms);
                 return (result, true);
             }
-            let j = oracle::judge(plan, &ex, &evidence);
+            let j = mcperr_oracle::judge(plan, &ex, &evidence);
             let result = CaseResult::planned(plan, &plan.citation, j, Some(ex.request), None, ms);
             return (result, false);
         }
@@ -344,7 +344,7 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
         evidence.after_cancel = watch_cancelled(client, plan, id, token.as_ref()).await;
         // A subscription left in flight: how it ended, if the server ended it.
         if let Some(listen) = plan.listens().into_iter().find(|l| l.get("id") == Some(id)) {
-            evidence.ended = Some(mcperr_core::oracle::subscriptions::Ended {
+            evidence.ended = Some(mcperr_oracle::subscriptions::Ended {
                 listen,
                 answer: client.late_answer(id),
                 cancelled_by_client: cancelled_by_case(plan, id),
@@ -354,7 +354,7 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
     let quiet_get = plan
         .expectation
         .checks
-        .contains(&mcperr_core::case::Check::GetStreamQuiet);
+        .contains(&mcperr_cases::case::Check::GetStreamQuiet);
     let mut ex = if plan.http.is_some() && quiet_get {
         let (ex, side) = get_with_side_post(client, plan).await;
         evidence.side_post = Some(side);
@@ -370,7 +370,7 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
     };
     ex.strays.splice(
         0..0,
-        early.into_iter().map(mcperr_core::exchange::Stray::outside),
+        early.into_iter().map(mcperr_wire::exchange::Stray::outside),
     );
     // hold_asks judges the server while it waits for input it asked for:
     // one that asked nothing by its answer waits for nothing.
@@ -385,10 +385,10 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
     // (the RFC 8259 section 6 policy, as in fuzzing).
     if plan.http.is_none()
         && matches!(
-            mcperr_core::wire::big_id_answer(&ex),
+            mcperr_wire::edges::big_id_answer(&ex),
             Some(
-                mcperr_core::wire::BigIdAnswer::Silent
-                    | mcperr_core::wire::BigIdAnswer::NullIdError
+                mcperr_wire::edges::BigIdAnswer::Silent
+                    | mcperr_wire::edges::BigIdAnswer::NullIdError
             )
         )
     {
@@ -405,7 +405,7 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
     if plan
         .expectation
         .checks
-        .contains(&mcperr_core::case::Check::TaskListed)
+        .contains(&mcperr_cases::case::Check::TaskListed)
     {
         if let Some((_, task)) = vars.iter().find(|(k, _)| k == "task") {
             evidence.listing = Some(task_listing(client, &ex, task.clone()).await);
@@ -414,7 +414,7 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
     if plan
         .expectation
         .checks
-        .contains(&mcperr_core::case::Check::ResourceMetadata)
+        .contains(&mcperr_cases::case::Check::ResourceMetadata)
     {
         evidence.metadata = resource_metadata(client, &ex).await;
     }
@@ -461,20 +461,18 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
     }
     let late = client.drain();
     ex.strays
-        .extend(late.into_iter().map(mcperr_core::exchange::Stray::outside));
+        .extend(late.into_iter().map(mcperr_wire::exchange::Stray::outside));
     client.note_server_requests(&mut ex.strays);
     // Last, as it ends the connection: does the server exit at end of input?
     if plan
         .expectation
         .checks
-        .contains(&mcperr_core::case::Check::ExitOnEof)
+        .contains(&mcperr_cases::case::Check::ExitOnEof)
     {
-        evidence.eof_exit = client
-            .close_stdin(mcperr_core::oracle::checks::EOF_WAIT)
-            .await;
+        evidence.eof_exit = client.close_stdin(mcperr_oracle::checks::EOF_WAIT).await;
         alive = false;
     }
-    let mut judgement = oracle::judge(plan, &ex, &evidence);
+    let mut judgement = mcperr_oracle::judge(plan, &ex, &evidence);
     if judgement.verdict == Verdict::Error && client.has_stderr() {
         let tail = client.stderr().tail(10);
         if !tail.is_empty() && !judgement.message.contains("stderr tail") {

@@ -4,9 +4,9 @@
 //! mode), a GET with a POST on the side (`get-stream-quiet`) and a GET that
 //! resumes a stream (`resumed-own-stream`).
 
-use mcperr_core::exchange::{Ending, Exchange};
-use mcperr_core::plan::{CasePlan, IdChoice, Outgoing, SessionMode, Step, BOGUS_SESSION};
+use mcperr_cases::plan::{CasePlan, IdChoice, Outgoing, SessionMode, Step, BOGUS_SESSION};
 use mcperr_protocol::Id;
+use mcperr_wire::exchange::{Ending, Exchange};
 use serde_json::Value;
 
 use crate::client::{legacy_handshake, Client, Conn};
@@ -53,13 +53,13 @@ pub(super) fn capture(
     };
     let answer = answer.unwrap_or(&Value::Null);
     for (name, spec) in wanted {
-        let (skip, why) = match mcperr_core::capture::take(answer, spec) {
+        let (skip, why) = match mcperr_cases::capture::take(answer, spec) {
             Ok(v) => {
                 vars.push((name.clone(), v));
                 continue;
             }
-            Err(mcperr_core::capture::Missing::Optional(why)) => (true, why),
-            Err(mcperr_core::capture::Missing::Required(why)) => (false, why),
+            Err(mcperr_cases::capture::Missing::Optional(why)) => (true, why),
+            Err(mcperr_cases::capture::Missing::Required(why)) => (false, why),
         };
         let step = format!("step {} ({})", index + 1, answer["id"]);
         return Err(if skip {
@@ -203,7 +203,7 @@ pub(super) async fn resumed_get(
     client: &mut Client,
     plan: &CasePlan,
     streams: &[Exchange],
-) -> (Exchange, Option<mcperr_core::oracle::checks::Resumption>) {
+) -> (Exchange, Option<mcperr_oracle::checks::Resumption>) {
     let not_applicable = |why: String| {
         let ex = Exchange::unsent(Value::Null, Ending::NotApplicable(why));
         (ex, None)
@@ -241,7 +241,7 @@ pub(super) async fn resumed_get(
         );
         ex.ending = Ending::NotApplicable(why);
     }
-    let resumption = mcperr_core::oracle::checks::Resumption {
+    let resumption = mcperr_oracle::checks::Resumption {
         last_event_id: last,
         other_id: streams[1].request.get("id").cloned().unwrap_or(Value::Null),
         other: second.messages.clone(),

@@ -2,14 +2,14 @@
 //! late answer within `--slow-ms`, or the step's method marked slow; and
 //! the result of a case whose method was found hung before it ran.
 
-use mcperr_core::exchange::{Ending, Exchange};
-use mcperr_core::plan::CasePlan;
+use mcperr_cases::plan::CasePlan;
+use mcperr_wire::exchange::{Ending, Exchange};
 use serde_json::Value;
 
 use crate::client::{Client, Conn};
 
 use mcperr_core::report::CaseResult;
-use mcperr_core::Verdict;
+use mcperr_model::Verdict;
 
 use super::send::plain_exchange;
 
@@ -89,9 +89,9 @@ pub(super) fn hung_result(
 ) -> CaseResult {
     // An error of J4 (the first request's unanswered deviation), not of the
     // case's own rule, which this case could not test.
-    let j = mcperr_core::oracle::Judgement::new(
+    let j = mcperr_oracle::Judgement::new(
         Verdict::Error,
-        mcperr_core::rules::RuleId::J4.as_str(),
+        mcperr_model::rules::RuleId::J4.as_str(),
         format!(
             "not sent: {method} is hung on this server: its request in case {first} got no answer within --slow-ms {} while the server answered others",
             slow.as_millis()

@@ -5,17 +5,17 @@
 
 use std::sync::atomic::Ordering;
 
-use mcperr_core::exchange::{Ending, Exchange, Stray};
-use mcperr_core::fuzz::Class;
-use mcperr_core::reassemble::Read;
+use mcperr_cases::fuzz::Class;
 use mcperr_protocol::Era;
+use mcperr_wire::exchange::{Ending, Exchange, Stray};
+use mcperr_wire::reassemble::Read;
 use serde_json::Value;
 
 use super::pipe::{lane_of, remember, Pending, Pipe, MAX_STRAGGLERS};
 use super::probe::{count_in, count_params};
 use super::worker::Worker;
 use crate::client::is_response;
-use mcperr_core::lines::OverLong;
+use mcperr_wire::lines::OverLong;
 
 /// A request unanswered while the server answered later ones: dropped from
 /// the window, its slot freed. It waits for a late answer up to `--slow-ms`
@@ -57,7 +57,7 @@ pub(super) enum Claim {
 /// anything else (`-32700` for a line it could not decode) to a lone
 /// surrogate first (a parser may refuse it, RFC 8259 §8.2), in flight or
 /// already dropped in silence. Then an id beyond a double, unless the server
-/// has echoed one (the RFC 8259 §6 policy judges it, wire::big_id). Claimed,
+/// has echoed one (the RFC 8259 §6 policy judges it, edges::big_id). Claimed,
 /// it is judged as that request's answer (J1 error-id) at once, not left to
 /// wait out the drop grace, and never taken later for the answer of a
 /// lockstep request that follows.
@@ -70,7 +70,7 @@ pub(super) fn claim_idless(pipe: &mut Pipe, value: &Value) -> Claim {
     };
     let envelope = |p: &Pending| matches!(p.input.class, Class::Envelope(_));
     let surrogate = |p: &Pending| p.silent_ok;
-    let big_id = |p: &Pending| mcperr_core::wire::beyond_double(&p.msg["id"]);
+    let big_id = |p: &Pending| mcperr_wire::edges::beyond_double(&p.msg["id"]);
     let not_a_request = value.pointer("/error/code").and_then(Value::as_i64) == Some(-32600);
     if not_a_request {
         if let Some(k) = oldest(pipe, &envelope) {
@@ -225,7 +225,7 @@ pub(super) fn answer(
     };
     pipe.answered_sent = pipe.answered_sent.max(Some(p.sent));
     // Its own id echoed (not an id-less error claimed for it).
-    pipe.big_ids_held |= mcperr_core::wire::beyond_double(&id);
+    pipe.big_ids_held |= mcperr_wire::edges::beyond_double(&id);
     pipe.latency.observe(p.sent.elapsed());
     w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
     let ok = value
@@ -270,7 +270,7 @@ pub(super) fn too_long(w: &mut Worker<'_>, pipe: &mut Pipe, line: &OverLong) {
 /// A `limited_calls` call with a string id no fuzz request uses.
 pub(super) fn counted_call(era: Era, n: u64) -> Value {
     let mut msg = serde_json::json!({"jsonrpc": "2.0", "id": format!("mcperr-count-{n}"), "method": "tools/call"});
-    if let Some(p) = mcperr_core::plan::params_for(era, Some(count_params()), true) {
+    if let Some(p) = mcperr_cases::plan::params_for(era, Some(count_params()), true) {
         msg["params"] = p;
     }
     msg

@@ -14,10 +14,11 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use mcperr_core::exchange::Ending;
-use mcperr_core::fuzz::{Class, Generator, Judge, Seeded};
-use mcperr_core::select::{LeftOut, ToolCalls};
+use mcperr_cases::fuzz::{Class, Generator, Seeded};
+use mcperr_cases::select::{LeftOut, ToolCalls};
+use mcperr_oracle::findings::Judge;
 use mcperr_protocol::Era;
+use mcperr_wire::exchange::Ending;
 use serde_json::Value;
 
 use super::pipe::{lane_of, Latency, LANE_LIMIT};
@@ -54,7 +55,7 @@ async fn concurrent(w: &mut Worker<'_>, client: &mut Client) -> Stop {
     // In flight: request number -> (lane, when sent, the input).
     let mut inflight: std::collections::HashMap<
         u64,
-        (String, Instant, mcperr_core::fuzz::FuzzInput),
+        (String, Instant, mcperr_cases::fuzz::FuzzInput),
     > = Default::default();
     let mut slow_lanes = std::collections::HashSet::new();
     let mut hung_lanes = std::collections::HashSet::new();
@@ -127,7 +128,7 @@ async fn concurrent(w: &mut Worker<'_>, client: &mut Client) -> Stop {
         let suspects = |input,
                         inflight: &mut std::collections::HashMap<
             u64,
-            (String, Instant, mcperr_core::fuzz::FuzzInput),
+            (String, Instant, mcperr_cases::fuzz::FuzzInput),
         >| {
             let mut rest: Vec<_> = inflight.drain().collect();
             rest.sort_by_key(|(_, (_, sent, _))| *sent);
@@ -188,7 +189,7 @@ pub(crate) async fn era(
             .iter()
             .any(|t| t.get("name").and_then(Value::as_str) == Some(n))
     };
-    let counted = mcperr_core::bookshop::can_count(names);
+    let counted = mcperr_cases::bookshop::can_count(names);
     let jobs = settings.run.jobs.max(1);
     let quota = budget.requests.map(|r| r.div_ceil(jobs as u64));
     let start = Instant::now();
@@ -203,7 +204,7 @@ pub(crate) async fn era(
         store,
         gen: Generator::new(&discovery, &tools, era)
             .with_valid_calls(&calls)
-            .with_canary(mcperr_core::fuzz::inputs::canary_of_seed(settings.seed)),
+            .with_canary(mcperr_cases::fuzz::inputs::canary_of_seed(settings.seed)),
         judge: judge.clone(),
         src: Seeded::new(settings.seed.wrapping_add(i as u64)),
         era,
@@ -307,7 +308,7 @@ fn on_own_thread<'a>(
             start.failed.store(true, Ordering::SeqCst);
             start.barrier.wait();
             return Err(EngineError::Setup(crate::engine::SetupError {
-                rule: mcperr_core::rules::RuleId::J4,
+                rule: mcperr_model::rules::RuleId::J4,
                 spawn: true,
                 message: format!("a fuzz worker's runtime: {e}"),
             }));

@@ -26,11 +26,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use mcperr_cases::fuzz::FuzzInput;
+use mcperr_cases::profile::Profile;
+use mcperr_cases::select::{LeftOut, Selection};
 use mcperr_core::baseline::Baseline;
-use mcperr_core::fuzz::{Finding, FuzzInput};
-use mcperr_core::profile::Profile;
 use mcperr_core::report::TargetInfo;
-use mcperr_core::select::{LeftOut, Selection};
+use mcperr_oracle::findings::Finding;
 use mcperr_protocol::Era;
 use serde::{Deserialize, Serialize};
 
@@ -125,7 +126,7 @@ pub struct FuzzReport {
     /// The tools called, each with whether valid arguments were sent (its
     /// body ran) and why.
     #[serde(default)]
-    pub valid_calls: Vec<mcperr_core::select::ToolCalls>,
+    pub valid_calls: Vec<mcperr_cases::select::ToolCalls>,
     /// Methods and targets that were slow, not hung.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub slow: Vec<SlowLane>,
@@ -148,7 +149,7 @@ impl FuzzReport {
             !f.baselined
                 && matches!(
                     f.verdict,
-                    mcperr_core::Verdict::Fail | mcperr_core::Verdict::Error
+                    mcperr_model::Verdict::Fail | mcperr_model::Verdict::Error
                 )
         });
         i32::from(failing)
@@ -157,11 +158,11 @@ impl FuzzReport {
     /// The JSON text.
     pub fn to_json(&self) -> String {
         // A lone surrogate sent shows as the escape sent, not the placeholder.
-        mcperr_core::text::as_sent(&serde_json::to_string_pretty(self).unwrap_or_default())
+        mcperr_wire::text::as_sent(&serde_json::to_string_pretty(self).unwrap_or_default())
     }
 }
 
-impl mcperr_core::fuzz::group::Member for Found {
+impl mcperr_oracle::findings::group::Member for Found {
     fn finding(&self) -> &Finding {
         &self.finding
     }
@@ -382,7 +383,7 @@ pub async fn fuzz(
             }
             if spoken.is_empty() {
                 return Err(EngineError::Setup(crate::engine::SetupError {
-                    rule: mcperr_core::rules::RuleId::J4,
+                    rule: mcperr_model::rules::RuleId::J4,
                     spawn: false,
                     message: not_fuzzed.join("; "),
                 }));
@@ -420,7 +421,7 @@ pub async fn fuzz(
     }
     if fuzzed.is_empty() {
         return Err(EngineError::Setup(crate::engine::SetupError {
-            rule: mcperr_core::rules::RuleId::J4,
+            rule: mcperr_model::rules::RuleId::J4,
             spawn: false,
             message: not_fuzzed.join("; "),
         }));
@@ -428,7 +429,7 @@ pub async fn fuzz(
     let elapsed = campaign_time.as_secs_f64();
     let requests = settings.stats.requests.load(Ordering::Relaxed);
     // One deviation, one finding: each group's worst, smallest example.
-    let mut found = mcperr_core::fuzz::group::group(store.all());
+    let mut found = mcperr_oracle::findings::group::group(store.all());
     for f in &mut found {
         f.finding.baselined = settings
             .baseline

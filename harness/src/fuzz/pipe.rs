@@ -7,8 +7,8 @@
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
-use mcperr_core::fuzz::FuzzInput;
-use mcperr_core::reassemble::Reassembler;
+use mcperr_cases::fuzz::FuzzInput;
+use mcperr_wire::reassemble::Reassembler;
 use serde_json::Value;
 
 use super::probe::SILENCE_OK;

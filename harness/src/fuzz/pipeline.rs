@@ -29,9 +29,9 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use mcperr_core::exchange::Ending;
-use mcperr_core::fuzz::Class;
-use mcperr_core::text::line;
+use mcperr_cases::fuzz::Class;
+use mcperr_wire::exchange::Ending;
+use mcperr_wire::text::line;
 
 use super::answers::{answer, counted_call, never_answered, skipped, too_long};
 use super::pipe::{lane_of, remember, Pending, Pipe, PER_TURN};

@@ -6,10 +6,10 @@
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use mcperr_core::exchange::{Ending, Exchange};
-use mcperr_core::fuzz::shrink::candidates;
-use mcperr_core::fuzz::{Class, FuzzInput};
+use mcperr_cases::fuzz::shrink::candidates;
+use mcperr_cases::fuzz::{Class, FuzzInput};
 use mcperr_protocol::Id;
+use mcperr_wire::exchange::{Ending, Exchange};
 use serde_json::Value;
 
 use super::worker::Worker;
@@ -35,7 +35,7 @@ pub(crate) async fn count(client: &mut Client) -> Option<u64> {
 
 /// The params of a `limited_calls` call.
 pub(crate) fn count_params() -> Value {
-    mcperr_core::bookshop::count_params()
+    mcperr_cases::bookshop::count_params()
 }
 
 /// The count in a `limited_calls` answer (structured, or the number in its text).
@@ -61,7 +61,7 @@ pub(crate) async fn probe(
     input: &FuzzInput,
 ) -> (Exchange, Option<bool>) {
     let measure = w.counted
-        && mcperr_core::bookshop::is_counted_call(&input.method, &input.target)
+        && mcperr_cases::bookshop::is_counted_call(&input.method, &input.target)
         && matches!(input.class, Class::InvalidCall(_));
     let before = if measure { count(client).await } else { None };
     let msg = input.message(w.era, w.next_n());
@@ -91,7 +91,7 @@ pub(crate) fn alive_probe(era: mcperr_protocol::Era, n: u64) -> Value {
     };
     let mut msg =
         serde_json::json!({"jsonrpc": "2.0", "id": format!("mcperr-alive-{n}"), "method": method});
-    if let Some(p) = mcperr_core::plan::params_for(era, None, true) {
+    if let Some(p) = mcperr_cases::plan::params_for(era, None, true) {
         msg["params"] = p;
     }
     msg
@@ -118,7 +118,7 @@ pub(crate) async fn unanswered_while_alive(
     let crate::client::Conn::Lines(conn) = &mut client.conn else {
         return None;
     };
-    let mut batch = mcperr_core::text::line(&msg);
+    let mut batch = mcperr_wire::text::line(&msg);
     batch.push(b'\n');
     batch.extend_from_slice(ping.to_string().as_bytes());
     conn.send_line(&batch).await;
@@ -132,7 +132,7 @@ pub(crate) async fn unanswered_while_alive(
         }
         match conn.next_event(until - now).await {
             Some(crate::transport::StdoutEvent::Line(l)) => {
-                let id = mcperr_core::fuzz::inputs::parse_line(&l)
+                let id = mcperr_cases::fuzz::inputs::parse_line(&l)
                     .ok()
                     .and_then(|v| v.get("id").map(Value::to_string));
                 match id {
@@ -248,7 +248,7 @@ pub(crate) async fn shrink(
     let signature = best.finding.signature.clone();
     // A server that stopped after an answered request is seen only by a
     // probe behind it.
-    let after = best.finding.aspect == mcperr_core::rules::AspectId::J4Main
+    let after = best.finding.aspect == mcperr_model::rules::AspectId::J4Main
         && best.finding.response.is_object();
     // Ids beyond a double are judged with the proof of a re-send: their
     // findings stand as found.
@@ -315,7 +315,7 @@ async fn try_alone(
     input: &FuzzInput,
     unanswered: bool,
     after: bool,
-) -> Option<(Vec<mcperr_core::fuzz::Finding>, bool)> {
+) -> Option<(Vec<mcperr_oracle::findings::Finding>, bool)> {
     let mut c = match client.take() {
         Some(c) => c,
         None => match connect(&w.settings.run, EraChoice::Pinned(w.era)).await {
@@ -359,12 +359,12 @@ async fn try_alone(
     // with a small id is the proof the RFC 8259 section 6 policy needs, as
     // in the campaign ([`resend_big_ids`]); without it a lone try would
     // judge what the campaign excused.
-    let proof = if input.id_style == mcperr_core::fuzz::IdStyle::Above53
-        && mcperr_core::wire::big_id_answer(&ex)
-            == Some(mcperr_core::wire::BigIdAnswer::NullIdError)
+    let proof = if input.id_style == mcperr_cases::fuzz::IdStyle::Above53
+        && mcperr_wire::edges::big_id_answer(&ex)
+            == Some(mcperr_wire::edges::BigIdAnswer::NullIdError)
     {
         let mut small = input.clone();
-        small.id_style = mcperr_core::fuzz::IdStyle::Counter;
+        small.id_style = mcperr_cases::fuzz::IdStyle::Counter;
         let (again, _) = probe(w, &mut c, &small).await;
         w.shrink_requests.fetch_add(1, Ordering::Relaxed);
         Some(matches!(again.ending, Ending::Answered(_)))
@@ -420,7 +420,7 @@ pub(crate) async fn resend_big_ids(w: &mut Worker<'_>, client: &mut Client) {
         } else {
             let (input, _, _) = &group.kept[0];
             let mut small = input.clone();
-            small.id_style = mcperr_core::fuzz::IdStyle::Counter;
+            small.id_style = mcperr_cases::fuzz::IdStyle::Counter;
             w.shrink_requests.fetch_add(1, Ordering::Relaxed);
             let answered = if w.settings.run.target.is_http() {
                 let (again, _) = probe(w, client, &small).await;

@@ -6,8 +6,8 @@
 
 use std::sync::atomic::Ordering;
 
-use mcperr_core::exchange::Ending;
-use mcperr_core::fuzz::Class;
+use mcperr_cases::fuzz::Class;
+use mcperr_wire::exchange::Ending;
 use serde_json::Value;
 
 use super::probe::{lost, probe};
@@ -20,7 +20,7 @@ use crate::engine::{connect, EraChoice};
 /// another style showed (a string, a negative number, beyond 2^31 or 2^53)
 /// with a small counter id: when that shows none of it, the id alone brought
 /// it about, and the finding joins its id style's group
-/// ([`mcperr_core::fuzz::judge::id_group_key`]): a server that answers every
+/// ([`mcperr_oracle::findings::judge::id_group_key`]): a server that answers every
 /// big id the same wrong way is one finding, not one per tool and rule. One
 /// re-send per request; silence and findings about ids themselves are left
 /// as they are (the RFC 8259 policy and the id aspects judge those).
@@ -29,9 +29,9 @@ pub(crate) async fn attribute_ids(
     mut client: Option<Client>,
     store: &super::Store,
 ) -> Option<Client> {
-    use mcperr_core::fuzz::judge::{finding_id, id_group_key};
-    use mcperr_core::fuzz::IdStyle;
-    use mcperr_core::rules::AspectId;
+    use mcperr_cases::fuzz::IdStyle;
+    use mcperr_model::rules::AspectId;
+    use mcperr_oracle::findings::judge::{finding_id, id_group_key};
     let mut shown: std::collections::HashMap<String, Vec<String>> = Default::default();
     let mut controls: std::collections::HashMap<String, Value> = Default::default();
     for found in store.unshrunk() {
@@ -126,7 +126,7 @@ pub(crate) fn representatives(unshrunk: Vec<Found>, store: &super::Store) -> Vec
     // Grouping folds counts into the chosen; each is shrunk as it is stored
     // (the store keeps each member's own).
     let chosen: std::collections::HashSet<String> =
-        mcperr_core::fuzz::group::group(unshrunk.clone())
+        mcperr_oracle::findings::group::group(unshrunk.clone())
             .into_iter()
             .filter(|f| !done.contains(&f.finding.group))
             .map(|f| f.finding.signature)

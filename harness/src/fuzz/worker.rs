@@ -7,9 +7,10 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use mcperr_core::exchange::{Exchange, Stray};
-use mcperr_core::fuzz::{Class, FuzzInput, Generator, Judge, Seeded};
+use mcperr_cases::fuzz::{Class, FuzzInput, Generator, Seeded};
+use mcperr_oracle::findings::Judge;
 use mcperr_protocol::Era;
+use mcperr_wire::exchange::{Exchange, Stray};
 
 use super::{FuzzSettings, Store};
 
@@ -39,7 +40,7 @@ pub(crate) struct Worker<'a> {
     /// Requests with an id beyond a double that went unanswered or got an
     /// id-null error (and whether others were answered meanwhile): judged
     /// after a re-send with a small id shows whether the id alone was the
-    /// problem ([`mcperr_core::wire::big_id`]).
+    /// problem ([`mcperr_wire::edges::big_id`]).
     pub(crate) big_ids: std::sync::Mutex<BigIds>,
     /// Requests issued by this worker (for `--requests`).
     pub(crate) issued: u64,
@@ -85,11 +86,11 @@ impl Worker<'_> {
         ran: Option<bool>,
         alive: bool,
     ) {
-        use mcperr_core::wire::BigIdAnswer;
+        use mcperr_wire::edges::BigIdAnswer;
         // Silence is held only from a server that went on answering others
         // (a server that hangs is not excused); an id-null error always is.
-        let held = input.id_style == mcperr_core::fuzz::IdStyle::Above53
-            && match mcperr_core::wire::big_id_answer(ex) {
+        let held = input.id_style == mcperr_cases::fuzz::IdStyle::Above53
+            && match mcperr_wire::edges::big_id_answer(ex) {
                 Some(BigIdAnswer::Silent) => alive,
                 Some(BigIdAnswer::NullIdError) => true,
                 _ => false,
@@ -148,7 +149,7 @@ impl Worker<'_> {
     }
 
     pub(crate) fn is_counted_call(&self, input: &FuzzInput) -> bool {
-        self.counted && mcperr_core::bookshop::is_counted_call(&input.method, &input.target)
+        self.counted && mcperr_cases::bookshop::is_counted_call(&input.method, &input.target)
     }
 
     /// Records the held big-id requests without the proof a re-send gives
@@ -207,12 +208,12 @@ const KEPT_PER_GROUP: usize = 16;
 impl BigIds {
     /// Holds `ex`; false when there is no room (then it is judged at once).
     pub(crate) fn hold(&mut self, input: &FuzzInput, ex: &Exchange, alive: bool) -> bool {
-        let answer = mcperr_core::wire::big_id_answer(ex);
+        let answer = mcperr_wire::edges::big_id_answer(ex);
         // By root cause too: an array `params` that no id gets answered is
         // not excused (nor blamed) with an object one's re-send; nor is a
         // request with a lone surrogate (unreadable whatever its id) one
         // without, or the other way round.
-        let cause = mcperr_core::fuzz::identity::cause(input);
+        let cause = mcperr_oracle::findings::identity::cause(input);
         let lone = input.has_lone_surrogate();
         let key = format!("{} {cause} {answer:?} {alive} {lone}", input.method);
         if let Some(g) = self.groups.iter_mut().find(|g| g.key == key) {

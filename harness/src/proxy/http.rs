@@ -26,8 +26,8 @@ use axum::http::{HeaderMap, HeaderName, Method, StatusCode};
 use axum::response::Response;
 use eventsource_stream::Eventsource;
 use futures_util::StreamExt;
-use mcperr_core::exchange::HttpAnswer;
 use mcperr_core::proxy::{ChannelEnd, Observer};
+use mcperr_wire::exchange::HttpAnswer;
 use tokio::sync::mpsc;
 
 /// Where to listen and what to forward to.
@@ -314,7 +314,7 @@ async fn judge_body(
             })
         });
     if head.sse {
-        let mut events = Box::pin(mcperr_core::sse::without_bom(chunks).eventsource());
+        let mut events = Box::pin(mcperr_wire::sse::without_bom(chunks).eventsource());
         let mut seen = 0usize;
         while let Some(event) = events.next().await {
             let Ok(e) = event else {

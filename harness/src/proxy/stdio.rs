@@ -12,8 +12,8 @@ use std::cell::RefCell;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use mcperr_core::lines::{LineDecoder, StdoutEvent};
 use mcperr_core::proxy::Observer;
+use mcperr_wire::lines::{LineDecoder, StdoutEvent};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::process::Command;
 use tokio::sync::Notify;

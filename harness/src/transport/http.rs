@@ -15,11 +15,11 @@ use std::time::Duration;
 
 use eventsource_stream::Eventsource;
 use futures_util::stream::{self, BoxStream, StreamExt};
-use mcperr_core::exchange::HttpAnswer;
-use mcperr_core::plan;
-use mcperr_core::sse::SseReader;
+use mcperr_cases::plan;
 use mcperr_protocol::Era;
 use mcperr_reference::http_edge::HttpEdge;
+use mcperr_wire::exchange::HttpAnswer;
+use mcperr_wire::sse::SseReader;
 use serde_json::Value;
 
 /// How to reach an HTTP server.
@@ -168,7 +168,7 @@ async fn read_sse(
     answer: &mut HttpAnswer,
     listen: Option<Duration>,
 ) -> Result<(), HttpFailure> {
-    let mut events = Box::pin(mcperr_core::sse::without_bom(bytes).eventsource());
+    let mut events = Box::pin(mcperr_wire::sse::without_bom(bytes).eventsource());
     let mut reader = SseReader::new(want.cloned());
     let until = listen.map(|d| tokio::time::Instant::now() + d);
     loop {

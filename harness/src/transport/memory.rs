@@ -16,7 +16,7 @@
 //! moves only while the caller waits for output (so a run stays exactly
 //! repeatable and never sleeps), on the server thread by the wall clock.
 //! The server thread also decodes each line it wrote (as
-//! [`mcperr_core::text::decode`] does, which is all a reader of the bytes
+//! [`mcperr_wire::text::decode`] does, which is all a reader of the bytes
 //! would do first), so the fuzzer gets the value with the bytes.
 
 use std::collections::VecDeque;
@@ -355,7 +355,7 @@ impl Reply {
             .split(|b| *b == b'\n')
             .filter(|l| !l.is_empty())
             .map(|l| {
-                let value = decode.then(|| mcperr_core::text::decode(l).ok()).flatten();
+                let value = decode.then(|| mcperr_wire::text::decode(l).ok()).flatten();
                 (l.to_vec(), value)
             })
             .collect();
@@ -472,7 +472,7 @@ mod tests {
         while let Some((StdoutEvent::Line(bytes), value)) = conn.next_decoded(WAIT) {
             assert_eq!(
                 value.as_ref(),
-                Some(&mcperr_core::text::decode(&bytes).unwrap())
+                Some(&mcperr_wire::text::decode(&bytes).unwrap())
             );
             decoded.push(value.unwrap()["id"].clone());
         }

@@ -47,8 +47,8 @@ impl StdioTarget {
     }
 }
 
-use mcperr_core::lines::LineDecoder;
-pub use mcperr_core::lines::StdoutEvent;
+use mcperr_wire::lines::LineDecoder;
+pub use mcperr_wire::lines::StdoutEvent;
 
 /// The last bytes of stderr, with the absolute offset of the first one kept.
 #[derive(Debug, Default)]

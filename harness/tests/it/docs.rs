@@ -2,7 +2,7 @@
 //! docs/requirements/<era>.md from the requirement registry (`mcperr
 //! requirements`): a stale page fails here. `MCPERR_BLESS=1` writes them anew.
 
-use mcperr_core::rules::RuleId;
+use mcperr_model::rules::RuleId;
 
 #[test]
 fn the_rule_pages_are_generated_from_the_table_and_current() {
@@ -51,7 +51,7 @@ fn the_requirement_pages_are_generated_from_the_registry_and_current() {
     let bless = std::env::var("MCPERR_BLESS").is_ok_and(|v| v == "1");
     let mut stale = Vec::new();
     for era in mcperr_protocol::Era::ALL {
-        let page = mcperr_core::requirements::page(era);
+        let page = mcperr_model::requirements::page(era);
         let path = dir.join(format!("{era}.md"));
         if bless {
             std::fs::create_dir_all(&dir).unwrap();
@@ -103,12 +103,12 @@ fn requirements_lists_each_era_with_its_totals_and_refuses_an_unknown_era() {
 fn the_readme_states_the_registry_s_coverage() {
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
-    let t = |era| mcperr_core::requirements::totals(mcperr_core::requirements::for_era(era));
+    let t = |era| mcperr_model::requirements::totals(mcperr_model::requirements::for_era(era));
     let (legacy, modern) = (
         t(mcperr_protocol::Era::Legacy),
         t(mcperr_protocol::Era::Modern),
     );
-    let not_yet = |t: &mcperr_core::requirements::Totals| {
+    let not_yet = |t: &mcperr_model::requirements::Totals| {
         t.not_checked
             .get("not yet checked")
             .copied()
@@ -137,7 +137,7 @@ fn the_official_suite_mapping_names_existing_cases() {
         "/../fixtures/official-suite/checks.toml"
     );
     let table: toml::Value = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let known: std::collections::BTreeSet<String> = mcperr_core::case::builtin_cases()
+    let known: std::collections::BTreeSet<String> = mcperr_cases::case::builtin_cases()
         .unwrap()
         .into_iter()
         .map(|c| c.id)

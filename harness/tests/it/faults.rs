@@ -7,13 +7,13 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use mcperr::core::profile::Profile;
-use mcperr::core::report::{RunReport, TargetInfo};
-use mcperr::core::rules;
-use mcperr::core::select::Selection;
-use mcperr::core::Verdict;
 use mcperr::engine::{self, EraChoice, RunSettings};
 use mcperr::transport::{InProcess, Target};
+use mcperr_cases::profile::Profile;
+use mcperr_cases::select::Selection;
+use mcperr_core::report::{RunReport, TargetInfo};
+use mcperr_model::rules;
+use mcperr_model::Verdict;
 use mcperr_protocol::Era;
 use mcperr_reference::Fault;
 

@@ -90,7 +90,7 @@ fn the_sarif_log_is_valid_and_holds_a_result_per_failure() {
     assert!(errors.is_empty(), "{errors:#?}");
     let run = &log["runs"][0];
     let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
-    assert_eq!(rules.len(), mcperr_core::rules::RuleId::ALL.len());
+    assert_eq!(rules.len(), mcperr_model::rules::RuleId::ALL.len());
     let results = run["results"].as_array().unwrap();
     for rule in ["T3", "J7"] {
         let r = results

@@ -26,7 +26,7 @@ fn the_embedded_reference_server_passes_every_case_in_both_eras_over_stdio_and_h
         out.stdout
     );
     // The JSON report of several runs is a typed RunSet: it reads back as one.
-    let set: mcperr::core::report::RunSet =
+    let set: mcperr_core::report::RunSet =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let judged: BTreeSet<(&str, &str)> = set
         .runs

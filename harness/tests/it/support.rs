@@ -244,7 +244,7 @@ pub fn scratch(name: &str) -> std::path::PathBuf {
 pub fn report(path: &std::path::Path) -> Value {
     // A request or answer with a lone surrogate keeps it as its JSON escape
     // (`\ud800`), which serde_json alone refuses.
-    mcperr_core::text::decode(&std::fs::read(path).expect("report written"))
+    mcperr_wire::text::decode(&std::fs::read(path).expect("report written"))
         .expect("report is JSON")
 }
 

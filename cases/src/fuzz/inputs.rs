@@ -1,0 +1,175 @@
+//! The fuzz inputs: requests drawn from what a server publishes (its tools'
+//! `inputSchema`s, its resource templates and static resources, its prompts'
+//! arguments), envelope mutations of `tools/call`, `resources/read` and
+//! `prompts/get`, unknown methods, and ids of every legal kind. Each input
+//! carries its [`Class`]: what the request is, so the judge knows what a
+//! correct answer looks like without a scripted expectation.
+
+use mcperr_protocol::Era;
+use serde_json::{json, Value};
+
+use mcperr_wire::text::LONE_SURROGATE;
+
+/// What kind of request an input is, for the judge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Class {
+    /// Schema-valid arguments to a read-only tool.
+    ValidCall,
+    /// Arguments that break exactly one constraint (named) of the tool's `inputSchema`.
+    InvalidCall(String),
+    /// A template read with a value that cannot exist.
+    ResourceMissing,
+    /// Other reads: near misses, escapes, empty variables, static resources.
+    ResourceOther,
+    /// A prompt name the server does not list.
+    UnknownPrompt,
+    /// A prompt without one of its required arguments.
+    PromptMissingArgument,
+    /// Other prompt requests: extra or mistyped arguments, hostile values.
+    PromptOther,
+    /// Params that break the request's own schema (what is broken).
+    Envelope(String),
+    /// A method the protocol does not define.
+    UnknownMethod,
+    /// A request a host sent (`mcperr proxy`) whose kind the traffic does
+    /// not show: only the invariants judge its answer.
+    Observed,
+}
+
+/// How a request's id is written (JSON-RPC allows strings and numbers; MCP
+/// forbids null). Each style draws unique ids from the connection's counter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdStyle {
+    /// 1, 2, 3, …
+    Counter,
+    /// A string, sometimes with non-ASCII characters.
+    Text,
+    /// A negative integer.
+    Negative,
+    /// An integer above 2^31 (beyond a 32-bit int).
+    Above31,
+    /// An integer above 2^53 (beyond what a double holds exactly).
+    Above53,
+}
+
+impl IdStyle {
+    /// The id for the connection's `n`th request in this style.
+    pub fn id(self, n: u64) -> Value {
+        match self {
+            IdStyle::Counter => json!(n),
+            IdStyle::Text => json!(format!("fz-{n}-é")),
+            IdStyle::Negative => json!(-(n as i64) - 1),
+            IdStyle::Above31 => json!((1u64 << 31) + n),
+            IdStyle::Above53 => json!((1u64 << 53) + 1 + 2 * n),
+        }
+    }
+}
+
+/// One fuzz request, before its id and era envelope.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FuzzInput {
+    /// The method.
+    pub method: String,
+    /// The params, without the 2026-07-28 envelope.
+    pub params: Value,
+    /// Whether the era's envelope is added (not when the input breaks it).
+    pub envelope: bool,
+    /// How the id is written.
+    pub id_style: IdStyle,
+    /// What kind of request it is.
+    pub class: Class,
+    /// The tool, template, prompt or method aimed at (for findings).
+    pub target: String,
+}
+
+/// The method of the input stray output is blamed on: it answers no request.
+pub const STRAY_OUTPUT: &str = "(stdout)";
+
+impl FuzzInput {
+    /// The input a finding on stray output (a line answering no request)
+    /// is recorded under, in fuzzing and in the proxy alike.
+    pub fn stray_output() -> FuzzInput {
+        FuzzInput {
+            method: STRAY_OUTPUT.into(),
+            params: Value::Null,
+            envelope: false,
+            id_style: IdStyle::Counter,
+            class: Class::UnknownMethod,
+            target: "stdout".into(),
+        }
+    }
+
+    /// Whether this is [`FuzzInput::stray_output`]: no request to save or replay.
+    pub fn is_stray_output(&self) -> bool {
+        self.method == STRAY_OUTPUT
+    }
+
+    /// The JSON-RPC request for era `era`, with the `n`th id of its style.
+    pub fn message(&self, era: Era, n: u64) -> Value {
+        self.message_with_id(era, self.id_style.id(n))
+    }
+
+    /// The JSON-RPC request with a given id.
+    pub fn message_with_id(&self, era: Era, id: Value) -> Value {
+        let params = crate::plan::params_for(era, Some(self.params.clone()), self.envelope);
+        let mut msg = json!({"jsonrpc": "2.0", "id": id, "method": self.method});
+        if let Some(p) = params {
+            msg["params"] = p;
+        }
+        msg
+    }
+
+    /// Whether the request carries a lone surrogate: a JSON text a strict
+    /// parser may refuse (RFC 8259 §8.2), so an id-null error may answer it.
+    pub fn has_lone_surrogate(&self) -> bool {
+        fn any(v: &Value) -> bool {
+            match v {
+                Value::String(s) => s.contains(LONE_SURROGATE),
+                Value::Array(a) => a.iter().any(any),
+                Value::Object(o) => o.values().any(any),
+                _ => false,
+            }
+        }
+        any(&self.params)
+    }
+}
+
+/// Parses one line a server wrote (see [`mcperr_wire::text::decode`]).
+pub use mcperr_wire::text::decode as parse_line;
+
+/// How every run's canary starts (then 16 hex digits): in a fuzz campaign,
+/// where it is planted in valid calls' arguments, an answer's text that
+/// carries it is an echo of the request that planted it. (`mcperr run`
+/// plants the same shape as a crash's secret, which must never come back.)
+pub const CANARY_PREFIX: &str = "mcperrcanary";
+
+/// The canary a campaign with `seed` plants: the same for the same seed, so
+/// a campaign repeats exactly.
+pub fn canary_of_seed(seed: u64) -> String {
+    format!(
+        "{CANARY_PREFIX}{:016x}",
+        seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x6d63_7065_7272
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_with_a_lone_surrogate_escape_still_parses() {
+        let v = parse_line(br#"{"t":"a\ud800b","u":"\\ud800"}"#).unwrap();
+        assert_eq!(v["t"], "a\u{fffd}b");
+        assert_eq!(v["u"], "\\ud800");
+        assert!(parse_line(b"{not json").is_err());
+        assert!(parse_line("{\"x\":\"\\ud800\",\"y\":\"\\\\u\u{e9}\"}".as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn ids_of_each_style_are_unique_per_request_and_of_their_kind() {
+        assert_eq!(IdStyle::Above31.id(0), json!(2147483648u64));
+        assert!(IdStyle::Above53.id(3).as_u64().unwrap() > 1 << 53);
+        assert_eq!(IdStyle::Negative.id(0), json!(-1));
+        assert_ne!(IdStyle::Text.id(1), IdStyle::Text.id(2));
+    }
+}

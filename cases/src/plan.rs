@@ -1,0 +1,470 @@
+//! A case instantiated for one run, before any I/O: placeholders (the canary)
+//! substituted, the era's `_meta` envelope built, the HTTP shape chosen, and
+//! the effective expectation of the profile resolved. The executor only sends
+//! what a [`CasePlan`] says and collects what comes back.
+
+use mcperr_protocol::era::{META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION};
+use mcperr_protocol::headers::encode_header_value;
+use mcperr_protocol::{Era, Id};
+use serde_json::{json, Value};
+
+use crate::case::{Case, Check, SendStep};
+use crate::pattern;
+use crate::profile::{Expectation, Profile};
+
+/// The client's name and version in `clientInfo`.
+pub fn client_info() -> Value {
+    json!({"name": "mcperr", "version": env!("CARGO_PKG_VERSION")})
+}
+
+/// The modern `_meta` envelope mcperr sends.
+pub fn envelope() -> Value {
+    json!({
+        META_PROTOCOL_VERSION: Era::Modern.version(),
+        META_CLIENT_CAPABILITIES: {},
+        META_CLIENT_INFO: client_info(),
+    })
+}
+
+/// `params` with the modern envelope merged in (an object is created if needed).
+pub fn with_envelope(params: Option<Value>) -> Value {
+    let mut params = match params {
+        Some(Value::Object(o)) => Value::Object(o),
+        _ => json!({}),
+    };
+    let meta = params
+        .as_object_mut()
+        .expect("made an object above")
+        .entry("_meta")
+        .or_insert_with(|| json!({}));
+    // Built once: a campaign wraps every 2026-07-28 request.
+    static ENVELOPE: std::sync::LazyLock<Value> = std::sync::LazyLock::new(envelope);
+    if let (Some(meta), Value::Object(env)) = (meta.as_object_mut(), &*ENVELOPE) {
+        for (k, v) in env {
+            if !meta.contains_key(k) {
+                meta.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    params
+}
+
+/// The params a request gets in `era` (`envelope`: add the modern envelope).
+pub fn params_for(era: Era, params: Option<Value>, envelope: bool) -> Option<Value> {
+    if era == Era::Modern && envelope {
+        Some(with_envelope(params))
+    } else {
+        params
+    }
+}
+
+/// The headers a JSON-RPC message gets over Streamable HTTP in `era`, before
+/// the connection adds its session id and the user's `--header`s.
+pub fn http_headers(era: Era, msg: &Value) -> Vec<(String, String)> {
+    let mut h = vec![
+        (
+            "Accept".to_string(),
+            "application/json, text/event-stream".to_string(),
+        ),
+        ("Content-Type".to_string(), "application/json".to_string()),
+    ];
+    let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+    match era {
+        Era::Modern => {
+            h.push(("MCP-Protocol-Version".into(), Era::Modern.version().into()));
+            if !method.is_empty() {
+                h.push(("Mcp-Method".into(), method.into()));
+            }
+            let name = match method {
+                "tools/call" | "prompts/get" => msg.pointer("/params/name"),
+                "resources/read" => msg.pointer("/params/uri"),
+                _ => None,
+            };
+            if let Some(Value::String(n)) = name {
+                h.push(("Mcp-Name".into(), encode_header_value(n)));
+            }
+        }
+        Era::Legacy => {
+            if method != "initialize" {
+                h.push(("MCP-Protocol-Version".into(), Era::Legacy.version().into()));
+            }
+        }
+    }
+    h
+}
+
+/// Which id a message carries.
+#[derive(Debug, Clone, PartialEq)]
+pub enum IdChoice {
+    /// A fresh number from the connection.
+    Fresh,
+    /// The case's own id (string or number).
+    Given(Id),
+    /// None: a notification.
+    Notification,
+}
+
+/// A message to send, fully built except for a fresh id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outgoing {
+    /// Its id.
+    pub id: IdChoice,
+    /// The method.
+    pub method: String,
+    /// The params, envelope included.
+    pub params: Option<Value>,
+}
+
+impl Outgoing {
+    /// The JSON-RPC message with `id` (ignored for notifications).
+    pub fn message(&self, id: Option<&Id>) -> Value {
+        match (&self.id, id) {
+            (IdChoice::Notification, _) | (_, None) => {
+                mcperr_protocol::jsonrpc::notification(&self.method, self.params.clone())
+            }
+            (_, Some(id)) => {
+                mcperr_protocol::jsonrpc::request(id, &self.method, self.params.clone())
+            }
+        }
+    }
+}
+
+/// A step before the judged request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// Bytes sent as one line (stdio) or one POST body (HTTP), unanswered.
+    Raw(String),
+    /// A notification or a request whose answer is awaited but not judged.
+    Send(Outgoing),
+    /// A request sent and left in flight (stdio): see
+    /// [`crate::case::SendStep::Request`]'s `in_flight`.
+    InFlight(Outgoing),
+}
+
+impl CasePlan {
+    /// The progress tokens of the task-augmented requests among the case's
+    /// steps (a `task` param and a `_meta.progressToken`): the task's
+    /// progress goes on under them after the CreateTaskResult (U6).
+    pub fn task_tokens(&self) -> Vec<Value> {
+        self.steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Send(o) | Step::InFlight(o) => {
+                    let p = o.params.as_ref()?;
+                    p.get("task")?;
+                    p.pointer("/_meta/progressToken").cloned()
+                }
+                Step::Raw(_) => None,
+            })
+            .collect()
+    }
+
+    /// The `subscriptions/listen` requests the case leaves in flight, as
+    /// sent (a case gives them their ids, so that they can be named).
+    pub fn listens(&self) -> Vec<Value> {
+        self.steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::InFlight(o) if o.method == "subscriptions/listen" => match &o.id {
+                    IdChoice::Given(id) => Some(o.message(Some(id))),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// How the judged session is used by an HTTP case (2025-11-25).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionMode {
+    /// The connection's own session id, if it has one.
+    Current,
+    /// No `Mcp-Session-Id` header.
+    Without,
+    /// A made-up session id.
+    Bogus,
+    /// The id of a session just ended with DELETE.
+    Deleted,
+}
+
+/// The made-up session id of [`SessionMode::Bogus`].
+pub const BOGUS_SESSION: &str = "mcperr-bogus-session-0000";
+
+/// How an `[http]` case shapes its request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpShape {
+    /// HTTP method.
+    pub method: String,
+    /// Header overrides (`None` removes the header), applied after the era's headers.
+    pub overrides: Vec<(String, Option<String>)>,
+    /// Session handling.
+    pub session: SessionMode,
+    /// A body sent verbatim instead of the built message.
+    pub raw_body: Option<String>,
+}
+
+/// One case, ready to send.
+#[derive(Debug, Clone)]
+pub struct CasePlan {
+    /// The case as loaded.
+    pub case: Case,
+    /// The era it runs in.
+    pub era: Era,
+    /// The effective expectation under the run's profile, placeholders substituted.
+    pub expectation: Expectation,
+    /// Steps before the judged request.
+    pub steps: Vec<Step>,
+    /// The judged request.
+    pub request: Outgoing,
+    /// Its HTTP shape, for `[http]` cases over HTTP.
+    pub http: Option<HttpShape>,
+    /// The run's canary.
+    pub canary: String,
+    /// The citation for reports (see [`citation`]).
+    pub citation: String,
+    /// The run's profile, which grades deviations.
+    pub profile: Profile,
+    /// The run speaks Streamable HTTP (some sentences bind only there).
+    pub over_http: bool,
+    /// Whether the server declared `logging`, when discovery told (U8).
+    pub logging_declared: Option<bool>,
+    /// Whether the server declared `tasks.requests.tools.call`, when known.
+    pub tool_tasks_declared: Option<bool>,
+    /// What each step's answer gives the later ones, by step index: (name,
+    /// dotted path), from the case's `capture`.
+    pub captures: Vec<(usize, Vec<(String, String)>)>,
+}
+
+/// The citation of `case` in `era` for reports: the table's sentence for
+/// the aspect the case proves (a case file never supplies its own quote).
+pub fn citation(case: &Case, era: Era) -> String {
+    case.aspect_id().text(era).cite()
+}
+
+impl CasePlan {
+    /// Instantiates `case` for a run in `era` under `profile`, with the
+    /// run's canary and the placeholder values discovery chose (`tool`).
+    pub fn new(
+        case: &Case,
+        profile: &Profile,
+        era: Era,
+        canary: &str,
+        extra: &[(String, String)],
+        over_http: bool,
+    ) -> Self {
+        let mut vars = vec![("canary", canary)];
+        vars.extend(extra.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        let vars = vars.as_slice();
+        let sub = |v: &Value| pattern::substitute(v, vars);
+        let sub_str = |s: &str| {
+            pattern::substitute(&Value::String(s.to_string()), vars)
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        };
+        let mut expectation = profile.expectation(case, era);
+        expectation.pattern = sub(&expectation.pattern);
+        for alt in expectation
+            .also_pass
+            .iter_mut()
+            .chain(expectation.warn.iter_mut())
+        {
+            alt.pattern = sub(&alt.pattern);
+        }
+        for (_, shape) in &mut expectation.aspects {
+            *shape = sub(shape);
+        }
+        let envelope = case.envelope;
+        let outgoing = |id: IdChoice, method: &str, params: &Option<Value>| Outgoing {
+            id,
+            method: method.to_string(),
+            params: params_for(era, params.as_ref().map(sub), envelope),
+        };
+        let steps = case
+            .send
+            .iter()
+            .map(|s| match s {
+                SendStep::Raw { raw } => Step::Raw(sub_str(raw)),
+                SendStep::Notification {
+                    notification,
+                    params,
+                } => Step::Send(outgoing(IdChoice::Notification, notification, params)),
+                SendStep::Request {
+                    method,
+                    params,
+                    id,
+                    in_flight,
+                    ..
+                } => {
+                    let id = id.as_ref().and_then(Id::from_value);
+                    let o = outgoing(id.map_or(IdChoice::Fresh, IdChoice::Given), method, params);
+                    if *in_flight && !over_http {
+                        Step::InFlight(o)
+                    } else {
+                        Step::Send(o)
+                    }
+                }
+            })
+            .collect();
+        let http_case = case.http.as_ref().filter(|_| over_http);
+        let id = match (&case.request.id, http_case.is_some_and(|h| h.notification)) {
+            (_, true) => IdChoice::Notification,
+            (Some(v), false) => Id::from_value(v).map_or(IdChoice::Fresh, IdChoice::Given),
+            (None, false) => IdChoice::Fresh,
+        };
+        let request = outgoing(id, &case.request.method, &case.request.params);
+        let http = http_case.map(|spec| HttpShape {
+            method: spec.method.clone().unwrap_or_else(|| "POST".into()),
+            overrides: spec
+                .headers
+                .iter()
+                .map(|(k, v)| (k.clone(), (v != "$absent").then(|| sub_str(v))))
+                .collect(),
+            session: match spec.session.as_deref() {
+                Some("none") => SessionMode::Without,
+                Some("bogus") => SessionMode::Bogus,
+                Some("deleted") => SessionMode::Deleted,
+                _ => SessionMode::Current,
+            },
+            raw_body: case.request.raw.as_deref().map(sub_str),
+        });
+        CasePlan {
+            case: case.clone(),
+            era,
+            expectation,
+            steps,
+            request,
+            http,
+            canary: canary.to_string(),
+            citation: citation(case, era),
+            profile: profile.clone(),
+            over_http,
+            logging_declared: None,
+            tool_tasks_declared: None,
+            captures: case
+                .send
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| match s {
+                    SendStep::Request { capture, .. } if !capture.is_empty() => Some((
+                        i,
+                        capture
+                            .iter()
+                            .map(|(k, v)| (k.clone(), v.clone()))
+                            .collect(),
+                    )),
+                    _ => None,
+                })
+                .collect(),
+        }
+    }
+
+    /// This plan with the values captured from its steps' answers put in
+    /// the later steps, the judged request and the expectation.
+    pub fn with_values(&self, vars: &[(String, Value)]) -> CasePlan {
+        let sub = |v: &Value| pattern::substitute_values(v, vars);
+        let mut plan = self.clone();
+        let outgoing = |o: &mut Outgoing| o.params = o.params.as_ref().map(sub);
+        for s in &mut plan.steps {
+            if let Step::Send(o) | Step::InFlight(o) = s {
+                outgoing(o);
+            }
+        }
+        outgoing(&mut plan.request);
+        let e = &mut plan.expectation;
+        e.pattern = sub(&e.pattern);
+        for alt in e.also_pass.iter_mut().chain(e.warn.iter_mut()) {
+            alt.pattern = sub(&alt.pattern);
+        }
+        for (_, shape) in &mut e.aspects {
+            *shape = sub(shape);
+        }
+        plan
+    }
+
+    /// The grader of this plan's era, transport and profile.
+    pub fn grader(&self) -> mcperr_model::grading::Grader {
+        mcperr_model::grading::Grader {
+            era: self.era,
+            over_http: self.over_http,
+            grading: self.profile.grading,
+            strict: self.profile.strict,
+        }
+    }
+
+    /// The shape the run holds a response to, for reports: the case's own
+    /// expectation with the shapes of those aspects that get a verdict in
+    /// this run (a `none` aspect under `spec` is left out: it is not judged).
+    pub fn shown_expectation(&self) -> serde_json::Value {
+        let grader = self.grader();
+        let mut out = self.expectation.pattern.clone();
+        for (aspect, shape) in &self.expectation.aspects {
+            let probe = mcperr_model::grading::Violation::new(*aspect, String::new());
+            if grader.grade(&probe, false).is_some() {
+                pattern::merge(&mut out, shape);
+            }
+        }
+        out
+    }
+
+    /// Whether the case needs `limited_calls` counted around the request.
+    pub fn wants_counts(&self) -> bool {
+        self.expectation.checks.contains(&Check::BodyNeverRan)
+    }
+
+    /// Whether the case reads the server's stderr.
+    pub fn wants_log(&self) -> bool {
+        self.expectation
+            .checks
+            .iter()
+            .any(|c| matches!(c, Check::LogNoTraceback | Check::LogCrashTraceback))
+    }
+
+    /// Whether malformed lines were sent before the judged request (their
+    /// id-null error answers are allowed, JSON-RPC 2.0 §5).
+    pub fn sent_raw(&self) -> bool {
+        // A lone surrogate in the judged request (a saved fuzz finding) is
+        // malformed input too: J6 judges a death after it, as in fuzzing.
+        let lone = || {
+            self.request
+                .params
+                .as_ref()
+                .is_some_and(|p| p.to_string().contains(mcperr_wire::text::LONE_SURROGATE))
+        };
+        self.steps.iter().any(|s| matches!(s, Step::Raw(_))) || lone()
+    }
+
+    /// The client capabilities a 2025-11-25 case's connection declared:
+    /// those of its own `initialize` step, else `{}` (mcperr's handshake
+    /// declares none; E1 judges the server's requests against them). `None`
+    /// in 2026-07-28, where each request declares its own, and for a
+    /// connection of its own whose initialize is the judged request.
+    pub fn client_capabilities(&self) -> Option<Value> {
+        if self.era != Era::Legacy {
+            return None;
+        }
+        let own = self.steps.iter().find_map(|s| match s {
+            Step::Send(o) if o.method == "initialize" => Some(
+                o.params
+                    .as_ref()
+                    .and_then(|p| p.get("capabilities"))
+                    .cloned()
+                    .unwrap_or_else(|| json!({})),
+            ),
+            _ => None,
+        });
+        match own {
+            Some(caps) => Some(caps),
+            None if self.case.handshake => Some(json!({})),
+            None => None,
+        }
+    }
+
+    /// Whether notifications were sent before the judged request.
+    pub fn sent_notification(&self) -> bool {
+        self.steps
+            .iter()
+            .any(|s| matches!(s, Step::Send(o) if o.id == IdChoice::Notification))
+    }
+}

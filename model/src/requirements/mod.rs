@@ -1,0 +1,422 @@
+//! The requirement registry (fixtures/requirements/<era>.toml): every
+//! sentence of an era's spec with an RFC 2119 keyword that constrains what a
+//! server does when something goes wrong, each either checked by rules or
+//! aspects of the rule table, or not checked with a reason. It exists so that
+//! coverage is counted against the spec, not against what mcperr happens to
+//! check: `mcperr requirements` and docs/requirements/<era>.md are rendered
+//! from it, and loading it fails on an entry with neither a check nor a
+//! reason, or with a check the table does not judge in that era.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use mcperr_protocol::Era;
+use serde::{Deserialize, Serialize};
+
+use crate::rules::{AspectId, Level, RuleId};
+
+mod render;
+pub use render::{coverage_words, json, page, text};
+
+/// Why a requirement is not checked. The reason in the registry starts with
+/// the category's words and a colon.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Category {
+    /// The sentence binds the client (or a requestor role mcperr's runs never
+    /// give the server).
+    ClientSide,
+    /// A log line, a configuration or a judgement no message shows.
+    NotObservable,
+    /// True or false only inside the server.
+    ServerInternals,
+    /// Shows only when two connections or sessions are compared.
+    SecondSession,
+    /// Needs credentials beyond the token `--auth-required` judges with (a
+    /// token for another resource, a second user, a broader scope).
+    AuthNotInScope,
+    /// Grants the server a freedom (MAY, OPTIONAL): no answer breaks it, and
+    /// the checks that touch it allow it.
+    Permission,
+    /// Server-side and visible on the wire: a check could be written.
+    NotYetChecked,
+}
+
+impl Category {
+    /// Every category, in the order reports list them.
+    pub const ALL: [Category; 7] = [
+        Category::NotYetChecked,
+        Category::ClientSide,
+        Category::AuthNotInScope,
+        Category::Permission,
+        Category::NotObservable,
+        Category::ServerInternals,
+        Category::SecondSession,
+    ];
+
+    /// The words a reason of this category starts with.
+    pub fn words(self) -> &'static str {
+        match self {
+            Category::ClientSide => "client-side",
+            Category::NotObservable => "not observable on the wire",
+            Category::ServerInternals => "needs server internals",
+            Category::SecondSession => "needs a second client or session",
+            Category::AuthNotInScope => "needs credentials mcperr is not given",
+            Category::Permission => "a permission",
+            Category::NotYetChecked => "not yet checked",
+        }
+    }
+
+    fn of(reason: &str) -> Option<Category> {
+        Category::ALL.into_iter().find(|c| {
+            reason
+                .strip_prefix(c.words())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(':'))
+        })
+    }
+}
+
+/// How a requirement is covered: exactly one of a check or a reason.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Coverage {
+    /// The rules or aspects whose verdict judges the sentence, in this era.
+    Checked(Vec<AspectId>),
+    /// Why nothing judges it.
+    NotChecked {
+        /// The kind of reason.
+        category: Category,
+        /// The reason as the registry gives it (category words first).
+        reason: String,
+    },
+}
+
+/// One requirement of one era.
+#[derive(Debug, Clone, Serialize)]
+pub struct Requirement {
+    /// Stable within the era; the same id in both eras for the same duty.
+    pub id: String,
+    /// The RFC 2119 keyword that carries the duty, as written.
+    pub keyword: String,
+    /// The sentence, verbatim.
+    pub sentence: String,
+    /// Page and heading under `https://modelcontextprotocol.io/specification/<era>/`.
+    pub section: String,
+    /// The capability or transport that gates it (`""`: none).
+    pub gate: String,
+    /// Whom it binds: `server`, `client` or `both`.
+    pub party: String,
+    /// Checked, or why not.
+    pub coverage: Coverage,
+    /// Where it was read.
+    pub note: String,
+}
+
+/// A registry file that cannot be used, with what to fix.
+#[derive(Debug, thiserror::Error)]
+pub enum RequirementsError {
+    /// Not TOML of the expected shape.
+    #[error("{source_name}: {message}")]
+    Syntax {
+        /// The file.
+        source_name: String,
+        /// What the TOML reader said.
+        message: String,
+    },
+    /// An entry that breaks a rule of the registry.
+    #[error("{source_name}: requirement {id:?}: {message}")]
+    Entry {
+        /// The file.
+        source_name: String,
+        /// The entry's id.
+        id: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEntry {
+    id: String,
+    keyword: String,
+    sentence: String,
+    section: String,
+    #[serde(default)]
+    gate: String,
+    party: String,
+    checked_by: Option<Vec<String>>,
+    not_checked: Option<String>,
+    #[serde(default)]
+    note: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    requirement: Vec<RawEntry>,
+}
+
+/// The RFC 2119 keywords, longest first so `MUST NOT` is not read as `MUST`.
+const KEYWORDS: [&str; 10] = [
+    "MUST NOT",
+    "SHALL NOT",
+    "SHOULD NOT",
+    "NOT RECOMMENDED",
+    "REQUIRED",
+    "RECOMMENDED",
+    "OPTIONAL",
+    "MUST",
+    "SHALL",
+    "SHOULD",
+];
+
+/// Parses and checks one era's registry against the rule table.
+pub fn parse(
+    era: Era,
+    source_name: &str,
+    text: &str,
+) -> Result<Vec<Requirement>, RequirementsError> {
+    let raw: RawFile = toml::from_str(text).map_err(|e| RequirementsError::Syntax {
+        source_name: source_name.to_string(),
+        message: e.to_string(),
+    })?;
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::with_capacity(raw.requirement.len());
+    for r in raw.requirement {
+        let bad = |message: String| RequirementsError::Entry {
+            source_name: source_name.to_string(),
+            id: r.id.clone(),
+            message,
+        };
+        if !seen.insert(r.id.clone()) {
+            return Err(bad("the id appears twice".into()));
+        }
+        if !KEYWORDS.contains(&r.keyword.as_str()) && r.keyword != "MAY" {
+            return Err(bad(format!("{:?} is not an RFC 2119 keyword", r.keyword)));
+        }
+        if !r.sentence.contains(&r.keyword) {
+            return Err(bad(format!("the sentence does not hold {:?}", r.keyword)));
+        }
+        if !matches!(r.party.as_str(), "server" | "client" | "both") {
+            return Err(bad(format!(
+                "party {:?} is not server, client or both",
+                r.party
+            )));
+        }
+        let coverage = match (r.checked_by.as_deref(), r.not_checked.as_deref()) {
+            (Some([]), None) => return Err(bad("checked_by names no rule".into())),
+            (Some(ids), None) => Coverage::Checked(
+                ids.iter()
+                    .map(|q| checking_aspect(era, q).map_err(&bad))
+                    .collect::<Result<_, _>>()?,
+            ),
+            (None, Some(reason)) => Coverage::NotChecked {
+                category: Category::of(reason).ok_or_else(|| {
+                    let words: Vec<&str> = Category::ALL.iter().map(|c| c.words()).collect();
+                    bad(format!(
+                        "the reason must start with one of: {}",
+                        words.join("; ")
+                    ))
+                })?,
+                reason: reason.to_string(),
+            },
+            (None, None) => return Err(bad("neither checked_by nor not_checked".into())),
+            (Some(_), Some(_)) => return Err(bad("both checked_by and not_checked".into())),
+        };
+        let permission = matches!(r.keyword.as_str(), "MAY" | "OPTIONAL");
+        if matches!(
+            coverage,
+            Coverage::NotChecked {
+                category: Category::Permission,
+                ..
+            }
+        ) && !permission
+        {
+            return Err(bad(format!(
+                "only a MAY or OPTIONAL sentence is a permission, not a {} one",
+                r.keyword
+            )));
+        }
+        out.push(Requirement {
+            id: r.id,
+            keyword: r.keyword,
+            sentence: r.sentence,
+            section: r.section,
+            gate: r.gate,
+            party: r.party,
+            coverage,
+            note: r.note,
+        });
+    }
+    Ok(out)
+}
+
+/// `T4` or `T4.validate-inputs`, as an aspect the table judges in `era`.
+fn checking_aspect(era: Era, qualified: &str) -> Result<AspectId, String> {
+    let (rule, name) = qualified.split_once('.').unwrap_or((qualified, "main"));
+    let rule: RuleId = rule.parse().map_err(|e: crate::rules::UnknownId| e.0)?;
+    let aspect = AspectId::find(rule, name)
+        .ok_or_else(|| format!("{qualified}: rule {rule} has no aspect {name:?}"))?;
+    if aspect.text(era).level == Level::None {
+        return Err(format!(
+            "{qualified} has level none in {era}: no verdict judges this sentence"
+        ));
+    }
+    Ok(aspect)
+}
+
+/// The built-in registry of `era` (checked by this crate's tests, so a
+/// broken registry never ships; should it not load anyway, the error is the
+/// panic).
+pub fn for_era(era: Era) -> &'static [Requirement] {
+    static LEGACY: OnceLock<Vec<Requirement>> = OnceLock::new();
+    static MODERN: OnceLock<Vec<Requirement>> = OnceLock::new();
+    let cell = match era {
+        Era::Legacy => &LEGACY,
+        Era::Modern => &MODERN,
+    };
+    cell.get_or_init(|| {
+        let name = format!("requirements/{}.toml", era.version());
+        let text = crate::fixtures::BUILTIN_REQUIREMENTS
+            .iter()
+            .find(|(path, _)| *path == name)
+            .map(|(_, text)| *text)
+            .unwrap_or_else(|| panic!("fixtures/{name} is not built in"));
+        parse(era, &format!("fixtures/{name}"), text).unwrap_or_else(|e| panic!("{e}"))
+    })
+}
+
+/// Counts of one era's registry.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    /// Every requirement.
+    pub total: usize,
+    /// Those a rule or aspect judges.
+    pub checked: usize,
+    /// Those not checked, by category.
+    pub not_checked: BTreeMap<&'static str, usize>,
+    /// Per keyword: (total, checked).
+    pub by_keyword: BTreeMap<String, (usize, usize)>,
+}
+
+/// The counts of `reqs`.
+pub fn totals(reqs: &[Requirement]) -> Totals {
+    let mut t = Totals {
+        total: reqs.len(),
+        ..Totals::default()
+    };
+    for r in reqs {
+        let checked = matches!(r.coverage, Coverage::Checked(_));
+        let k = t.by_keyword.entry(r.keyword.clone()).or_default();
+        k.0 += 1;
+        if checked {
+            k.1 += 1;
+            t.checked += 1;
+        }
+        if let Coverage::NotChecked { category, .. } = r.coverage {
+            *t.not_checked.entry(category.words()).or_default() += 1;
+        }
+    }
+    t
+}
+
+/// Every rule and aspect some requirement of `era` is checked by.
+pub fn checking(era: Era) -> std::collections::BTreeSet<AspectId> {
+    for_era(era)
+        .iter()
+        .filter_map(|r| match &r.coverage {
+            Coverage::Checked(a) => Some(a.iter().copied()),
+            Coverage::NotChecked { .. } => None,
+        })
+        .flatten()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ENTRY: &str = r#"
+[[requirement]]
+id = "x"
+keyword = "MUST"
+sentence = "Servers **MUST** do x."
+section = "basic/index#x"
+party = "server"
+"#;
+
+    fn load(extra: &str) -> Result<Vec<Requirement>, RequirementsError> {
+        parse(Era::Legacy, "test.toml", &format!("{ENTRY}{extra}"))
+    }
+
+    #[test]
+    fn both_built_in_registries_load_with_every_requirement_covered() {
+        for era in Era::ALL {
+            let reqs = for_era(era);
+            let t = totals(reqs);
+            assert!(t.total > 200, "{era}: {t:?}");
+            assert_eq!(t.checked + t.not_checked.values().sum::<usize>(), t.total);
+        }
+    }
+
+    #[test]
+    fn an_entry_needs_exactly_one_of_a_check_or_a_reason() {
+        assert!(load("").unwrap_err().to_string().contains("neither"));
+        let both = load("checked_by = [\"T1\"]\nnot_checked = \"client-side: x\"\n");
+        assert!(both.unwrap_err().to_string().contains("both"));
+        assert!(load("checked_by = []\n").is_err());
+        let bad_reason = load("not_checked = \"hard to do\"\n").unwrap_err();
+        assert!(
+            bad_reason.to_string().contains("not yet checked"),
+            "{bad_reason}"
+        );
+        let ok = load("not_checked = \"not yet checked: send y, expect z\"\n").unwrap();
+        assert!(matches!(
+            ok[0].coverage,
+            Coverage::NotChecked {
+                category: Category::NotYetChecked,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn a_check_must_be_a_rule_or_aspect_that_judges_the_era() {
+        assert!(load("checked_by = [\"T1\"]\n").is_ok());
+        assert!(load("checked_by = [\"J1.error-id\"]\n").is_ok());
+        let unknown = load("checked_by = [\"J1.no-such\"]\n").unwrap_err();
+        assert!(unknown.to_string().contains("no aspect"), "{unknown}");
+        // T2 has no sentence of the spec behind it: it cannot check one.
+        let none = load("checked_by = [\"T2\"]\n").unwrap_err();
+        assert!(none.to_string().contains("level none"), "{none}");
+        // The keyword must be the sentence's own.
+        let lowercase = format!(
+            "{}checked_by = [\"T1\"]\n",
+            ENTRY.replace("**MUST**", "must")
+        );
+        let err = parse(Era::Legacy, "t", &lowercase).unwrap_err();
+        assert!(err.to_string().contains("does not hold"), "{err}");
+    }
+
+    /// Every aspect the table judges in an era with an RFC 2119 level is
+    /// the check of some requirement of that era: the registry knows every
+    /// check mcperr makes.
+    #[test]
+    fn every_check_of_the_table_answers_a_requirement() {
+        for era in Era::ALL {
+            let cited = checking(era);
+            for aspect in AspectId::ALL {
+                let level = aspect.text(era).level;
+                if matches!(level, Level::None | Level::Described) {
+                    continue;
+                }
+                assert!(
+                    cited.contains(aspect),
+                    "{era}: {} ({level:?}) checks no requirement of fixtures/requirements/{era}.toml",
+                    aspect.qualified()
+                );
+            }
+        }
+    }
+}
