@@ -214,7 +214,9 @@ mod tests {
             .parent()
             .unwrap();
         let mut out = Vec::new();
-        for krate in ["model", "wire", "cases", "oracle", "core", "render", "harness"] {
+        for krate in [
+            "model", "wire", "cases", "oracle", "core", "render", "harness",
+        ] {
             sources(&root.join(krate).join("src"), &mut out);
         }
         out

@@ -1,7 +1,8 @@
 //! The house rules of the source tree (issue 33), checked on every test run
 //! so that they stay true: no two files of a crate import each other,
-//! directly or around a loop, and no module is over ~500 lines unless
-//! [`LONG_MODULES`] says why.
+//! directly or around a loop, no module is over ~500 lines unless
+//! [`LONG_MODULES`] says why, and each engine crate names only the crates
+//! before it in [`FLOW`] and opens with its layout note.
 //!
 //! An import is a path a file names outside comments and its
 //! `#[cfg(test)]` section: `crate::a::b`, `super::x`, `self::x` (and the
@@ -246,4 +247,55 @@ fn no_module_is_over_about_500_lines_without_a_reason() {
         "modules over {MAX_LINES} lines (split one by concern, or say why in LONG_MODULES):\n{}",
         long.join("\n")
     );
+}
+
+/// The engine's crates in the order the data flows (docs/architecture.md):
+/// each may depend on those before it, never on one after.
+const FLOW: [&str; 7] = [
+    "protocol", "model", "wire", "cases", "oracle", "core", "render",
+];
+
+/// The workspace crates a manifest's `[dependencies]` names (`mcperr-x`), as
+/// directory names (`x`; `mcperr-reference` is `reference-server`).
+fn engine_dependencies(manifest: &str) -> Vec<String> {
+    let doc: toml::Table = toml::from_str(manifest).unwrap();
+    doc.get("dependencies")
+        .and_then(toml::Value::as_table)
+        .map(|t| {
+            t.keys()
+                .filter_map(|k| k.strip_prefix("mcperr-"))
+                .map(|k| {
+                    if k == "reference" {
+                        "reference-server"
+                    } else {
+                        k
+                    }
+                })
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn each_engine_crate_depends_only_on_those_before_it_and_opens_with_its_layout_note() {
+    for (i, krate) in FLOW.iter().enumerate() {
+        let manifest = std::fs::read_to_string(root().join(krate).join("Cargo.toml")).unwrap();
+        for dep in engine_dependencies(&manifest) {
+            let at = FLOW.iter().position(|k| *k == dep);
+            assert!(
+                at.is_some_and(|at| at < i),
+                "{krate} depends on mcperr-{dep}, which is not before it in {FLOW:?}"
+            );
+        }
+        let lib = std::fs::read_to_string(root().join(krate).join("src/lib.rs")).unwrap();
+        let note: Vec<&str> = lib.lines().take_while(|l| l.starts_with("//!")).collect();
+        assert!(
+            note.len() >= 5,
+            "{krate}/src/lib.rs opens with no layout note (its job, where it sits, its modules)"
+        );
+    }
+    // The check can fail: a model that named the oracle would be refused.
+    let backwards = "[dependencies]\nmcperr-oracle.workspace = true\n";
+    assert_eq!(engine_dependencies(backwards), ["oracle"]);
 }
