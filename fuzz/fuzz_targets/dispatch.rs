@@ -1,4 +1,4 @@
-//! The reference server's pure handler, driven by core's request generator
+//! The reference server's pure handler, driven by mcperr-cases' request generator
 //! with libFuzzer's bytes as its choices (the same generator `mcperr fuzz`
 //! drives with a seed), in both eras, plus raw lines and crash inputs with a
 //! planted secret. Every answer must be judged clean under the `model`

@@ -1,4 +1,4 @@
-//! The SSE answer reader (core::sse): any body, cut into chunks anywhere.
+//! The SSE answer reader (mcperr-wire's sse): any body, cut into chunks anywhere.
 //! Never a panic, and the messages do not depend on where the body was cut.
 
 #![no_main]

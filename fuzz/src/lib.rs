@@ -1,6 +1,6 @@
 //! What the fuzz targets share: the reference server in process, set up once
 //! per thread (compiling its schemas is the expensive part), what it offers
-//! (for core's request generator), and one request sent through its pure
+//! (for mcperr-cases' request generator), and one request sent through its pure
 //! stdio edge.
 
 use mcperr_cases::discovery::Discovery;

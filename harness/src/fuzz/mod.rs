@@ -1,6 +1,6 @@
 //! Live fuzzing (`mcperr fuzz`): connect like a run, draw requests from what
-//! the server publishes (core's [`Generator`]), keep many in flight, judge
-//! every answer with core's fuzz [`Judge`], find which request killed or
+//! the server publishes (mcperr-cases' [`Generator`]), keep many in flight, judge
+//! every answer with the oracle's [`Judge`], find which request killed or
 //! hung a server, shrink each distinct finding to a minimal input, and keep
 //! it as a replayable case. The CLI only parses and prints.
 //!

@@ -160,7 +160,7 @@ const SSE_END_WAIT: Duration = Duration::from_millis(250);
 const GET_LISTEN: Duration = Duration::from_millis(300);
 
 /// Reads SSE `message` events into `answer.messages` until the response that
-/// ends the wait (core's [`SseReader`]); an incomplete last event (a cut
+/// ends the wait (mcperr-wire's [`SseReader`]); an incomplete last event (a cut
 /// stream) is not an event.
 async fn read_sse(
     bytes: impl futures_util::Stream<Item = Result<Vec<u8>, HttpFailure>> + Send,
