@@ -304,16 +304,9 @@ pub fn http_status(status: u16, response: &Value) -> Option<String> {
 mod tests {
     use super::*;
     use mcperr_wire::exchange::Stray;
-    use std::time::Duration;
 
     fn answered(request: Value, response: Value) -> Exchange {
-        Exchange {
-            request,
-            ending: Ending::Answered(response),
-            strays: vec![],
-            duration: Duration::ZERO,
-            http: None,
-        }
+        Exchange::bare(request, Ending::Answered(response))
     }
 
     #[test]

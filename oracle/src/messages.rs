@@ -52,7 +52,7 @@ mod tests {
                    "params": {"name": "get_author", "arguments": {"title": arg}}})
         };
         let concise = |message: &str, arg: &str| {
-            let ex = Exchange::unsent(
+            let ex = Exchange::bare(
                 request(arg),
                 Ending::Answered(
                     json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": message}}),

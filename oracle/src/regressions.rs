@@ -47,13 +47,7 @@ fn judged_case(case: &Case, profile: &str, era: Era, answer: Value) -> (CasePlan
     if era == Era::Modern && response["result"].is_object() {
         response["result"]["resultType"] = json!("complete");
     }
-    let ex = Exchange {
-        request,
-        ending: Ending::Answered(response),
-        strays: vec![],
-        duration: Duration::ZERO,
-        http: None,
-    };
+    let ex = Exchange::bare(request, Ending::Answered(response));
     let j = judge(&plan, &ex, &Evidence::default());
     (plan, j)
 }

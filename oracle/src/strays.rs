@@ -309,7 +309,7 @@ mod tests {
             Stray::Progress(json!({"jsonrpc": "2.0", "method": "notifications/progress",
                 "params": {"progressToken": token, "progress": p}}))
         };
-        let mut ex = Exchange::unsent(
+        let mut ex = Exchange::bare(
             req,
             Ending::Answered(json!({"jsonrpc": "2.0", "id": 9, "result": {"content": []}})),
         );

@@ -264,8 +264,10 @@ impl Exchange {
         }
     }
 
-    /// An exchange that never reached the server, ending as `ending`.
-    pub fn unsent(request: Value, ending: Ending) -> Exchange {
+    /// An exchange that ended as `ending` with nothing else seen: no strays,
+    /// no time, no HTTP answer. One that never reached the server, or one
+    /// message judged alone (a regression replayed, a unit test).
+    pub fn bare(request: Value, ending: Ending) -> Exchange {
         Exchange {
             request,
             ending,

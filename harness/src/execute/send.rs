@@ -137,14 +137,14 @@ pub(super) async fn shaped_exchange(client: &mut Client, plan: &CasePlan) -> Exc
     let mut overrides = shape.overrides.clone();
     let has_session = matches!(&client.conn, Conn::Http(h) if h.session.is_some());
     if shape.session != SessionMode::Current && !has_session {
-        return Exchange::unsent(msg, no_sessions());
+        return Exchange::bare(msg, no_sessions());
     }
     match shape.session {
         SessionMode::Without => overrides.push(("Mcp-Session-Id".into(), None)),
         SessionMode::Bogus => overrides.push(("Mcp-Session-Id".into(), Some(BOGUS_SESSION.into()))),
         SessionMode::Deleted => match deleted_session(client).await {
             Ok(id) => overrides.push(("Mcp-Session-Id".into(), Some(id))),
-            Err(ending) => return Exchange::unsent(msg, ending),
+            Err(ending) => return Exchange::bare(msg, ending),
         },
         SessionMode::Current => {}
     }
@@ -205,7 +205,7 @@ pub(super) async fn resumed_get(
     streams: &[Exchange],
 ) -> (Exchange, Option<mcperr_oracle::checks::Resumption>) {
     let not_applicable = |why: String| {
-        let ex = Exchange::unsent(Value::Null, Ending::NotApplicable(why));
+        let ex = Exchange::bare(Value::Null, Ending::NotApplicable(why));
         (ex, None)
     };
     let sse = |i: usize| {

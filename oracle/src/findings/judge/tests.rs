@@ -54,13 +54,7 @@ fn one_root_cause_is_one_finding_whatever_the_id_method_era_or_echoed_value() {
             IdStyle::Counter,
         );
         let r = json!({"jsonrpc": "2.0", "id": 1, "result": result});
-        let ex = Exchange {
-            request: i.message(Era::Legacy, 1),
-            ending: Ending::Answered(r),
-            strays: vec![],
-            duration: Duration::ZERO,
-            http: None,
-        };
+        let ex = exchange(i.message(Era::Legacy, 1), r);
         judge(Era::Legacy, "spec").judge(&i, &ex, None, None)
     };
     let one = accepted(json!({"content": [{"type": "text", "text": "ok 56"}]}));
@@ -144,13 +138,7 @@ fn input(class: Class, id_style: IdStyle) -> FuzzInput {
 }
 
 fn exchange(request: Value, response: Value) -> Exchange {
-    Exchange {
-        request,
-        ending: Ending::Answered(response),
-        strays: vec![],
-        duration: Duration::ZERO,
-        http: None,
-    }
+    Exchange::bare(request, Ending::Answered(response))
 }
 
 #[test]
