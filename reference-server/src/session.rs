@@ -358,10 +358,15 @@ fn respond_id(id: &Id, fault: Option<Fault>) -> Id {
         }
         (Some(Fault::WrongId), Id::Str(s)) => Id::Str(format!("{s}-x")),
         (Some(Fault::WrongIdAbove31), Id::Num(n))
-            if n.as_u64().is_some_and(|v| v > i32::MAX as u64) =>
+            if n.as_i64().is_none_or(|v| i32::try_from(v).is_err()) =>
         {
-            // As a server that keeps ids in an i32 would.
-            Id::Num((n.as_u64().unwrap_or(0) as u32 as i32).into())
+            // As a server that keeps ids in an i32 would: the low 32 bits.
+            let low = n.as_u64().or_else(|| n.as_i64().map(|v| v as u64));
+            Id::Num((low.unwrap_or(0) as u32 as i32).into())
+        }
+        (Some(Fault::IdSignDropped), Id::Num(n)) if n.as_i64().is_some_and(|v| v <= -100) => {
+            // As a server that reads ids into an unsigned integer would.
+            Id::Num(n.as_i64().unwrap_or(0).unsigned_abs().into())
         }
         (Some(Fault::IdTypeChanged), Id::Num(n)) => Id::Str(n.to_string()),
         (Some(Fault::IdTypeChanged), Id::Str(s)) => match s.parse::<i64>() {

@@ -14,9 +14,11 @@
 //! - [`reassemble`]: those lines back into messages, strays kept apart.
 //! - [`sse`]: Server-Sent Events answers read into JSON-RPC messages.
 //! - [`edges`]: one policy per wire edge case (big ids, lone surrogates).
+//! - [`id_fault`]: what a server did to an id it answered wrongly.
 
 pub mod edges;
 pub mod exchange;
+pub mod id_fault;
 pub mod lines;
 pub mod reassemble;
 pub mod sse;

@@ -38,29 +38,52 @@ pub enum Class {
 
 /// How a request's id is written (JSON-RPC allows strings and numbers; MCP
 /// forbids null). Each style draws unique ids from the connection's counter.
+///
+/// The numeric styles live in disjoint bands, chosen so that the id faults
+/// servers have (the sign dropped, the number wrapped to 32 bits or clamped
+/// to an `i32`, rounded to the nearest double, a string read as a number or
+/// a number written as a string, a string cut short) never turn the id of
+/// one request into the id of another that may be in flight: a wrong id
+/// then matches nothing, and is judged as the id fault it is, never as
+/// another request's answer. With `n` the request number modulo
+/// [`ID_BAND`] (2^29):
+///
+/// | style | ids | as a server with that fault answers them |
+/// |---|---|---|
+/// | `Counter` | `n`, in `[0, 2^29)` | itself (a string `"n"` when retyped: no `Text` id is all digits) |
+/// | `Negative` | `-(3·2^29 + n)`, in `(-2^31, -3·2^29]` | sign dropped: `[3·2^29, 2^31)`, sent by no style |
+/// | `Above31` | `3·2^30 + n` | wrapped to 32 bits: `[-2^30, -2^29)`, sent by no style; clamped: `2^31 − 1` |
+/// | `Above53` | `2^53 + 2^30 + 1 + 2n` (odd) | rounded to a double: an even number; wrapped: `[2^30, 2^31)` |
+/// | `Text` | `"fz-<n>-é"` | read as a number: none; cut short: `"fz-<n>-"` |
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IdStyle {
-    /// 1, 2, 3, …
+    /// 0, 1, 2, 3, … (below 2^29).
     Counter,
-    /// A string, sometimes with non-ASCII characters.
+    /// A string, with a non-ASCII character.
     Text,
-    /// A negative integer.
+    /// A negative integer of -100 or less (in `(-2^31, -3·2^29]`).
     Negative,
-    /// An integer above 2^31 (beyond a 32-bit int).
+    /// An integer above 2^31 (beyond a 32-bit int, within a 32-bit unsigned one).
     Above31,
-    /// An integer above 2^53 (beyond what a double holds exactly).
+    /// An odd integer above 2^53 (beyond what a double holds exactly).
     Above53,
 }
+
+/// The size of each numeric id style's band: request numbers are taken
+/// modulo it (a connection would need 2^29 requests to wrap, and the few
+/// thousand in flight at most are never that far apart).
+pub const ID_BAND: u64 = 1 << 29;
 
 impl IdStyle {
     /// The id for the connection's `n`th request in this style.
     pub fn id(self, n: u64) -> Value {
+        let n = n % ID_BAND;
         match self {
             IdStyle::Counter => json!(n),
             IdStyle::Text => json!(format!("fz-{n}-é")),
-            IdStyle::Negative => json!(-(n as i64) - 1),
-            IdStyle::Above31 => json!((1u64 << 31) + n),
-            IdStyle::Above53 => json!((1u64 << 53) + 1 + 2 * n),
+            IdStyle::Negative => json!(-((3 * ID_BAND + n) as i64)),
+            IdStyle::Above31 => json!((3u64 << 30) + n),
+            IdStyle::Above53 => json!((1u64 << 53) + (1u64 << 30) + 1 + 2 * n),
         }
     }
 }
@@ -167,9 +190,87 @@ mod tests {
 
     #[test]
     fn ids_of_each_style_are_unique_per_request_and_of_their_kind() {
-        assert_eq!(IdStyle::Above31.id(0), json!(2147483648u64));
+        assert_eq!(IdStyle::Above31.id(0), json!(3221225472u64));
+        assert!(IdStyle::Above31.id(7).as_u64().unwrap() > i32::MAX as u64);
+        assert!(IdStyle::Above31.id(7).as_u64().unwrap() <= u32::MAX as u64);
         assert!(IdStyle::Above53.id(3).as_u64().unwrap() > 1 << 53);
-        assert_eq!(IdStyle::Negative.id(0), json!(-1));
+        assert!(IdStyle::Negative.id(0).as_i64().unwrap() <= -100);
+        assert!(IdStyle::Negative.id(ID_BAND - 1).as_i64().unwrap() > i32::MIN as i64);
         assert_ne!(IdStyle::Text.id(1), IdStyle::Text.id(2));
+    }
+
+    /// The id faults servers have, each as the id such a server answers with.
+    fn faults(id: &Value) -> Vec<(&'static str, Value)> {
+        let mut out = vec![("null", Value::Null)];
+        if let Some(s) = id.as_str() {
+            if let Ok(n) = s.parse::<i64>() {
+                out.push(("string read as a number", json!(n)));
+            }
+            for (cut, _) in s.char_indices().skip(1) {
+                out.push(("string cut short", json!(&s[..cut])));
+            }
+            return out;
+        }
+        let wide: i128 = id
+            .as_i64()
+            .map(i128::from)
+            .or(id.as_u64().map(i128::from))
+            .unwrap();
+        out.push(("number written as a string", json!(wide.to_string())));
+        out.push(("sign dropped", json!(wide.unsigned_abs() as u64)));
+        out.push(("wrapped to 32 bits", json!(wide as u32 as i32)));
+        out.push(("wrapped to 32 bits unsigned", json!(wide as u32)));
+        out.push((
+            "clamped to an i32",
+            json!(wide.clamp(i32::MIN as i128, i32::MAX as i128) as i64),
+        ));
+        let rounded = wide as f64;
+        if rounded < 0.0 {
+            out.push(("rounded to a double", json!(rounded as i64)));
+        } else {
+            out.push(("rounded to a double", json!(rounded as u64)));
+        }
+        out
+    }
+
+    #[test]
+    fn no_usual_id_fault_turns_one_request_id_into_another_in_flight() {
+        let styles = [
+            IdStyle::Counter,
+            IdStyle::Text,
+            IdStyle::Negative,
+            IdStyle::Above31,
+            IdStyle::Above53,
+        ];
+        // Requests near the start, in the middle and at the band's edge,
+        // with every request within a window of 4096 in flight beside them.
+        for base in [
+            0u64,
+            1,
+            99,
+            100_000,
+            ID_BAND - 5000,
+            ID_BAND,
+            3 * ID_BAND + 17,
+        ] {
+            let in_flight: std::collections::HashSet<String> = (base.saturating_sub(4096)
+                ..base + 4096)
+                .flat_map(|m| styles.map(|s| s.id(m).to_string()))
+                .collect();
+            for n in [base, base + 1, base + 4095] {
+                for style in styles {
+                    let sent = style.id(n);
+                    for (how, got) in faults(&sent) {
+                        if got == sent {
+                            continue;
+                        }
+                        assert!(
+                            !in_flight.contains(&got.to_string()),
+                            "{style:?} id {sent} with its {how} ({got}) is another request's id"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

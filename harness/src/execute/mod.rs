@@ -24,7 +24,7 @@ use send::{
     capture, clip, clip_body, get_with_side_post, plain_exchange, resumed_get, shaped_exchange,
     step,
 };
-use slow::{hung_result, slow_answer, slow_step};
+use slow::{hung_result, lanes_of, slow_answer, slow_step};
 
 /// Runs one planned case on a live client. The second value is false when
 /// the server stopped answering (the caller restarts it).
@@ -129,7 +129,11 @@ async fn rebased(
         attempt
     };
     // A hung tools/call: the case is an error at once, as any of its cases.
-    if client.pace.hung("tools/call").is_some() {
+    if client
+        .pace
+        .hung(&crate::pace::lane_of_outgoing(&plan.request))
+        .is_some()
+    {
         return execute_once(client, plan).await;
     }
     let mark = client.stderr().mark();
@@ -222,10 +226,13 @@ fn methods_of(plan: &CasePlan) -> Vec<&str> {
 
 async fn execute_once(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool) {
     let methods = methods_of(plan);
-    for &m in &methods {
-        if let Some(first) = client.pace.hung(m) {
+    for lane in lanes_of(plan) {
+        if let Some(first) = client.pace.hung(&lane) {
             let first = first.to_string();
-            return (hung_result(plan, m, &first, client.pace.slow_timeout), true);
+            return (
+                hung_result(plan, &lane, &first, client.pace.slow_timeout),
+                true,
+            );
         }
     }
     // Every request of the case (steps included) gets the slowest of their
@@ -317,11 +324,12 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
                     // The case again, the step's method now with --slow-ms.
                     return Box::pin(execute_once(client, plan)).await;
                 }
-                client.pace.mark_hung(&method, &plan.case.id);
+                let lane = crate::pace::lane_of_message(&ex.request);
+                client.pace.mark_hung(&lane, &plan.case.id);
                 let v = mcperr_model::grading::Violation::new(
                     AspectId::J4Main,
                     format!(
-                        "the case's {method} step was never answered (within {} ms) while the server went on answering others; {method} is hung, its later requests are not sent",
+                        "the case's {method} step was never answered (within {} ms) while the server went on answering others; {lane} is hung, later requests like it are not sent",
                         client.timeout.as_millis()
                     ),
                 );
@@ -442,7 +450,8 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
                     ex.duration = elapsed;
                 }
                 None => {
-                    client.pace.mark_hung(&plan.request.method, &plan.case.id);
+                    let lane = crate::pace::lane_of_outgoing(&plan.request);
+                    client.pace.mark_hung(&lane, &plan.case.id);
                     evidence.answered_after = true;
                 }
             }

@@ -2,7 +2,7 @@
 //! late answer within `--slow-ms`, or the step's method marked slow; and
 //! the result of a case whose method was found hung before it ran.
 
-use mcperr_cases::plan::CasePlan;
+use mcperr_cases::plan::{CasePlan, IdChoice, Step};
 use mcperr_wire::exchange::{Ending, Exchange};
 use serde_json::Value;
 
@@ -25,9 +25,10 @@ pub(super) async fn slow_answer(
     ex: &Exchange,
 ) -> Option<(Exchange, std::time::Duration)> {
     let slow = client.pace.slow_timeout;
+    let lane = crate::pace::lane_of_outgoing(&plan.request);
     if !client
         .pace
-        .worth_waiting(&plan.request.method, client.timeout)
+        .worth_waiting(&plan.request.method, &lane, client.timeout)
     {
         return None;
     }
@@ -64,7 +65,8 @@ pub(super) async fn late_answer(
 /// the POST is gone, the case is tried once more with `--slow-ms` (a method
 /// already slow is hung when that times out too).
 pub(super) async fn slow_step(client: &mut Client, method: &str, ex: &Exchange) -> bool {
-    if !client.pace.worth_waiting(method, client.timeout) {
+    let lane = crate::pace::lane_of_message(&ex.request);
+    if !client.pace.worth_waiting(method, &lane, client.timeout) {
         return false;
     }
     if matches!(client.conn, Conn::Http(_)) {
@@ -80,10 +82,23 @@ pub(super) async fn slow_step(client: &mut Client, method: &str, ex: &Exchange) 
     }
 }
 
-/// The error result of a case not sent because its method is hung.
+/// The lanes of the requests a case sends ([`crate::pace::lane`]): its
+/// judged one's, then its steps'.
+pub(super) fn lanes_of(plan: &CasePlan) -> Vec<String> {
+    let steps = plan.steps.iter().filter_map(|s| match s {
+        Step::Send(o) if o.id != IdChoice::Notification => Some(crate::pace::lane_of_outgoing(o)),
+        _ => None,
+    });
+    std::iter::once(crate::pace::lane_of_outgoing(&plan.request))
+        .chain(steps)
+        .collect()
+}
+
+/// The error result of a case not sent because a request like it (its
+/// lane, [`crate::pace::lane`]) is hung.
 pub(super) fn hung_result(
     plan: &CasePlan,
-    method: &str,
+    lane: &str,
     first: &str,
     slow: std::time::Duration,
 ) -> CaseResult {
@@ -93,7 +108,7 @@ pub(super) fn hung_result(
         Verdict::Error,
         mcperr_model::rules::RuleId::J4.as_str(),
         format!(
-            "not sent: {method} is hung on this server: its request in case {first} got no answer within --slow-ms {} while the server answered others",
+            "not sent: {lane} is hung on this server: its request in case {first} got no answer within --slow-ms {} while the server answered others",
             slow.as_millis()
         ),
     );

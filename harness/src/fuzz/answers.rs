@@ -217,6 +217,8 @@ pub(super) fn answer(
             w.record_strays(vec![Stray::NullIdResponse(value)]);
         } else if let Some(i) = pipe.surrogates.iter().position(|k| *k == key) {
             pipe.surrogates.remove(i);
+        } else if let Some(k) = pipe.tied_to(&id) {
+            wrong_id(w, pipe, &k, value);
         } else if !pipe.late.contains(&key) {
             pipe.unknown += 1;
             return true;
@@ -243,6 +245,26 @@ pub(super) fn answer(
     };
     w.judge_and_record(&p.input, &ex, None);
     false
+}
+
+/// An answer whose id is the wrong one but a known transformation of the
+/// id of request `key` (the sign dropped, wrapped to 32 bits, rounded…):
+/// that request's answer, judged as such (J1 for the id; never another
+/// request's answer), its slot freed.
+fn wrong_id(w: &mut Worker<'_>, pipe: &mut Pipe, key: &str, value: Value) {
+    let Some(p) = pipe.take(key).or_else(|| pipe.unstraggle(key)) else {
+        return;
+    };
+    remember(&mut pipe.late, key.to_string());
+    w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
+    let ex = Exchange {
+        request: p.msg,
+        ending: Ending::WrongId(value),
+        strays: vec![],
+        duration: p.sent.elapsed(),
+        http: None,
+    };
+    w.judge_and_record(&p.input, &ex, None);
 }
 
 /// A line over the cap: the answer to the request its id names, which ends

@@ -235,6 +235,25 @@ impl Pipe {
         self.slow_lanes.contains(lane) && self.lanes.get(lane).is_some_and(|n| *n >= LANE_LIMIT)
     }
 
+    /// The request in flight (in the window or dropped from it) whose id
+    /// `got` is a known transformation of ([`IdFault::ties`]): the ids of
+    /// each style sit in bands no such transformation maps into another's
+    /// ([`mcperr_cases::fuzz::IdStyle`]), so at most one can be, and the
+    /// answer is that request's, with a wrong id. Scanned only for an id
+    /// nobody sent.
+    pub(super) fn tied_to(&self, got: &Value) -> Option<String> {
+        use mcperr_wire::id_fault::IdFault;
+        let mut tied = self
+            .pending
+            .iter()
+            .chain(&self.stragglers)
+            .filter(|(_, p)| !p.silent_ok && IdFault::ties(&p.msg["id"], got))
+            .map(|(k, _)| k.clone());
+        let first = tied.next();
+        // Two candidates: no telling whose it is.
+        first.filter(|_| tied.next().is_none())
+    }
+
     /// Takes a straggler out, keeping its lane's count.
     pub(super) fn unstraggle(&mut self, key: &str) -> Option<Pending> {
         let p = self.stragglers.remove(key)?;

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use mcperr_cases::fuzz::shrink::candidates;
 use mcperr_cases::fuzz::{Class, FuzzInput};
+use mcperr_model::rules::AspectId;
 use mcperr_protocol::Id;
 use mcperr_wire::exchange::{Ending, Exchange};
 use serde_json::Value;
@@ -252,7 +253,10 @@ pub(crate) async fn shrink(
         && best.finding.response.is_object();
     // Ids beyond a double are judged with the proof of a re-send: their
     // findings stand as found.
-    let about_ids = best.finding.group.ends_with(" ids");
+    let about_ids = matches!(
+        best.finding.aspect,
+        AspectId::J1IdType | AspectId::J1BigId | AspectId::J1ErrorId
+    ) && best.finding.group.starts_with("ids ");
     if !about_ids {
         let original = best.input.clone();
         match try_alone(w, &mut client, &original, unanswered, after).await {

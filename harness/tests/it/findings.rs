@@ -85,6 +85,23 @@ fn verdict_of(v: &Value) -> (String, (String, String, String)) {
     (s("id"), (s("rule"), s("aspect"), s("verdict")))
 }
 
+/// Renames every saved case in `dir` so that a directory listing orders
+/// them by a digest of their name: another order than the campaign's, the
+/// same on every run.
+fn shuffle(dir: &std::path::Path) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let key = name
+            .bytes()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            })
+            .rotate_left(17);
+        std::fs::rename(&path, dir.join(format!("{key:016x}-{name}"))).unwrap();
+    }
+}
+
 /// Fuzzes `target` (`--stdio CMD` or `--http URL`) in `era` with `--save`,
 /// replays the saved cases with `mcperr run --cases-dir`, and returns what
 /// each saved finding was in the campaign and in the replay.
@@ -126,6 +143,10 @@ fn campaign_and_replay(name: &str, target: &[&str], era: &str) -> (Verdicts, Ver
     if campaign.is_empty() {
         return (campaign, Verdicts::new());
     }
+    // Replayed in an order of their own (not the campaign's, not the file
+    // names'): a saved case that gets no answer must not change the verdict
+    // of any case after it.
+    shuffle(&saved);
     let run_json = dir.join("r.json");
     let mut args = vec![
         "run",
@@ -237,13 +258,16 @@ fn every_saved_finding_of_a_fault_sweep_replays_to_the_same_rule_aspect_and_verd
             );
         }
     }
-    assert!(compared >= 150, "too few findings compared: {compared}");
     assert!(
         disagree.is_empty(),
         "{} of {compared} saved findings replay otherwise:\n{}",
         disagree.len(),
         disagree.join("\n")
     );
+    // Each fault that shows in fuzzing gives a finding or more in each era;
+    // a server's way with ids is one finding per transformation, whatever
+    // request carried it (so the id faults add one each, not one per method).
+    assert!(compared >= 130, "too few findings compared: {compared}");
 }
 
 fn compare(

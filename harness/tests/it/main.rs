@@ -8,6 +8,7 @@ mod fixtures;
 mod fuzz;
 mod hostile;
 mod http;
+mod ids;
 mod layout;
 mod matrix;
 mod proxy;

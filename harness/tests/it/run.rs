@@ -592,7 +592,7 @@ fn a_hung_method_costs_one_slow_wait_then_its_cases_are_errors_naming_the_first(
     for run in r["runs"].as_array().unwrap() {
         for c in run["cases"].as_array().unwrap() {
             let m = c["message"].as_str().unwrap_or("");
-            if m.starts_with("not sent: tools/call is hung") {
+            if m.starts_with("not sent: tools/call \"get_author\" is hung") {
                 assert_eq!(
                     (&c["rule"], &c["verdict"]),
                     (&"J4".into(), &"error".into()),

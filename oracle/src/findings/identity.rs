@@ -13,6 +13,7 @@ use mcperr_model::grading::Violation;
 use mcperr_model::rules::AspectId;
 use mcperr_model::verdict::Verdict;
 use mcperr_wire::exchange::{Ending, Exchange};
+use mcperr_wire::id_fault::IdFault;
 
 /// A short stable hex digest (FNV-1a) of `s`, for file names.
 pub fn digest(s: &str) -> String {
@@ -124,9 +125,11 @@ pub(crate) fn signature(
     exchange: &Exchange,
 ) -> String {
     let tag = format!("{} {:?} {}", v.aspect, v.kind, verdict.as_str());
-    // A wrong id is the server's way with ids, whatever was asked.
-    if matches!(v.aspect, AspectId::J1IdType | AspectId::J1BigId) {
-        return format!("{tag} ids");
+    // A wrong id is the server's way with ids, whatever was asked: one
+    // deviation per transformation (sign dropped, wrapped, rounded,
+    // retyped…), whichever request, method or body carried it.
+    if let Some(fault) = id_transformation(v, exchange) {
+        return format!("ids {fault} {}", verdict.as_str());
     }
     let answer = answer_kind(v, exchange);
     // An error that drops the request's id is the server's error path, not
@@ -136,6 +139,33 @@ pub(crate) fn signature(
         return format!("{tag} {answer}");
     }
     format!("{tag} {} {answer}", cause(input))
+}
+
+/// What a wrong id shows, for the id aspects: the transformation
+/// ([`IdFault`]) that turned the request's id into the answer's, or for an
+/// id beyond a double that got no answer, that. `None` for anything else
+/// (a null id on an error stays its error path's: [`signature`]).
+fn id_transformation(v: &Violation, exchange: &Exchange) -> Option<&'static str> {
+    if !matches!(
+        v.aspect,
+        AspectId::J1IdType | AspectId::J1BigId | AspectId::J1ErrorId
+    ) {
+        return None;
+    }
+    let got = match &exchange.ending {
+        Ending::Answered(r) | Ending::WrongId(r) => r.get("id"),
+        _ if v.aspect == AspectId::J1BigId => return Some("beyond 2^53 never answered"),
+        _ => return None,
+    };
+    let sent = exchange.request.get("id").unwrap_or(&Value::Null);
+    match IdFault::of(sent, got) {
+        Some(IdFault::Null) if v.aspect == AspectId::J1ErrorId => None,
+        Some(IdFault::Null) if v.aspect == AspectId::J1BigId => {
+            Some("beyond 2^53 refused with a null id")
+        }
+        Some(fault) => Some(fault.as_str()),
+        None => None,
+    }
 }
 
 /// A finding's group, what reports count as one finding: the deviation
@@ -152,6 +182,7 @@ pub(crate) fn group_key(
     exchange: &Exchange,
 ) -> String {
     match &input.class {
+        _ if id_transformation(v, exchange).is_some() => signature(v, verdict, input, exchange),
         Class::Envelope(_) | Class::UnknownMethod => signature(v, verdict, input, exchange),
         _ if matches!(
             v.aspect,
@@ -176,14 +207,19 @@ pub(crate) fn group_key(
 /// finding per style and answer, whatever rules the answer broke and
 /// whatever was asked. `answer`: the response, `null` for none.
 pub fn id_group_key(style: IdStyle, answer: &Value) -> String {
-    let mut answer = answer.clone();
-    if let Some(o) = answer.as_object_mut() {
-        o.remove("id");
-    }
+    // The kind of answer only (an error's code, an `isError` result, a
+    // result), never its body: one id style that breaks a server is one
+    // finding, not one per method that answers in its own shape.
     let kind = if answer.is_null() {
         "no answer".to_string()
+    } else if let Some(code) = mcperr_wire::edges::at(answer, &["error", "code"]) {
+        format!("error {code}")
+    } else if mcperr_wire::edges::at(answer, &["result", "isError"]) == Some(&Value::Bool(true)) {
+        "isError result".into()
+    } else if answer.get("result").is_some() {
+        "result".into()
     } else {
-        shape(&answer)
+        shape(answer)
     };
     format!("ids {style:?} {kind}")
 }

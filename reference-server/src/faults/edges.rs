@@ -15,6 +15,7 @@ impl Fault {
             self,
             Fault::NonAsciiTitleLeaks
                 | Fault::WrongIdAbove31
+                | Fault::IdSignDropped
                 | Fault::LimitMultipleOf7
                 | Fault::BlankTitleLeaksDsn
                 | Fault::LongTitleSilent

@@ -349,7 +349,9 @@ faults! {
     NonAsciiTitleLeaks => "non-ascii-title-leaks", "J7",
         "fuzz only: get_author with a non-ASCII title answers an isError result carrying the Rust panic text";
     WrongIdAbove31 => "wrong-id-above-2-31", "J1",
-        "fuzz only: a numeric id above 2^31 is answered truncated to a 32-bit integer";
+        "fuzz only: a numeric id outside a 32-bit integer's range is answered wrapped to one, as a server that keeps ids in an i32 would";
+    IdSignDropped => "id-sign-dropped", "J1",
+        "fuzz only: a numeric id of -100 or less is answered with its absolute value, as a server that parses ids into an unsigned integer would";
     LimitMultipleOf7 => "limit-multiple-of-7", "T4",
         "fuzz only: `limited` runs its body for an out-of-range limit that is a multiple of 7 (56, 63, ...)";
     BlankTitleLeaksDsn => "blank-title-leaks-dsn", "J7",
