@@ -174,6 +174,17 @@ fn render(outcome: &FuzzOutcome, saved: &[(String, PathBuf)]) -> String {
             s.took_ms as f64 / 1000.0
         );
     }
+    for u in &r.undecided {
+        let s = if u.requests == 1 { "" } else { "s" };
+        let _ = writeln!(
+            text,
+            "undecided [{}]: {}: {} request{s} still unanswered after up to {:.1} s when the campaign ended, before --slow-ms: slow or hung is not known, so no verdict (a longer campaign or a shorter --slow-ms decides)",
+            u.era,
+            u.lane,
+            u.requests,
+            u.waited_ms as f64 / 1000.0
+        );
+    }
     let count = |v| r.findings.iter().filter(|f| f.verdict == v).count();
     let (fails, warns, errors) = (
         count(mcperr_model::Verdict::Fail),

@@ -130,6 +130,10 @@ pub struct FuzzReport {
     /// Methods and targets that were slow, not hung.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub slow: Vec<SlowLane>,
+    /// Methods and targets with requests still unanswered when the campaign
+    /// ended, before `--slow-ms`: slow or hung is not known, so no verdict.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub undecided: Vec<UndecidedLane>,
     /// Totals.
     pub stats: FuzzStats,
     /// Stopped early by Ctrl-C (or `--deadline`).
@@ -198,6 +202,25 @@ pub(crate) struct Store {
     found: Mutex<BTreeMap<String, Found>>,
     /// Slow lanes by era and lane, with the first slow answer's time.
     slow: Mutex<BTreeMap<(String, String), u64>>,
+    /// Undecided lanes by era and lane: requests, and the longest wait.
+    undecided: Mutex<BTreeMap<(String, String), (u64, u64)>>,
+}
+
+/// A method and target with requests still unanswered when the campaign
+/// ended, none of them waited out `--slow-ms` and none of its requests
+/// answered late: it may be slow (answered after the campaign) or hung,
+/// and mcperr does not guess, so J4 gives no verdict. A longer campaign or
+/// a shorter `--slow-ms` decides it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UndecidedLane {
+    /// The era it was seen in.
+    pub era: String,
+    /// The method and target (`tools/call fetch_page`).
+    pub lane: String,
+    /// How many of its requests were left so.
+    pub requests: u64,
+    /// The longest any of them had waited, in milliseconds.
+    pub waited_ms: u64,
 }
 
 /// A method and target whose answers came only after `--timeout-ms` (within
@@ -290,6 +313,27 @@ impl Store {
         let mut slow = self.slow.lock().unwrap_or_else(|e| e.into_inner());
         slow.entry((era.to_string(), lane))
             .or_insert(took.as_millis() as u64);
+    }
+
+    /// Notes a request of `lane` left unanswered, undecided, after `waited`.
+    pub(crate) fn note_undecided(&self, era: Era, lane: String, waited: Duration) {
+        let mut undecided = self.undecided.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = undecided.entry((era.to_string(), lane)).or_insert((0, 0));
+        entry.0 += 1;
+        entry.1 = entry.1.max(waited.as_millis() as u64);
+    }
+
+    fn undecided_lanes(&self) -> Vec<UndecidedLane> {
+        let undecided = self.undecided.lock().unwrap_or_else(|e| e.into_inner());
+        undecided
+            .iter()
+            .map(|((era, lane), (requests, waited_ms))| UndecidedLane {
+                era: era.clone(),
+                lane: lane.clone(),
+                requests: *requests,
+                waited_ms: *waited_ms,
+            })
+            .collect()
     }
 
     fn slow_lanes(&self) -> Vec<SlowLane> {
@@ -453,6 +497,7 @@ pub async fn fuzz(
         left_out,
         valid_calls,
         slow: store.slow_lanes(),
+        undecided: store.undecided_lanes(),
         stats: FuzzStats {
             requests,
             elapsed_s: elapsed,

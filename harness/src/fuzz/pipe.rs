@@ -115,6 +115,10 @@ pub(super) struct Pipe {
     pub(super) order: VecDeque<String>,
     /// Answers with these ids may still come and are let through.
     pub(super) late: VecDeque<String>,
+    /// Requests left unanswered when the campaign ended, without a verdict
+    /// (a slow or undecided lane's): every one of their answers may still
+    /// come, so none is dropped from the list (unlike [`Pipe::late`]).
+    pub(super) left_waiting: Vec<String>,
     /// Silenced lone-surrogate requests: an id-null error may answer one.
     pub(super) surrogates: VecDeque<String>,
     /// Answers with ids nobody sent, not yet matched to a request.
@@ -266,7 +270,13 @@ impl Pipe {
 
     /// Every id whose answer may still come (before a lockstep phase).
     pub(super) fn stale_ids(&self) -> Vec<String> {
-        let mut ids: Vec<String> = self.late.iter().chain(&self.surrogates).cloned().collect();
+        let mut ids: Vec<String> = self
+            .late
+            .iter()
+            .chain(&self.surrogates)
+            .chain(&self.left_waiting)
+            .cloned()
+            .collect();
         ids.extend(self.stragglers.keys().cloned());
         ids.extend(self.alive.iter().map(|(k, _)| k.clone()));
         ids.extend(self.counting.iter().map(|(k, _, _)| k.clone()));

@@ -16,8 +16,9 @@
 //!   the rest); not, it was never answered (J4), and so is every other
 //!   dropped request of its lane: the lane is *hung*, and its later drops
 //!   are judged at once. When the budget is spent, dropped requests wait one
-//!   grace more at most: then a slow lane's get no verdict, the others were
-//!   dropped (J4);
+//!   grace more at most: then a hung lane's are never answered (J4), the
+//!   others get no verdict (a slow lane's), or are listed as *undecided*
+//!   (slow or hung is not known before `--slow-ms`);
 //! - if nothing comes back within another timeout, the server hangs (`Lost`);
 //! - a request with a lone surrogate may go unanswered (a parser may refuse
 //!   the line, RFC 8259 §8.2) or be answered by an id-null error.
@@ -261,12 +262,29 @@ async fn overdue(
         let p = pipe.unstraggle(key).expect("looked up above");
         let lane = lane_of(&p.input);
         if !waited_out {
-            // The campaign ended first (a grace after the budget was spent):
-            // unanswered for a whole timeout while later ones were answered
-            // is J4, unless its lane is slow; a shorter wait is no verdict.
+            // The campaign ended first (a grace after the budget was spent).
+            // Slow is not dead: without its --slow-ms wait, a request is
+            // never answered (J4) only in a lane already found hung; in a
+            // lane found slow it is no verdict, and in any other it is
+            // undecided (listed, no verdict): a 10 s tool in a 7 s campaign
+            // is not hung.
             w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
-            if elapsed >= run.timeout && !pipe.slow_lanes.contains(&lane) {
+            if pipe.hung_lanes.contains(&lane) {
                 never_answered(w, p);
+                return None;
+            }
+            // Its answer may still come, after the campaign: never another's.
+            pipe.left_waiting.push(key.to_string());
+            if !pipe.slow_lanes.contains(&lane) && elapsed >= run.timeout {
+                let what = match &p.input.class {
+                    Class::Envelope(what) => format!(
+                        "{} with {}",
+                        p.input.method,
+                        what.split(" = ").next().unwrap_or(what)
+                    ),
+                    _ => lane,
+                };
+                w.store.note_undecided(w.era, what, elapsed);
             }
             return None;
         }

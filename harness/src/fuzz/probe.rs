@@ -150,6 +150,13 @@ pub(crate) async fn unanswered_while_alive(
     verdict.map(|v| (v, msg))
 }
 
+/// Whether `ex` was answered with its own id: the proof that a request
+/// with a small id was answered, which an id-null error (the answer some
+/// servers give an array `params` whatever its id) is not.
+pub(crate) fn answered_own(ex: &Exchange) -> bool {
+    matches!(&ex.ending, Ending::Answered(r) if r.get("id").is_some_and(|id| Some(id) == ex.request.get("id")))
+}
+
 pub(crate) fn lost(ex: &Exchange) -> bool {
     matches!(ex.ending, Ending::Died(_) | Ending::Timeout)
 }
@@ -371,7 +378,7 @@ async fn try_alone(
         small.id_style = mcperr_cases::fuzz::IdStyle::Counter;
         let (again, _) = probe(w, &mut c, &small).await;
         w.shrink_requests.fetch_add(1, Ordering::Relaxed);
-        Some(matches!(again.ending, Ending::Answered(_)))
+        Some(answered_own(&again))
     } else {
         None
     };
@@ -429,7 +436,7 @@ pub(crate) async fn resend_big_ids(w: &mut Worker<'_>, client: &mut Client) {
             let answered = if w.settings.run.target.is_http() {
                 let (again, _) = probe(w, client, &small).await;
                 gone = matches!(again.ending, Ending::Died(_));
-                Some(matches!(again.ending, Ending::Answered(_)))
+                Some(answered_own(&again))
             } else {
                 let again = unanswered_while_alive(w, client, &small).await;
                 gone = again.is_none();

@@ -617,12 +617,16 @@ fn silence_for_a_big_id_is_excused_only_when_a_small_id_is_answered() {
             &server,
             "--era",
             "2025-11-25",
-            "--requests",
-            "4000",
+            "--seconds",
+            "4",
             "--seed",
             "5",
             "--timeout-ms",
             "1000",
+            // Slow is not dead: a request is never answered (J4) only once
+            // its lane waited out --slow-ms within the campaign.
+            "--slow-ms",
+            "1500",
             "--save",
             saved.to_str().unwrap(),
         ],

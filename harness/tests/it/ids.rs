@@ -96,12 +96,15 @@ fn saved_cases_that_get_no_answer_replay_to_their_own_verdicts_in_any_order() {
         &server,
         "--era",
         "2025-11-25",
-        "--requests",
-        "3000",
+        "--seconds",
+        "4",
         "--seed",
         "5",
         "--timeout-ms",
         "1000",
+        // The array's silence is decided (J4) once it waited out --slow-ms.
+        "--slow-ms",
+        "1500",
         "--save",
         saved.to_str().unwrap(),
         "--json",
@@ -184,4 +187,50 @@ fn saved_cases_that_get_no_answer_replay_to_their_own_verdicts_in_any_order() {
         let control = &replay["fuzz/small-id-control"];
         assert_eq!(control.1, "pass", "{order}: {control:?}\n{}", out.stdout);
     }
+}
+
+#[test]
+fn a_server_that_echoes_big_ids_exactly_gets_no_big_id_warning_for_an_array_params_null_id() {
+    // The Python SDK over HTTP answers an array `params` with an id-null
+    // error whatever its id, and echoes every big id exactly. The big-id
+    // policy excuses an id-null error only when the same request with a
+    // small id was answered with its own id: an id-null error to that one
+    // is no proof, so no J1 big-id warning is claimed for the id; the
+    // id-null errors are J1 error-id findings of the array params alone.
+    let recipes = format!(
+        "{}/../fixtures/servers/python/recipes.py",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let py = crate::sdk_peers::python();
+    let server = crate::http::HttpServer::start(&py, &[&recipes, "--http", "127.0.0.1:0"]);
+    let dir = scratch("ids-big-echoed");
+    let json = dir.join("r.json");
+    let out = mcperr(&[
+        "fuzz",
+        "--http",
+        &server.url,
+        "--seed",
+        "5",
+        "--seconds",
+        "8",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.code.is_some_and(|c| c < 2), "{}", out.stderr);
+    let r = report(&json);
+    let findings = r["findings"].as_array().unwrap();
+    let big: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["aspect"] == "J1.big-id")
+        .collect();
+    assert!(big.is_empty(), "{big:#?}");
+    // The array params' id-null errors are still found, with small ids.
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["aspect"] == "J1.error-id" && f["request"]["params"].is_array()),
+        "{}",
+        out.stdout
+    );
+    drop(server);
 }

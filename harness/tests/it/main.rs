@@ -11,6 +11,7 @@ mod http;
 mod ids;
 mod layout;
 mod matrix;
+mod pace;
 mod proxy;
 mod reference_faults;
 mod reference_wire;
