@@ -17,8 +17,12 @@ pub struct Selection {
     pub cases: Vec<String>,
     /// `--tools` globs over tool names (empty: all).
     pub tools: Vec<String>,
-    /// `--allow-destructive`: call tools annotated `destructiveHint: true`.
+    /// `--allow-destructive`: call tools annotated `destructiveHint: true`,
+    /// and give valid calls to every tool that may write.
     pub allow_destructive: bool,
+    /// `--allow-additive`: give valid calls to tools annotated
+    /// `destructiveHint: false` (they write, but destroy nothing).
+    pub allow_additive: bool,
     /// Case files given with `--cases-dir` (saved fuzz findings, a user's
     /// own cases): when there are any, they are the run's cases instead of
     /// the built-in and generated ones.
@@ -74,10 +78,12 @@ pub fn tool_calls_block(calls: &[ToolCalls], left_out: &[LeftOut]) -> String {
     }
     let _ = writeln!(out, "Tools:");
     for c in calls {
-        let how = if c.valid {
-            "valid and invalid calls"
-        } else {
-            "invalid calls only"
+        let how = match (c.valid, c.valid_limit) {
+            (true, Some(n)) => {
+                format!("valid calls (at most {n} per era in fuzz) and invalid calls")
+            }
+            (true, None) => "valid and invalid calls".into(),
+            (false, _) => "invalid calls only".into(),
         };
         let _ = writeln!(out, "  {}: {how} ({})", c.name, c.reason);
     }
@@ -98,7 +104,16 @@ pub struct ToolCalls {
     pub valid: bool,
     /// Why (its annotation, or the flag), and the flag that changes it.
     pub reason: String,
+    /// For a tool that may write and was allowed valid calls: how many a
+    /// campaign sends it at most, per era and job (a run sends a few).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_limit: Option<u64>,
 }
+
+/// How many valid calls a campaign sends a tool that may write (allowed by
+/// `--tools`, `--allow-additive` or `--allow-destructive`), per era and job:
+/// enough to judge its answers, not thousands of writes.
+pub const WRITE_CALLS_PER_ERA: u64 = 16;
 
 /// The cases of a run, the tools left out, and the values of the run's
 /// placeholders that discovery decides (`{{tool}}`).
@@ -167,36 +182,51 @@ impl Selection {
         })
     }
 
-    /// How `tool` (not left out) is called: valid arguments go to tools
-    /// annotated `readOnlyHint: true` or `destructiveHint: false`, to tools
-    /// selected with `--tools`, and with `--allow-destructive` to every tool.
-    /// The spec presumes an un-annotated tool destructive, so it gets only
-    /// invalid arguments unless a flag says otherwise.
+    /// How `tool` (not left out) is called. Valid arguments run its body, so
+    /// they go to tools annotated `readOnlyHint: true`, and to a tool that
+    /// may write only by a stated choice: named with `--tools`, additive
+    /// (`destructiveHint: false`: it still writes, e.g. stores an entity)
+    /// with `--allow-additive`, any with `--allow-destructive`. The spec
+    /// presumes an un-annotated tool destructive. A tool that may write and
+    /// was allowed gets at most [`WRITE_CALLS_PER_ERA`] valid calls per era
+    /// in a campaign. Every other tool gets only arguments its own schema
+    /// rejects.
     fn calls(&self, filter: &Option<GlobSet>, tool: &Value) -> ToolCalls {
         let name = tool
             .get("name")
             .and_then(Value::as_str)
             .unwrap_or("?")
             .to_string();
-        let valid = |reason: &str| ToolCalls {
+        let read_only = generate::is_read_only(tool);
+        let additive =
+            !read_only && tool.pointer("/annotations/destructiveHint") == Some(&Value::Bool(false));
+        let call = |valid: bool, reason: &str| ToolCalls {
             name: name.clone(),
-            valid: true,
+            valid,
             reason: reason.into(),
+            valid_limit: (valid && !read_only).then_some(WRITE_CALLS_PER_ERA),
         };
-        if generate::is_read_only(tool) {
-            valid("annotated readOnlyHint: true")
-        } else if tool.pointer("/annotations/destructiveHint") == Some(&Value::Bool(false)) {
-            valid("annotated destructiveHint: false")
+        if read_only {
+            call(true, "annotated readOnlyHint: true")
         } else if filter.is_some() {
-            valid("selected by --tools")
+            call(true, "selected by --tools; it may write")
+        } else if additive && self.allow_additive {
+            call(
+                true,
+                "annotated destructiveHint: false (additive: it writes), allowed by --allow-additive",
+            )
         } else if self.allow_destructive {
-            valid("--allow-destructive")
+            call(true, "allowed by --allow-destructive; it may write")
+        } else if additive {
+            call(
+                false,
+                "annotated destructiveHint: false: additive, it still writes; --allow-additive or --tools NAME runs its body",
+            )
         } else {
-            ToolCalls {
-                name: name.clone(),
-                valid: false,
-                reason: "not annotated readOnlyHint: true or destructiveHint: false, so the spec presumes it destructive; --tools NAME or --allow-destructive runs its body".into(),
-            }
+            call(
+                false,
+                "not annotated readOnlyHint: true, so the spec presumes it destructive; --tools NAME or --allow-destructive runs its body",
+            )
         }
     }
 

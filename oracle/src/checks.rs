@@ -115,6 +115,7 @@ pub fn aspect(check: Check, case: &mcperr_cases::case::Case) -> AspectId {
         Check::SessionIdAscii => AspectId::H2SessionIdAscii,
         Check::ExitOnEof => AspectId::J5ExitOnEof,
         Check::AlsoText => AspectId::T8AlsoText,
+        Check::ErrorAsSuccess => AspectId::T9Main,
         Check::TaskListed => AspectId::K1Listed,
         Check::NotUrlRequired => AspectId::E1UrlRequiredOnlyWhenNeeded,
         Check::ArgumentsInert => AspectId::P2InputsInert,
@@ -298,6 +299,7 @@ pub fn run(
         },
         Check::StructuredOutput => structured_output(response, output_schema),
         Check::AlsoText => super::structured::also_text(response, &exchange.request),
+        Check::ErrorAsSuccess => super::structured::error_as_success(response, &exchange.request),
         Check::TaskListed => {
             let (task, ids, stopped) = ev.listing.as_ref()?;
             (!ids.contains(task)).then(|| {

@@ -56,6 +56,100 @@ pub fn also_text(response: &Value, request: &Value) -> Option<String> {
     ))
 }
 
+/// How a text opens when it reports a failure, lower-cased: the words
+/// SDKs and hand-written servers put first ("Error: …", "Error executing
+/// tool …", "Failed to …", a Python traceback). Only the opening is read:
+/// a text that mentions an error further on may well be a success.
+const FAILURE_OPENINGS: &[&str] = &[
+    "error:",
+    "error -",
+    "error executing",
+    "error calling",
+    "error while",
+    "exception:",
+    "traceback (most recent call last)",
+    "failed:",
+    "failed to ",
+    "failure:",
+];
+
+/// Whether a JSON object says, at its top level, that it failed
+/// (`"success": false`, `"ok": false`, `"isError": true`, `"status":
+/// "error"`).
+fn object_says_failed(v: &Value) -> Option<String> {
+    let o = v.as_object()?;
+    for (key, failed) in [
+        ("success", Value::Bool(false)),
+        ("ok", Value::Bool(false)),
+        ("isError", Value::Bool(true)),
+        ("status", Value::String("error".into())),
+        ("status", Value::String("failed".into())),
+    ] {
+        if o.get(key) == Some(&failed) {
+            return Some(format!("\"{key}\": {failed}"));
+        }
+    }
+    None
+}
+
+/// What makes a `tools/call` result an error returned as a success (T9),
+/// if anything: `isError` absent or false while a text block opens like a
+/// failure report, or the text's JSON or the `structuredContent` says at
+/// its top level that it failed. Not judged on anything but a complete
+/// tool result.
+pub fn error_as_success(response: &Value, request: &Value) -> Option<String> {
+    if request.get("method").and_then(Value::as_str) != Some("tools/call") {
+        return None;
+    }
+    tool_result_says_failed(response)
+}
+
+/// [`error_as_success`] for an answer known to be a `tools/call`'s.
+pub fn tool_result_says_failed(response: &Value) -> Option<String> {
+    let result = response.get("result")?.as_object()?;
+    if result.get("isError") == Some(&Value::Bool(true))
+        || result
+            .get("resultType")
+            .is_some_and(|t| t != &Value::String("complete".into()))
+    {
+        return None;
+    }
+    let flag = match result.get("isError") {
+        Some(v) => format!("isError {v}"),
+        None => "isError absent".into(),
+    };
+    if let Some(what) = result.get("structuredContent").and_then(object_says_failed) {
+        return Some(format!(
+            "a success ({flag}) whose structuredContent says {what}: an error returned as a success"
+        ));
+    }
+    for text in result
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c.get("text").and_then(Value::as_str))
+    {
+        let opening = text.trim_start().to_lowercase();
+        if FAILURE_OPENINGS.iter().any(|o| opening.starts_with(o)) {
+            let shown: String = text.trim_start().chars().take(80).collect();
+            return Some(format!(
+                "a success ({flag}) whose text reads like a failure ({shown:?}): an error returned as a success"
+            ));
+        }
+        if let Some(what) = serde_json::from_str::<Value>(text)
+            .ok()
+            .as_ref()
+            .and_then(object_says_failed)
+        {
+            return Some(format!(
+                "a success ({flag}) whose text's JSON says {what}: an error returned as a success"
+            ));
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,5 +194,25 @@ mod tests {
         assert!(also_text(&asks, &call()).is_none());
         let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
         assert!(also_text(&answer(json!({"structuredContent": {}})), &list).is_none());
+    }
+
+    #[test]
+    fn a_success_that_says_it_failed_is_an_error_returned_as_a_success() {
+        let said = |result: Value| error_as_success(&answer(result), &call());
+        let text = |t: &str| json!({"content": [{"type": "text", "text": t}]});
+        assert!(said(text("Error: stats backend unavailable")).is_some());
+        assert!(said(text("  error executing tool x")).is_some());
+        assert!(said(text("Failed to open the store")).is_some());
+        assert!(said(text(r#"{"success": false, "reason": "quota"}"#)).is_some());
+        assert!(said(json!({"content": [], "structuredContent": {"ok": false}})).is_some());
+        let flagged_false =
+            json!({"content": [{"type": "text", "text": "Error: x"}], "isError": false});
+        assert!(said(flagged_false).unwrap().contains("isError false"));
+        // A success that mentions errors, and a flagged tool error, are not.
+        assert!(said(text("0 errors found")).is_none());
+        assert!(said(text("Errors are logged to /var/log")).is_none());
+        assert!(said(text(r#"{"success": true}"#)).is_none());
+        let flagged = json!({"content": [{"type": "text", "text": "Error: x"}], "isError": true});
+        assert!(said(flagged).is_none());
     }
 }

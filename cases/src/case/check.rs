@@ -64,6 +64,10 @@ pub enum Check {
     /// A tool result with `structuredContent` also carries that JSON,
     /// serialized, in a text block (T8 `also-text`).
     AlsoText,
+    /// A successful tool result (isError absent or false) does not report a
+    /// failure in its text or structured content (T9): an error returned as
+    /// a success is no success.
+    ErrorAsSuccess,
     /// The answer is not a -32042 `URLElicitationRequiredError`: the client
     /// declared the form mode the request needs (E1
     /// `url-required-only-when-needed`).
@@ -112,6 +116,7 @@ impl FromStr for Check {
             "exit-on-eof" => Check::ExitOnEof,
             "names-versions" => Check::NamesVersions,
             "also-text" => Check::AlsoText,
+            "error-as-success" => Check::ErrorAsSuccess,
             "task-listed" => Check::TaskListed,
             "no-requests-before-initialized" => Check::NoRequestsBeforeInitialized,
             "not-url-required" => Check::NotUrlRequired,
@@ -120,7 +125,7 @@ impl FromStr for Check {
             "resumed-own-stream" => Check::ResumedOwnStream,
             other => {
                 return Err(FieldError(format!(
-                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random, bearer-challenge, challenge-scope, no-result, resource-metadata, exit-on-eof, names-versions, also-text, no-requests-before-initialized, task-listed, not-url-required, arguments-inert, get-stream-quiet, resumed-own-stream)"
+                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random, bearer-challenge, challenge-scope, no-result, resource-metadata, exit-on-eof, names-versions, also-text, error-as-success, no-requests-before-initialized, task-listed, not-url-required, arguments-inert, get-stream-quiet, resumed-own-stream)"
                 )))
             }
         })

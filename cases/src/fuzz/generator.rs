@@ -17,13 +17,46 @@ use crate::discovery::Discovery;
 use crate::generate::discovered::expand;
 use crate::generate::{is_read_only, validator};
 
+mod envelope;
+
 struct ToolTarget {
     name: String,
     schema: Value,
     validator: jsonschema::Validator,
     /// Valid arguments may be sent (the tool's body runs): by consent.
     valid_calls: bool,
+    /// At most this many valid calls (a tool that may write), and how many
+    /// were drawn.
+    valid_limit: Option<u64>,
+    valid_drawn: std::sync::atomic::AtomicU64,
     output: Option<jsonschema::Validator>,
+}
+
+impl ToolTarget {
+    /// Whether one more valid call may be drawn (counting it).
+    fn draw_valid(&self) -> bool {
+        use std::sync::atomic::Ordering;
+        let Some(limit) = self.valid_limit else {
+            return true;
+        };
+        self.valid_drawn
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                (n < limit).then_some(n + 1)
+            })
+            .is_ok()
+    }
+
+    /// Arguments for a request whose envelope is broken: `{}`, unless the
+    /// tool takes `{}` and has no consent for valid calls (a server that
+    /// reads past the broken envelope would run its body), then arguments
+    /// its own schema rejects; `None` when there are none.
+    fn envelope_arguments(&self, src: &mut dyn Source) -> Option<Value> {
+        let empty = json!({});
+        if self.valid_calls || !self.validator.is_valid(&empty) {
+            return Some(empty);
+        }
+        invalid(&self.schema, &self.validator, &empty, src).map(|(bad, _)| bad)
+    }
 }
 
 struct PromptTarget {
@@ -59,7 +92,9 @@ impl Generator {
     /// annotated read-only.
     pub fn with_valid_calls(mut self, calls: &[crate::select::ToolCalls]) -> Generator {
         for t in &mut self.tools {
-            t.valid_calls = calls.iter().any(|c| c.valid && c.name == t.name);
+            let consent = calls.iter().find(|c| c.valid && c.name == t.name);
+            t.valid_calls = consent.is_some();
+            t.valid_limit = consent.and_then(|c| c.valid_limit);
         }
         self
     }
@@ -92,6 +127,8 @@ impl Generator {
                     validator: validator(&schema)?,
                     schema,
                     valid_calls: is_read_only(t),
+                    valid_limit: None,
+                    valid_drawn: Default::default(),
                     output: t.get("outputSchema").and_then(validator),
                 })
             })
@@ -200,7 +237,7 @@ impl Generator {
                 return None;
             }
         }
-        let want_valid = tool.valid_calls && src.chance(1, 3);
+        let want_valid = tool.valid_calls && src.chance(1, 3) && tool.draw_valid();
         let (arguments, class) = if want_valid {
             if let Some(c) = self.canary.as_deref().filter(|_| src.chance(1, 4)) {
                 plant_canary(&mut base, c, &tool.validator, src);
@@ -314,105 +351,6 @@ impl Generator {
             id_style: IdStyle::Counter,
             class,
             target: p.name.clone(),
-        })
-    }
-
-    fn envelope(&self, src: &mut dyn Source) -> Option<FuzzInput> {
-        let mut methods = vec![];
-        if !self.tools.is_empty() {
-            methods.push("tools/call");
-        }
-        if !self.templates.is_empty() || !self.statics.is_empty() {
-            methods.push("resources/read");
-        }
-        if !self.prompts.is_empty() {
-            methods.push("prompts/get");
-        }
-        if methods.is_empty() {
-            return None;
-        }
-        let method = methods[src.index(methods.len())];
-        let key = if method == "resources/read" {
-            "uri"
-        } else {
-            "name"
-        };
-        let good = match method {
-            "tools/call" => {
-                json!({"name": self.tools[src.index(self.tools.len())].name, "arguments": {}})
-            }
-            "prompts/get" => json!({"name": self.prompts[src.index(self.prompts.len())].name}),
-            _ => {
-                json!({"uri": self.templates.first().or(self.statics.first()).map(|t| expand(t, "mcperr")).unwrap_or_default()})
-            }
-        };
-        let wrong = [json!(5), Value::Null, json!([]), json!({}), json!(true)];
-        let w = wrong[src.index(wrong.len())].clone();
-        let mut params = good.clone();
-        let mut envelope = true;
-        let what = match src.below(if self.era == Era::Modern { 5 } else { 4 }) {
-            0 => {
-                params.as_object_mut()?.remove(key);
-                format!("params.{key} missing")
-            }
-            1 => {
-                params[key] = w.clone();
-                format!("params.{key} = {w}")
-            }
-            2 if method != "resources/read" => {
-                // Not null: servers commonly read a null `arguments` as absent.
-                params["arguments"] = if w.is_object() || w.is_null() {
-                    json!("mcperr")
-                } else {
-                    w.clone()
-                };
-                format!("params.arguments = {}", params["arguments"])
-            }
-            3 => {
-                // The era's envelope would turn the array back into an object.
-                params = json!([good]);
-                envelope = false;
-                "params is an array".into()
-            }
-            4 => {
-                // The 2026-07-28 envelope itself, broken.
-                envelope = false;
-                let mut env = crate::plan::with_envelope(Some(good.clone()));
-                let meta = env.get_mut("_meta")?.as_object_mut()?;
-                match src.below(3) {
-                    0 => {
-                        meta.remove(mcperr_protocol::era::META_PROTOCOL_VERSION);
-                        params = env;
-                        "_meta protocolVersion missing".into()
-                    }
-                    1 => {
-                        meta.insert(
-                            mcperr_protocol::era::META_PROTOCOL_VERSION.into(),
-                            w.clone(),
-                        );
-                        params = env;
-                        format!("_meta protocolVersion = {w}")
-                    }
-                    _ => {
-                        env["_meta"] = json!("mcperr");
-                        params = env;
-                        "_meta is a string".into()
-                    }
-                }
-            }
-            _ => {
-                params.as_object_mut()?.remove(key);
-                format!("params.{key} missing")
-            }
-        };
-        // A broken envelope is the method's finding, whichever tool it named.
-        Some(FuzzInput {
-            method: method.into(),
-            params,
-            envelope,
-            id_style: IdStyle::Counter,
-            class: Class::Envelope(what),
-            target: method.into(),
         })
     }
 }

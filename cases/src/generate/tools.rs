@@ -261,7 +261,9 @@ pub fn valid_call(tool: &Value) -> Option<Case> {
     let mut sets = super::argument_sets(tool, MOST_ARGUMENT_SETS).into_iter();
     let args = sets.next()?;
     let output_schema = tool.get("outputSchema").cloned();
-    let mut checks = vec!["also-text"];
+    // A valid call's success must be one: an error returned as a success
+    // (T9) is no T8 pass, on any server.
+    let mut checks = vec!["also-text", "error-as-success"];
     if output_schema.is_some() {
         checks.push("structured-output");
     }
@@ -370,7 +372,10 @@ mod tests {
             validator(&tool["inputSchema"]).unwrap().is_valid(args),
             "{args}"
         );
-        assert_eq!(c.checks, ["also-text", "structured-output"]);
+        assert_eq!(
+            c.checks,
+            ["also-text", "error-as-success", "structured-output"]
+        );
         // A pattern mcperr cannot meet: no sample, so no case rather than a wrong one.
         let hard = json!({"name": "h", "inputSchema": {"type": "object", "properties": {
             "code": {"type": "string", "pattern": "^[0-9]{4}$"}}, "required": ["code"]}});

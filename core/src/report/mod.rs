@@ -243,14 +243,15 @@ pub struct ValidCallOutcomes {
     /// Accepted: the case passed.
     pub succeeded: usize,
     /// A tool without arguments that ran and reported its own failure (an
-    /// `isError` result): judged, and nothing to vary.
+    /// `isError` result): its answer judged, nothing to vary, and no T8 pass
+    /// (a skip: a failure shows no success).
     pub tool_failed: usize,
     /// Refused every argument set: a skip that says so.
     pub refused: usize,
     /// The answer broke a rule (a fail, warning or error).
     pub judged_wrong: usize,
-    /// Tools called with invalid arguments only (not annotated safe; `--tools`
-    /// or `--allow-destructive` changes it).
+    /// Tools called with invalid arguments only (not read-only; `--tools`,
+    /// `--allow-additive` or `--allow-destructive` changes it).
     pub not_allowed: usize,
 }
 
@@ -267,7 +268,7 @@ impl ValidCallOutcomes {
             .filter(|c| c.id.starts_with("generated/tools/") && c.id.ends_with("/valid-call"));
         for c in valid_calls {
             match c.verdict {
-                Verdict::Pass if c.message.starts_with(TOOL_FAILED) => o.tool_failed += 1,
+                _ if c.message.starts_with(TOOL_FAILED) => o.tool_failed += 1,
                 Verdict::Pass => o.succeeded += 1,
                 Verdict::Skip => o.refused += 1,
                 _ => o.judged_wrong += 1,
@@ -375,7 +376,7 @@ impl RunReport {
     pub fn valid_call_line(&self) -> String {
         let o = ValidCallOutcomes::of(self);
         format!(
-            "valid calls: {} succeeded, {} failed on their own (no arguments to vary), {} refused, {} broke a rule, {} not allowed (invalid calls only; --tools or --allow-destructive)",
+            "valid calls: {} succeeded, {} failed on their own (no arguments to vary), {} refused, {} broke a rule, {} not allowed (invalid calls only; --tools, --allow-additive or --allow-destructive)",
             o.succeeded, o.tool_failed, o.refused, o.judged_wrong, o.not_allowed
         )
     }

@@ -76,10 +76,16 @@ pub(crate) struct SelectArgs {
     #[arg(long, value_name = "GLOB")]
     pub(crate) cases: Vec<String>,
     /// Only call tools whose name matches this glob (repeatable). A tool named
-    /// here also gets a valid sample call, as read-only tools do.
+    /// here also gets valid calls (its body runs), as read-only tools do.
     #[arg(long, value_name = "GLOB")]
     pub(crate) tools: Vec<String>,
-    /// Also call tools annotated destructiveHint: true (never called otherwise).
+    /// Give valid calls (the body runs) to tools annotated destructiveHint:
+    /// false: they write (create, store, commit) but destroy nothing. Without
+    /// it they get only arguments their schema rejects.
+    #[arg(long)]
+    pub(crate) allow_additive: bool,
+    /// Also call tools annotated destructiveHint: true (never called
+    /// otherwise), and give valid calls to every tool that may write.
     #[arg(long)]
     pub(crate) allow_destructive: bool,
     /// Run the case files (*.toml) in DIR instead of the built-in and

@@ -60,8 +60,15 @@ pub(crate) struct FuzzArgs {
     /// Only call tools whose name matches this glob (repeatable).
     #[arg(long, value_name = "GLOB")]
     pub(crate) tools: Vec<String>,
-    /// Also call tools annotated destructiveHint: true. Valid calls go only to
-    /// tools annotated readOnlyHint: true either way; others get invalid calls.
+    /// Give valid calls (the body runs; at most 16 per era) to tools annotated
+    /// destructiveHint: false: they write but destroy nothing. Without it,
+    /// valid calls go only to tools annotated readOnlyHint: true and to those
+    /// named with --tools; every other tool gets only arguments its own
+    /// schema rejects.
+    #[arg(long)]
+    pub(crate) allow_additive: bool,
+    /// Also call tools annotated destructiveHint: true, and give valid calls
+    /// (at most 16 per era) to every tool that may write.
     #[arg(long)]
     pub(crate) allow_destructive: bool,
     /// Known findings (YAML or TOML list of finding ids, or id:rule): they do not fail the run.
@@ -232,6 +239,7 @@ pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, CliError> {
     let selection = mcperr_cases::select::Selection {
         tools: args.tools.clone(),
         allow_destructive: args.allow_destructive,
+        allow_additive: args.allow_additive,
         ..Default::default()
     };
     selection.validate()?;

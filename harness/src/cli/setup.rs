@@ -123,6 +123,7 @@ pub(crate) fn selection(select: &SelectArgs) -> Result<Selection, CliError> {
         cases: select.cases.clone(),
         tools: select.tools.clone(),
         allow_destructive: select.allow_destructive,
+        allow_additive: select.allow_additive,
         files,
         auth_required: select.auth_required,
         auth_limited,

@@ -58,10 +58,12 @@ pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool)
             let mut result = result;
             if plan.case.takes_no_arguments && is_error_result(result.response.as_ref()) {
                 // Nothing to vary: the tool ran on its one valid call and
-                // reported its own failure, which T8 allows (isError needs
-                // no structuredContent); the answer was judged above.
+                // reported its own failure. Its answer was judged above (its
+                // shape, leaks, strays); but a failure shows no success, so
+                // T8 gives no pass: a skip, counted apart.
+                result.verdict = Verdict::Skip;
                 result.message = format!(
-                    "{}, not a refusal of the call: {}",
+                    "{}, not a refusal of the call, and no success to judge: {}",
                     mcperr_core::report::TOOL_FAILED,
                     refusals.join("; ")
                 );

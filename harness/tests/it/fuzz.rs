@@ -755,8 +755,14 @@ fn tool_bodies_get_valid_calls_only_by_consent_and_the_report_says_which() {
     assert!(r["findings"].as_array().unwrap().is_empty(), "{out}");
     // Named with --tools, or with --allow-destructive, its body runs and the leak is found.
     for (flags, why) in [
-        (&["--tools", "crash"][..], "selected by --tools"),
-        (&["--allow-destructive"][..], "--allow-destructive"),
+        (
+            &["--tools", "crash"][..],
+            "selected by --tools; it may write",
+        ),
+        (
+            &["--allow-destructive"][..],
+            "allowed by --allow-destructive; it may write",
+        ),
     ] {
         let (r, out, crash) = run(flags, "consent.json");
         let crash = crash.expect("crash is called");

@@ -359,6 +359,10 @@ impl Judge {
                         format!("a schema-valid tools/call was answered {c} (JSON-RPC 2.0 section 5.1: -32700 is for invalid JSON, -32600 for a message that is not a Request object, -32601 for a method that does not exist)"),
                     ));
                 }
+                // An error returned as a success (T9), on any server.
+                if let Some(why) = crate::structured::tool_result_says_failed(r) {
+                    out.push(Violation::new(AspectId::T9Main, why));
+                }
                 if let (Some(res), Some(schema), false) = (result, output, is_error_result) {
                     match res.get("structuredContent") {
                         None => out.push(Violation::new(
