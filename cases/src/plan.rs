@@ -435,6 +435,26 @@ impl CasePlan {
         self.steps.iter().any(|s| matches!(s, Step::Raw(_))) || lone()
     }
 
+    /// The ids of the requests inside the malformed lines sent before the
+    /// judged request (an object with an id, or one in an array): an
+    /// answer carrying one of them answers that line's request, as the
+    /// server read it, and is neither a duplicate nor unsolicited.
+    pub fn raw_ids(&self) -> Vec<Value> {
+        let mut out = Vec::new();
+        for s in &self.steps {
+            let Step::Raw(text) = s else { continue };
+            let Ok(v) = serde_json::from_str::<Value>(text) else {
+                continue;
+            };
+            let items = match &v {
+                Value::Array(a) => a.iter().collect(),
+                other => vec![other],
+            };
+            out.extend(items.into_iter().filter_map(|i| i.get("id")).cloned());
+        }
+        out
+    }
+
     /// The client capabilities a 2025-11-25 case's connection declared:
     /// those of its own `initialize` step, else `{}` (mcperr's handshake
     /// declares none; E1 judges the server's requests against them). `None`

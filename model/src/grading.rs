@@ -140,6 +140,15 @@ impl Grader {
             .is_some_and(|t| (t == "http") != self.over_http)
     }
 
+    /// Whether `aspect` has no sentence in the era under test but has one
+    /// in another era: a requirement of that era alone.
+    fn only_another_era(&self, aspect: AspectId) -> bool {
+        aspect.text(self.era).level == Level::None
+            && Era::ALL
+                .iter()
+                .any(|e| *e != self.era && aspect.text(*e).level != Level::None)
+    }
+
     /// `aspect`'s level in this run (`none` where its sentence binds only
     /// over the other transport).
     pub fn level(&self, aspect: AspectId) -> Level {
@@ -158,6 +167,10 @@ impl Grader {
             Kind::Unanswered => return Some(Verdict::Error),
             Kind::Warning => Verdict::Warn,
             Kind::Deviation => match self.grading {
+                // A sentence only another era has (2026-07-28's reserved
+                // code ranges, judged on a 2025-11-25 server) carries no
+                // verdict here, under any profile.
+                Grading::Model if self.only_another_era(v.aspect) => return None,
                 Grading::Model => Verdict::Fail,
                 Grading::Spec => self.level(v.aspect).severity()?,
             },
@@ -235,6 +248,21 @@ mod tests {
         assert_eq!(grade("spec", Era::Modern, false, &none), None);
         assert_eq!(
             grade("model", Era::Modern, false, &none),
+            Some(Verdict::Fail)
+        );
+    }
+
+    #[test]
+    fn a_sentence_only_another_era_has_gives_no_verdict_under_any_profile() {
+        // 2026-07-28 reserves -32020..-32099 but its own codes; 2025-11-25 says nothing.
+        let v = Violation::new(AspectId::J1McpRangeDefinedOnly, "-32050");
+        assert_eq!(grade("model", Era::Legacy, false, &v), None);
+        assert_eq!(grade("spec", Era::Legacy, false, &v), None);
+        assert_eq!(grade("model", Era::Modern, false, &v), Some(Verdict::Fail));
+        // The error model's own additions (no sentence in any era) still fail under model.
+        let uri = Violation::new(AspectId::R1DataUri, "no data.uri");
+        assert_eq!(
+            grade("model", Era::Legacy, false, &uri),
             Some(Verdict::Fail)
         );
     }

@@ -42,4 +42,7 @@ pub struct Context<'a> {
     /// progress may come after their CreateTaskResult, until the task is
     /// terminal (U6 `task-token`, `task-stop-at-terminal`).
     pub task_tokens: &'a [Value],
+    /// The ids of requests inside the malformed lines sent before the
+    /// request: an answer with one of them answers that line.
+    pub raw_ids: &'a [Value],
 }

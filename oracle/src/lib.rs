@@ -150,8 +150,10 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
     let listens = plan.listens();
     let declared = plan.client_capabilities();
     let task_tokens = plan.task_tokens();
+    let raw_ids = plan.raw_ids();
     let ctx = Context {
         task_tokens: &task_tokens,
+        raw_ids: &raw_ids,
         listens: &listens,
         client_capabilities: declared.as_ref(),
         era: Some(plan.era),

@@ -160,6 +160,13 @@ pub fn strays(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
                 },
                 format!("a response without the request's id: {v}"),
             ),
+            // The answer to a request inside a malformed line the case sent
+            // (its id echoed as sent): what the case itself asked for.
+            Stray::Duplicate(v) | Stray::Unsolicited(v) | Stray::Misanswered(v)
+                if v.get("id").is_some_and(|id| ctx.raw_ids.contains(id)) =>
+            {
+                continue
+            }
             Stray::Duplicate(v) => (
                 AspectId::J1Main,
                 format!("a request was answered more than once: {v}"),

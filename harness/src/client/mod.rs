@@ -265,6 +265,22 @@ impl Client {
     /// Sends raw bytes as one line (stdio) or one POST body (HTTP; the answer is not judged).
     pub async fn send_raw(&mut self, line: &str) {
         self.unanswerable_sent = true;
+        // An answer carrying the id of a request inside the line (an object
+        // with an id, or one in an array), echoed as sent, answers that
+        // line: never the next request's answer, a duplicate or a stray.
+        if let Ok(v) = serde_json::from_str::<Value>(line) {
+            let items = match &v {
+                Value::Array(a) => a.iter().collect(),
+                other => vec![other],
+            };
+            let ids: Vec<String> = items
+                .into_iter()
+                .filter_map(|i| i.get("id"))
+                .filter(|id| !id.is_null())
+                .map(Value::to_string)
+                .collect();
+            self.ignore(ids);
+        }
         match &mut self.conn {
             Conn::Lines(c) => c.send_line(line.as_bytes()).await,
             Conn::Http(http) => {

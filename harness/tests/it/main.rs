@@ -20,3 +20,4 @@ mod reports;
 mod run;
 mod sdk_peers;
 mod support;
+mod verdicts;
