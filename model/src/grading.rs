@@ -140,15 +140,6 @@ impl Grader {
             .is_some_and(|t| (t == "http") != self.over_http)
     }
 
-    /// Whether `aspect` has no sentence in the era under test but has one
-    /// in another era: a requirement of that era alone.
-    fn only_another_era(&self, aspect: AspectId) -> bool {
-        aspect.text(self.era).level == Level::None
-            && Era::ALL
-                .iter()
-                .any(|e| *e != self.era && aspect.text(*e).level != Level::None)
-    }
-
     /// `aspect`'s level in this run (`none` where its sentence binds only
     /// over the other transport).
     pub fn level(&self, aspect: AspectId) -> Level {
@@ -167,10 +158,10 @@ impl Grader {
             Kind::Unanswered => return Some(Verdict::Error),
             Kind::Warning => Verdict::Warn,
             Kind::Deviation => match self.grading {
-                // A sentence only another era has (2026-07-28's reserved
-                // code ranges, judged on a 2025-11-25 server) carries no
-                // verdict here, under any profile.
-                Grading::Model if self.only_another_era(v.aspect) => return None,
+                // A requirement the table marks as another era's alone
+                // (`only_in`: 2026-07-28's reserved code ranges, judged on a
+                // 2025-11-25 server) carries no verdict here, under any profile.
+                Grading::Model if v.aspect.text(self.era).only_in.is_some() => return None,
                 Grading::Model => Verdict::Fail,
                 Grading::Spec => self.level(v.aspect).severity()?,
             },
@@ -354,6 +345,7 @@ mod tests {
             from_era: Some("2025-11-25"),
             at_most_warn: false,
             only_over: None,
+            only_in: None,
         };
         let cite = t.cite();
         assert!(

@@ -95,6 +95,10 @@ pub struct Aspect {
     /// The sentence binds only over this transport (`http`).
     #[serde(default)]
     pub only_over: Option<String>,
+    /// The requirement is another era's alone (`2026-07-28`): this era's
+    /// spec says nothing of it, and no profile gives it a verdict here.
+    #[serde(default)]
+    pub only_in: Option<String>,
 }
 
 /// A sentence of the era's spec that no check of mcperr judges, kept with
@@ -194,6 +198,8 @@ pub struct AspectText<'a> {
     pub at_most_warn: bool,
     /// The sentence binds only over this transport.
     pub only_over: Option<&'a str>,
+    /// The requirement is this other era's alone: no verdict here.
+    pub only_in: Option<&'a str>,
 }
 
 impl AspectText<'_> {
@@ -323,6 +329,7 @@ impl AspectId {
             from_era: t.from_era.as_deref(),
             at_most_warn: false,
             only_over: t.only_over.as_deref(),
+            only_in: None,
         };
         if self.name() == "main" {
             return base;
@@ -337,6 +344,7 @@ impl AspectId {
                 from_era: a.from_era.as_deref(),
                 at_most_warn: a.at_most == Some(GradeOverride::Warn),
                 only_over: a.only_over.as_deref(),
+                only_in: a.only_in.as_deref(),
                 ..base
             },
             None => AspectText {
@@ -438,6 +446,13 @@ pub fn parse(source: &str, text: &str) -> Result<Vec<Rule>, RulesError> {
                 if a.id == "main" || !ids.insert(a.id.as_str()) {
                     return Err(err(format!(
                         "rule {} {era}: aspect id {:?} is reserved or appears twice",
+                        r.id, a.id
+                    )));
+                }
+                // Another era's requirement has no sentence in this one.
+                if a.only_in.is_some() && a.level != Level::None {
+                    return Err(err(format!(
+                        "rule {} {era}: aspect {} is only_in another era, so its level here must be none",
                         r.id, a.id
                     )));
                 }

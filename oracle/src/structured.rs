@@ -16,6 +16,11 @@ pub fn also_text(response: &Value, request: &Value) -> Option<String> {
     if request.get("method").and_then(Value::as_str) != Some("tools/call") {
         return None;
     }
+    also_text_of_result(response)
+}
+
+/// [`also_text`] for an answer known to be a `tools/call`'s.
+pub fn also_text_of_result(response: &Value) -> Option<String> {
     let result = response.get("result")?.as_object()?;
     let structured = result.get("structuredContent")?;
     if result.get("isError") == Some(&Value::Bool(true))

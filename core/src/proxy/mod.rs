@@ -89,6 +89,9 @@ pub struct Observer {
     answered_seq: Option<u64>,
     tools: HashMap<String, ToolSchemas>,
     prompts: HashMap<String, Vec<String>>,
+    /// Whether the server declared `logging`, once its handshake or
+    /// discovery said (a log message from one that did not breaks U8).
+    logging_declared: Option<bool>,
     /// What was wrong with an HTTP response's body, per channel, until the
     /// channel ends.
     problems: HashMap<u64, String>,
@@ -114,6 +117,7 @@ impl Observer {
             answered_seq: None,
             tools: HashMap::new(),
             prompts: HashMap::new(),
+            logging_declared: None,
             problems: HashMap::new(),
             found: BTreeMap::new(),
             seen: Seen::default(),
@@ -222,7 +226,8 @@ impl Observer {
         }
         if msg.get("method").is_some() {
             // The server's own request or notification to the host: only a
-            // log message carrying a credential is a finding (J7 `secret-in-log`).
+            // log message is judged (a credential in it, J7 `secret-in-log`;
+            // sent without the logging capability declared, U8).
             if let Some(log @ Stray::Log(_)) = Stray::of_server_message(&msg) {
                 self.record_stray(log);
             }
@@ -266,7 +271,9 @@ impl Observer {
             Some("initialize") => {
                 let version = result.get("protocolVersion").and_then(Value::as_str);
                 self.set_era(version.map(era_of_version));
+                self.learn_capabilities(result);
             }
+            Some("server/discover") => self.learn_capabilities(result),
             Some("tools/list") => {
                 for t in result
                     .get("tools")
@@ -309,6 +316,13 @@ impl Observer {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// What the server's declared capabilities tell the judge.
+    fn learn_capabilities(&mut self, result: &Value) {
+        if let Some(caps) = result.get("capabilities").and_then(Value::as_object) {
+            self.logging_declared = Some(caps.contains_key("logging"));
         }
     }
 
@@ -396,7 +410,9 @@ impl Observer {
 
     /// Something the server wrote that answers no request of the host's.
     fn record_stray(&mut self, stray: Stray) {
-        let found = self.judge.strays(vec![stray]);
+        let found = self
+            .judge
+            .strays_declared(vec![stray], self.logging_declared);
         self.record(found, &FuzzInput::stray_output());
     }
 

@@ -299,11 +299,16 @@ impl RunReport {
                 verdict: f.verdict,
                 aspect: Some(f.aspect),
                 message: format!(
-                    "{} ({} hit{} in {}){}",
+                    "{} ({} hit{}{}){}",
                     f.message,
                     f.hits,
                     if f.hits == 1 { "" } else { "s" },
-                    f.methods.join(", "),
+                    // Stray output answers no request: no method to name.
+                    if f.methods.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" in {}", f.methods.join(", "))
+                    },
                     mcperr_oracle::findings::group::more_inputs(f)
                         .map(|m| format!("\n{m}"))
                         .unwrap_or_default()

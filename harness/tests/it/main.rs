@@ -12,6 +12,7 @@ mod http;
 mod ids;
 mod layout;
 mod matrix;
+mod one_judgement;
 mod pace;
 mod proxy;
 mod reference_faults;

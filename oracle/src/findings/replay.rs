@@ -116,13 +116,19 @@ pub fn case_file(
             Some(expect::prompt_error_shape())
         }
         (Class::Envelope(_), RuleId::T6 | RuleId::R6) => Some(expect::made_up_read_shape()),
+        (Class::ValidCall | Class::Observed, RuleId::T8)
+            if finding.aspect == mcperr_model::rules::AspectId::T8AlsoText =>
+        {
+            checks.push("also-text".into());
+            None
+        }
         (Class::ValidCall, RuleId::T7 | RuleId::T8) => {
             checks.push("structured-output".into());
             None
         }
         // An error returned as a success: the same named check as a
         // generated valid call's.
-        (Class::ValidCall, RuleId::T9) => {
+        (Class::ValidCall | Class::Observed, RuleId::T9) => {
             checks.push("error-as-success".into());
             None
         }

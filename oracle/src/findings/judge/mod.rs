@@ -287,6 +287,17 @@ impl Judge {
     /// Findings for stray output seen outside any one request's answer
     /// (non-JSON lines, over-long lines, id-null or unsolicited responses).
     pub fn strays(&self, strays: Vec<mcperr_wire::exchange::Stray>) -> Vec<Finding> {
+        self.strays_declared(strays, None)
+    }
+
+    /// As [`Judge::strays`], knowing whether the server declared the
+    /// `logging` capability (a log message from one that did not breaks U8,
+    /// as in a run).
+    pub fn strays_declared(
+        &self,
+        strays: Vec<mcperr_wire::exchange::Stray>,
+        logging_declared: Option<bool>,
+    ) -> Vec<Finding> {
         let ex = Exchange {
             request: Value::Null,
             ending: Ending::NotApplicable(String::new()),
@@ -296,6 +307,7 @@ impl Judge {
         };
         let ctx = Context {
             era: Some(self.era),
+            logging_declared,
             ..Default::default()
         };
         let grader = self.grader();
@@ -338,6 +350,19 @@ impl Judge {
         let result = r.get("result");
         let is_error_result = result.and_then(|x| x.get("isError")) == Some(&Value::Bool(true));
         let mut out = Vec::new();
+        // What a run's valid calls check of any tool result, the same here
+        // (a campaign's valid calls, and every tools/call a proxied host
+        // sends that is not known invalid): an error returned as a success
+        // (T9), and structured content without its text mirror (T8).
+        if input.method == "tools/call" && matches!(input.class, Class::ValidCall | Class::Observed)
+        {
+            if let Some(why) = crate::structured::tool_result_says_failed(r) {
+                out.push(Violation::new(AspectId::T9Main, why));
+            }
+            if let Some(why) = crate::structured::also_text_of_result(r) {
+                out.push(Violation::new(AspectId::T8AlsoText, why));
+            }
+        }
         match &input.class {
             Class::InvalidCall(what) => {
                 if body_ran == Some(true) {
@@ -358,10 +383,6 @@ impl Judge {
                         AspectId::J1FollowsJsonrpc,
                         format!("a schema-valid tools/call was answered {c} (JSON-RPC 2.0 section 5.1: -32700 is for invalid JSON, -32600 for a message that is not a Request object, -32601 for a method that does not exist)"),
                     ));
-                }
-                // An error returned as a success (T9), on any server.
-                if let Some(why) = crate::structured::tool_result_says_failed(r) {
-                    out.push(Violation::new(AspectId::T9Main, why));
                 }
                 if let (Some(res), Some(schema), false) = (result, output, is_error_result) {
                     match res.get("structuredContent") {
