@@ -99,6 +99,17 @@ pub async fn connect(
     if matches!(choice, EraChoice::Auto | EraChoice::Pinned(Era::Legacy)) {
         let mut client = Client::new(settings.spawn(wait)?, Era::Legacy, wait);
         match legacy_handshake(&mut client).await {
+            Ok(info) if older_version(&info).is_some() && !claims_legacy(settings).await => {
+                client.conn.close().await;
+                let v = older_version(&info).unwrap_or_default();
+                return Err(SetupError {
+                    rule: mcperr_model::rules::RuleId::L1,
+                    spawn: false,
+                    message: format!(
+                        "not judged: the server answered initialize for 2025-11-25 with protocol version {v}, another version it supports, as basic/lifecycle#version-negotiation allows (\"Otherwise, the server MUST respond with another protocol version it supports\"); mcperr judges 2025-11-25 and 2026-07-28 only"
+                    ),
+                });
+            }
             Ok(info) => {
                 client.set_timeout(settings.timeout);
                 client.pace =
@@ -121,6 +132,34 @@ pub async fn connect(
             errors.join("; ")
         ),
     })
+}
+
+/// The older protocol version an `initialize` result names, if it names
+/// one of [`mcperr_protocol::era::OLDER_VERSIONS`].
+fn older_version(info: &Value) -> Option<&str> {
+    let v = info.get("protocolVersion").and_then(Value::as_str)?;
+    mcperr_protocol::era::OLDER_VERSIONS
+        .contains(&v)
+        .then_some(v)
+}
+
+/// Whether the server claims 2025-11-25 elsewhere: its `server/discover`
+/// (on a process of its own, within the start-up timeout) lists it among
+/// `supportedVersions`. Then answering `initialize` for 2025-11-25 with an
+/// older version breaks "If the server supports the requested protocol
+/// version, it MUST respond with the same version" (L1 judges it).
+async fn claims_legacy(settings: &RunSettings) -> bool {
+    let wait = settings.startup_timeout;
+    let Ok(conn) = settings.spawn(wait) else {
+        return false;
+    };
+    let mut client = Client::new(conn, Era::Modern, wait);
+    let ex = client.request("server/discover", None, true).await;
+    client.conn.close().await;
+    ex.response()
+        .and_then(|r| r.pointer("/result/supportedVersions"))
+        .and_then(Value::as_array)
+        .is_some_and(|vs| vs.iter().any(|v| v == Era::Legacy.version()))
 }
 
 async fn list_all(client: &mut Client, method: &str, key: &str) -> Vec<Value> {

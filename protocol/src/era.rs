@@ -12,6 +12,13 @@ pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 /// `params._meta` key carrying the log level a modern request asks for (optional).
 pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
+/// The published MCP protocol versions before 2025-11-25, which mcperr does
+/// not judge: a server that answers `initialize` with one of them follows
+/// "Otherwise, the server MUST respond with another protocol version it
+/// supports" (basic/lifecycle#version-negotiation), unless it also claims
+/// 2025-11-25 elsewhere.
+pub const OLDER_VERSIONS: [&str; 3] = ["2024-11-05", "2025-03-26", "2025-06-18"];
+
 /// A protocol era: how a session starts and what every request must carry.
 ///
 /// The two eras differ in their error surface too (−32002 is a warning in the

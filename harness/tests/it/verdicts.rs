@@ -123,3 +123,28 @@ fn an_echoed_malformed_request_a_missing_list_method_and_another_eras_codes_get_
         }
     }
 }
+
+#[test]
+fn a_server_that_negotiates_an_older_version_is_not_judged_as_2025_11_25() {
+    // It answers initialize for 2025-11-25 with 2025-03-26, another version
+    // it supports: "Otherwise, the server MUST respond with another protocol
+    // version it supports" (basic/lifecycle#version-negotiation). Neither
+    // failed for it nor graded as a 2025-11-25 server: not judged, saying so.
+    let dir = scratch("verdicts-older-version");
+    let script = dir.join("server.py");
+    std::fs::write(&script, SERVER.replace("\"2025-11-25\"", "\"2025-03-26\"")).unwrap();
+    let server = format!("python3 {}", script.display());
+    for command in ["run", "list"] {
+        let out = mcperr(&[command, "--stdio", &server, "--era", "2025-11-25"]);
+        assert_eq!(out.code, Some(2), "{command}: {}", out.stdout);
+        let last = out.stderr.lines().last().unwrap_or_default();
+        assert!(
+            last.contains("not judged")
+                && last.contains("protocol version 2025-03-26")
+                && last.contains("another version it supports"),
+            "{command}: {}",
+            out.stderr
+        );
+        assert!(!out.stdout.contains("FAIL"), "{command}: {}", out.stdout);
+    }
+}

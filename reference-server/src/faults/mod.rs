@@ -221,7 +221,7 @@ faults! {
     CursorIgnored => "cursor-ignored", "U2",
         "a list request with a cursor the server never issued is answered with the first page instead of -32602";
     InitializeOlderVersion => "initialize-older-version", "L1",
-        "initialize is answered with protocolVersion 2025-06-18 whatever was asked, 2025-11-25 included";
+        "initialize is answered with protocolVersion 2025-06-18 whatever was asked, 2025-11-25 included, while server/discover lists 2025-11-25 among the versions it supports";
     InitializeEchoesVersion => "initialize-echoes-version", "L1",
         "initialize is answered with the protocolVersion asked for, even one the server does not support";
     InitializeNoServerInfo => "initialize-no-server-info", "L1",

@@ -338,6 +338,13 @@ impl Handler {
                         .as_object_mut()
                         .map(|r| r.remove("supportedVersions"));
                 }
+                if self.fault == Some(Fault::InitializeOlderVersion) {
+                    // It claims 2025-11-25 here, so its initialize answer
+                    // of another version breaks the MUST (a server that
+                    // supports only older versions may answer so).
+                    result["supportedVersions"] =
+                        json!([Era::Modern.version(), Era::Legacy.version()]);
+                }
                 Answer::result(result)
             }
             "ping" if self.fault == Some(Fault::PingNotEmpty) => {
