@@ -129,6 +129,25 @@ impl Outgoing {
     }
 }
 
+/// The ids (not null) of the requests inside a malformed line: an object
+/// with an id, or each one in an array. An answer carrying one answers
+/// that line, as the server read it.
+pub fn raw_line_ids(line: &str) -> Vec<Value> {
+    let Ok(v) = serde_json::from_str::<Value>(line) else {
+        return vec![];
+    };
+    let items = match &v {
+        Value::Array(a) => a.iter().collect(),
+        other => vec![other],
+    };
+    items
+        .into_iter()
+        .filter_map(|i| i.get("id"))
+        .filter(|id| !id.is_null())
+        .cloned()
+        .collect()
+}
+
 /// A step before the judged request.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
@@ -440,19 +459,14 @@ impl CasePlan {
     /// answer carrying one of them answers that line's request, as the
     /// server read it, and is neither a duplicate nor unsolicited.
     pub fn raw_ids(&self) -> Vec<Value> {
-        let mut out = Vec::new();
-        for s in &self.steps {
-            let Step::Raw(text) = s else { continue };
-            let Ok(v) = serde_json::from_str::<Value>(text) else {
-                continue;
-            };
-            let items = match &v {
-                Value::Array(a) => a.iter().collect(),
-                other => vec![other],
-            };
-            out.extend(items.into_iter().filter_map(|i| i.get("id")).cloned());
-        }
-        out
+        self.steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Raw(text) => Some(raw_line_ids(text)),
+                _ => None,
+            })
+            .flatten()
+            .collect()
     }
 
     /// The client capabilities a 2025-11-25 case's connection declared:

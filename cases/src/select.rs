@@ -80,7 +80,7 @@ pub fn tool_calls_block(calls: &[ToolCalls], left_out: &[LeftOut]) -> String {
     for c in calls {
         let how = match (c.valid, c.valid_limit) {
             (true, Some(n)) => {
-                format!("valid calls (at most {n} per era in fuzz) and invalid calls")
+                format!("valid calls (at most {n} per era and job in fuzz) and invalid calls")
             }
             (true, None) => "valid and invalid calls".into(),
             (false, _) => "invalid calls only".into(),

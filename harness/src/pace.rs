@@ -1,6 +1,6 @@
 //! How fast each method of a server answers, learnt during a run. A request
 //! that outlives `--timeout-ms` while the server still answers others is
-//! not yet a fault: the first such request of each method is waited for up
+//! not yet a fault: the first such request of each lane is waited for up
 //! to `--slow-ms`. Answered by then, the method is *slow* (its later
 //! requests get `--slow-ms`); not answered, its *lane* is *hung*, and the
 //! remaining cases of that lane are errors at once, each naming the first,
@@ -82,9 +82,22 @@ pub fn lane(method: &str, id: Option<&Value>, params: Option<&Value>) -> String 
                 }),
                 _ => None,
             };
-            if let Some(n) = named {
-                out.push(' ');
-                out.push_str(&n);
+            match named {
+                Some(n) => {
+                    out.push(' ');
+                    out.push_str(&n);
+                }
+                None if matches!(method, "tools/call" | "prompts/get") => out.push_str(", no name"),
+                None if matches!(method, "resources/read" | "resources/subscribe") => {
+                    out.push_str(", no uri")
+                }
+                None => {}
+            }
+            // The parts of the params' own schema a saved case may break.
+            for key in ["arguments", "_meta"] {
+                if let Some(v) = o.get(key).filter(|v| !v.is_object()) {
+                    out.push_str(&format!(", {key} {}", kind_of(v)));
+                }
             }
         }
         Some(Value::Array(_)) => out.push_str(", params an array"),

@@ -450,11 +450,9 @@ pub fn parse(source: &str, text: &str) -> Result<Vec<Rule>, RulesError> {
                     )));
                 }
                 // Another era's requirement has no sentence in this one.
-                if a.only_in.is_some() && a.level != Level::None {
-                    return Err(err(format!(
-                        "rule {} {era}: aspect {} is only_in another era, so its level here must be none",
-                        r.id, a.id
-                    )));
+                let other = a.only_in.as_deref().is_some_and(|o| o != era);
+                if a.only_in.is_some() && (!other || a.level != Level::None) {
+                    return Err(err(format!("rule {} {era}: aspect {} is only_in another era: its level here must be none", r.id, a.id)));
                 }
             }
         }

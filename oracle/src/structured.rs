@@ -78,17 +78,14 @@ const FAILURE_OPENINGS: &[&str] = &[
     "failure:",
 ];
 
-/// Whether a JSON object says, at its top level, that it failed
-/// (`"success": false`, `"ok": false`, `"isError": true`, `"status":
-/// "error"`).
+/// Whether a JSON object says, at its top level, that the call failed
+/// (`"success": false`, `"isError": true`). Not `"ok"` or `"status"`: a
+/// health check or a job's status may well report those as its data.
 fn object_says_failed(v: &Value) -> Option<String> {
     let o = v.as_object()?;
     for (key, failed) in [
         ("success", Value::Bool(false)),
-        ("ok", Value::Bool(false)),
         ("isError", Value::Bool(true)),
-        ("status", Value::String("error".into())),
-        ("status", Value::String("failed".into())),
     ] {
         if o.get(key) == Some(&failed) {
             return Some(format!("\"{key}\": {failed}"));
@@ -100,7 +97,7 @@ fn object_says_failed(v: &Value) -> Option<String> {
 /// What makes a `tools/call` result an error returned as a success (T9),
 /// if anything: `isError` absent or false while a text block opens like a
 /// failure report, or the text's JSON or the `structuredContent` says at
-/// its top level that it failed. Not judged on anything but a complete
+/// its top level that the call failed. Not judged on anything but a complete
 /// tool result.
 pub fn error_as_success(response: &Value, request: &Value) -> Option<String> {
     if request.get("method").and_then(Value::as_str) != Some("tools/call") {
@@ -209,7 +206,10 @@ mod tests {
         assert!(said(text("  error executing tool x")).is_some());
         assert!(said(text("Failed to open the store")).is_some());
         assert!(said(text(r#"{"success": false, "reason": "quota"}"#)).is_some());
-        assert!(said(json!({"content": [], "structuredContent": {"ok": false}})).is_some());
+        assert!(said(json!({"content": [], "structuredContent": {"isError": true}})).is_some());
+        // A health check's or a job's own data is no failure of the call.
+        assert!(said(json!({"content": [], "structuredContent": {"ok": false}})).is_none());
+        assert!(said(text(r#"{"status": "failed", "job": 7}"#)).is_none());
         let flagged_false =
             json!({"content": [{"type": "text", "text": "Error: x"}], "isError": false});
         assert!(said(flagged_false).unwrap().contains("isError false"));

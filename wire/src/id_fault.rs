@@ -52,10 +52,12 @@ impl IdFault {
         match (sent, got) {
             (Value::Number(s), Value::Number(g)) => Some(numeric(s, g)),
             (Value::Number(s), Value::String(g)) => {
-                (g.parse::<i128>().ok() == wide(s)).then_some(IdFault::Retyped)
+                let same = wide(s).is_some_and(|n| g.parse::<i128>().ok() == Some(n));
+                same.then_some(IdFault::Retyped)
             }
             (Value::String(s), Value::Number(g)) => {
-                (s.parse::<i128>().ok() == wide(g)).then_some(IdFault::Retyped)
+                let same = wide(g).is_some_and(|n| s.parse::<i128>().ok() == Some(n));
+                same.then_some(IdFault::Retyped)
             }
             (Value::String(s), Value::String(g)) => {
                 (!g.is_empty() && s.starts_with(g.as_str())).then_some(IdFault::Truncated)
@@ -84,8 +86,13 @@ fn wide(n: &serde_json::Number) -> Option<i128> {
 
 fn numeric(sent: &serde_json::Number, got: &serde_json::Number) -> IdFault {
     let (Some(s), Some(g)) = (wide(sent), wide(got)) else {
-        // A fraction on either side: a double's doing.
-        return IdFault::Rounded;
+        // A fraction: a double's doing only if it is the sent id's value.
+        let same = sent.as_f64().is_some() && sent.as_f64() == got.as_f64();
+        return if same {
+            IdFault::Rounded
+        } else {
+            IdFault::Other
+        };
     };
     if s < 0 && g == -s {
         return IdFault::SignDropped;
@@ -136,6 +143,11 @@ mod tests {
         assert_eq!(of(json!(7), json!(null)), Some(IdFault::Null));
         assert_eq!(IdFault::of(&json!(7), None), Some(IdFault::Null));
         assert_eq!(of(json!(7), json!(8)), Some(IdFault::Other));
+        // Nothing in common: a fraction, an unparseable string and a float.
+        assert_eq!(of(json!(7), json!(3.5)), Some(IdFault::Other));
+        assert_eq!(of(json!("abc"), json!(2.5)), Some(IdFault::Other));
+        assert_eq!(of(json!(2.5), json!("x")), Some(IdFault::Other));
+        assert!(!IdFault::ties(&json!(7), &json!(3.5)));
         assert_eq!(of(json!("a"), json!(1)), Some(IdFault::Other));
         assert_eq!(of(json!(7), json!(7)), None);
         assert!(IdFault::ties(&json!(-1610612737), &json!(1610612737)));

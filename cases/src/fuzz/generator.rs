@@ -47,12 +47,15 @@ impl ToolTarget {
     }
 
     /// Arguments for a request whose envelope is broken: `{}`, unless the
-    /// tool takes `{}` and has no consent for valid calls (a server that
-    /// reads past the broken envelope would run its body), then arguments
-    /// its own schema rejects; `None` when there are none.
+    /// tool takes `{}` and has no unbounded consent for valid calls (a
+    /// server that reads past the broken envelope would run its body), then
+    /// arguments its own schema rejects; `None` when there are none.
     fn envelope_arguments(&self, src: &mut dyn Source) -> Option<Value> {
         let empty = json!({});
-        if self.valid_calls || !self.validator.is_valid(&empty) {
+        // A tool that writes has consent for a bounded number of valid calls,
+        // drawn by `tool_call` alone: an envelope mutation spends none.
+        let free = self.valid_calls && self.valid_limit.is_none();
+        if free || !self.validator.is_valid(&empty) {
             return Some(empty);
         }
         invalid(&self.schema, &self.validator, &empty, src).map(|(bad, _)| bad)
@@ -190,6 +193,15 @@ impl Generator {
         let args = input.params.get("arguments")?;
         let errors = tool.validator.iter_errors(args).take(2).count();
         ((valid && errors == 0) || (!valid && errors == 1)).then_some(input)
+    }
+
+    /// Whether the named tool may write and has a bounded number of valid
+    /// calls: its valid calls are never sent again (to shrink or to prove
+    /// a finding), since each runs its body once more.
+    pub fn writes(&self, name: &str) -> bool {
+        self.tools
+            .iter()
+            .any(|t| t.name == name && t.valid_limit.is_some())
     }
 
     /// Whether the named tool's calls are fuzzed.

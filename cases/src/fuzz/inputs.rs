@@ -40,39 +40,42 @@ pub enum Class {
 /// forbids null). Each style draws unique ids from the connection's counter.
 ///
 /// The numeric styles live in disjoint bands, chosen so that the id faults
-/// servers have (the sign dropped, the number wrapped to 32 bits or clamped
-/// to an `i32`, rounded to the nearest double, a string read as a number or
-/// a number written as a string, a string cut short) never turn the id of
-/// one request into the id of another that may be in flight: a wrong id
-/// then matches nothing, and is judged as the id fault it is, never as
-/// another request's answer. With `n` the request number modulo
-/// [`ID_BAND`] (2^29):
+/// servers have (the sign dropped, the number wrapped to 32 bits, rounded to
+/// the nearest double, a string read as a number or a number written as a
+/// string) never turn the id of one request into the id of another that may
+/// be in flight, and turn no two ids in flight into the same one: a wrong id
+/// then matches nothing, and leads back to the one request it came from,
+/// judged there as the id fault it is, never as another request's answer.
+/// (Faults that merge many ids, clamping to an `i32` or cutting a string
+/// short, still match nothing in flight; their answers are sent again alone.)
+/// With `n` the request number modulo [`ID_BAND`] (2^28):
 ///
 /// | style | ids | as a server with that fault answers them |
 /// |---|---|---|
-/// | `Counter` | `n`, in `[0, 2^29)` | itself (a string `"n"` when retyped: no `Text` id is all digits) |
-/// | `Negative` | `-(3·2^29 + n)`, in `(-2^31, -3·2^29]` | sign dropped: `[3·2^29, 2^31)`, sent by no style |
-/// | `Above31` | `3·2^30 + n` | wrapped to 32 bits: `[-2^30, -2^29)`, sent by no style; clamped: `2^31 − 1` |
-/// | `Above53` | `2^53 + 2^30 + 1 + 2n` (odd) | rounded to a double: an even number; wrapped: `[2^30, 2^31)` |
-/// | `Text` | `"fz-<n>-é"` | read as a number: none; cut short: `"fz-<n>-"` |
+/// | `Counter` | `n`, in `[0, 2^28)` | itself (a string `"n"` when retyped: no `Text` id is all digits) |
+/// | `Negative` | `-(3·2^29 + n)` | sign dropped: `[3·2^29, 3·2^29 + 2^28)`, sent by no style |
+/// | `Above31` | `3·2^30 + n` | wrapped to 32 bits: `[-2^30, -2^30 + 2^28)`, sent by no style |
+/// | `Above53` | `2^53 + 2^30 + 1 + 4n` (≡ 1 mod 4) | rounded to a double: itself − 1; wrapped: `[2^30, 2^31)` |
+/// | `Text` | `"fz-<n>-é"` | read as a number: none |
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IdStyle {
-    /// 0, 1, 2, 3, … (below 2^29).
+    /// 0, 1, 2, 3, … (below 2^28).
     Counter,
     /// A string, with a non-ASCII character.
     Text,
-    /// A negative integer of -100 or less (in `(-2^31, -3·2^29]`).
+    /// A negative integer of -100 or less (`-(3·2^29 + n)`, within an `i32`).
     Negative,
     /// An integer above 2^31 (beyond a 32-bit int, within a 32-bit unsigned one).
     Above31,
-    /// An odd integer above 2^53 (beyond what a double holds exactly).
+    /// An integer above 2^53, one more than a multiple of 4 (beyond what a
+    /// double holds exactly: it rounds to the multiple of 4 below it).
     Above53,
 }
 
 /// The size of each numeric id style's band: request numbers are taken
-/// modulo it (a connection would need 2^29 requests to wrap, and the few
+/// modulo it (a connection would need 2^28 requests to wrap, and the few
 /// thousand in flight at most are never that far apart).
-pub const ID_BAND: u64 = 1 << 29;
+pub const ID_BAND: u64 = 1 << 28;
 
 impl IdStyle {
     /// The id for the connection's `n`th request in this style.
@@ -81,9 +84,9 @@ impl IdStyle {
         match self {
             IdStyle::Counter => json!(n),
             IdStyle::Text => json!(format!("fz-{n}-é")),
-            IdStyle::Negative => json!(-((3 * ID_BAND + n) as i64)),
+            IdStyle::Negative => json!(-(((3u64 << 29) + n) as i64)),
             IdStyle::Above31 => json!((3u64 << 30) + n),
-            IdStyle::Above53 => json!((1u64 << 53) + (1u64 << 30) + 1 + 2 * n),
+            IdStyle::Above53 => json!((1u64 << 53) + (1u64 << 30) + 1 + 4 * n),
         }
     }
 }
@@ -231,6 +234,39 @@ mod tests {
             out.push(("rounded to a double", json!(rounded as u64)));
         }
         out
+    }
+
+    #[test]
+    fn each_tying_id_fault_leads_back_to_one_request_in_flight() {
+        let styles = [
+            IdStyle::Counter,
+            IdStyle::Negative,
+            IdStyle::Above31,
+            IdStyle::Above53,
+        ];
+        for base in [0u64, 100_000, ID_BAND - 3000] {
+            let sent: Vec<Value> = (base..base + 2048)
+                .flat_map(|m| styles.map(|s| s.id(m)))
+                .collect();
+            for fault in [
+                "sign dropped",
+                "wrapped to 32 bits",
+                "rounded to a double",
+                "number written as a string",
+            ] {
+                let mut seen = std::collections::HashMap::new();
+                for id in &sent {
+                    for (how, got) in faults(id) {
+                        if how != fault || got == *id {
+                            continue;
+                        }
+                        if let Some(other) = seen.insert(got.to_string(), id.clone()) {
+                            assert_eq!(&other, id, "{fault}: {other} and {id} both give {got}");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -60,7 +60,7 @@ pub(crate) struct FuzzArgs {
     /// Only call tools whose name matches this glob (repeatable).
     #[arg(long, value_name = "GLOB")]
     pub(crate) tools: Vec<String>,
-    /// Give valid calls (the body runs; at most 16 per era) to tools annotated
+    /// Give valid calls (the body runs; at most 16 per era and job) to tools annotated
     /// destructiveHint: false: they write but destroy nothing. Without it,
     /// valid calls go only to tools annotated readOnlyHint: true and to those
     /// named with --tools; every other tool gets only arguments its own
@@ -68,7 +68,7 @@ pub(crate) struct FuzzArgs {
     #[arg(long)]
     pub(crate) allow_additive: bool,
     /// Also call tools annotated destructiveHint: true, and give valid calls
-    /// (at most 16 per era) to every tool that may write.
+    /// (at most 16 per era and job) to every tool that may write.
     #[arg(long)]
     pub(crate) allow_destructive: bool,
     /// Known findings (YAML or TOML list of finding ids, or id:rule): they do not fail the run.

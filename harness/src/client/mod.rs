@@ -64,6 +64,9 @@ pub struct Client {
     /// Ids (as JSON text) of requests sent around the client whose answers
     /// may still come: skipped, not taken for another request's answer.
     ignored: std::collections::HashSet<String>,
+    /// The ids of requests inside the malformed lines this case sent,
+    /// ignored until the next case begins.
+    raw_ids: Vec<String>,
     /// The `Mcp-Session-Id` of another connection of the run, when this one
     /// was opened for a case of its own: what a freshly minted id must not
     /// repeat (H2 `session-id-random`).
@@ -102,6 +105,7 @@ impl Client {
             next_id: 0,
             unanswerable_sent: false,
             ignored: Default::default(),
+            raw_ids: Vec::new(),
             other_session: None,
             late_seen: Default::default(),
             server_request_ids: Default::default(),
@@ -268,19 +272,13 @@ impl Client {
         // An answer carrying the id of a request inside the line (an object
         // with an id, or one in an array), echoed as sent, answers that
         // line: never the next request's answer, a duplicate or a stray.
-        if let Ok(v) = serde_json::from_str::<Value>(line) {
-            let items = match &v {
-                Value::Array(a) => a.iter().collect(),
-                other => vec![other],
-            };
-            let ids: Vec<String> = items
-                .into_iter()
-                .filter_map(|i| i.get("id"))
-                .filter(|id| !id.is_null())
-                .map(Value::to_string)
-                .collect();
-            self.ignore(ids);
-        }
+        // Set aside for this case only ([`Client::begin_case`]).
+        let ids: Vec<String> = mcperr_cases::plan::raw_line_ids(line)
+            .iter()
+            .map(Value::to_string)
+            .collect();
+        self.raw_ids.extend(ids.iter().cloned());
+        self.ignore(ids);
         match &mut self.conn {
             Conn::Lines(c) => c.send_line(line.as_bytes()).await,
             Conn::Http(http) => {
@@ -355,7 +353,14 @@ impl Client {
     /// Starts a judged case: what arrived since the last one, for its judgement.
     pub fn begin_case(&mut self) -> Vec<Stray> {
         self.unanswerable_sent = false;
-        self.drain()
+        let strays = self.drain();
+        // The last case's malformed lines are answered by now or never:
+        // their ids are ordinary ids again (a later answer with one of them
+        // is that case's stray, or a wrong id).
+        for id in std::mem::take(&mut self.raw_ids) {
+            self.ignored.remove(&id);
+        }
+        strays
     }
 
     /// Puts strays back for the next judged case.

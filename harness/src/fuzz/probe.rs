@@ -250,6 +250,11 @@ pub(crate) async fn shrink(
     if best.input.is_stray_output() || sig.ends_with("(alive)") {
         return (best, client);
     }
+    // A valid call of a tool that writes ran its body once already: it is
+    // not sent again, alone or shrunk (the consent is for a bounded number).
+    if best.input.class == Class::ValidCall && w.gen.writes(&best.input.target) {
+        return (best, client);
+    }
     if unanswered && w.settings.run.target.is_http() {
         return (best, client);
     }
@@ -426,7 +431,10 @@ pub(crate) async fn resend_big_ids(w: &mut Worker<'_>, client: &mut Client) {
         } else {
             64
         };
-        let proof = if w.settings.stats.stop.load(Ordering::Relaxed) || gone {
+        let (first, _, _) = &group.kept[0];
+        let writes = first.class == Class::ValidCall && w.gen.writes(&first.target);
+        let proof = if w.settings.stats.stop.load(Ordering::Relaxed) || gone || writes {
+            // A valid call of a tool that writes is not sent again.
             None
         } else {
             let (input, _, _) = &group.kept[0];

@@ -41,7 +41,10 @@ pub(crate) async fn attribute_ids(
             f.aspect,
             AspectId::J1IdType | AspectId::J1BigId | AspectId::J1ErrorId
         );
+        // A valid call of a tool that writes is not sent again.
+        let writes = found.input.class == Class::ValidCall && w.gen.writes(&found.input.target);
         if style == IdStyle::Counter
+            || writes
             || about_ids
             || found.input.is_stray_output()
             || f.group.starts_with("ids ")

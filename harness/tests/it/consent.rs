@@ -52,17 +52,40 @@ fn tools_that_write_run_their_bodies_only_when_allowed_and_then_a_bounded_number
             "{name}: {stdout}"
         );
     }
-    // --allow-additive: add_note gets valid calls, at most 16 per era in a
-    // campaign (two eras here); the others still never run.
+    // --allow-additive: add_note gets valid calls, 16 per era in a campaign
+    // long enough to draw more (two eras, one job); the others never run.
     let (ran, stdout) = against_notes(
         "fuzz-additive",
-        &["fuzz", "--seconds", "4", "--seed", "3", "--allow-additive"],
+        &[
+            "fuzz",
+            "--requests",
+            "3000",
+            "--seed",
+            "3",
+            "--allow-additive",
+        ],
     );
-    let added = ran.get("add_note").copied().unwrap_or(0);
-    assert!((1..=32).contains(&added), "{ran:?}\n{stdout}");
+    assert_eq!(ran.get("add_note"), Some(&32), "{ran:?}\n{stdout}");
     assert_eq!(ran.len(), 1, "{ran:?}");
+    // --allow-destructive: every tool that writes gets its 16 per era at
+    // most, purge_notes (no arguments: no envelope mutation reaches it) too.
+    let (ran, stdout) = against_notes(
+        "fuzz-destructive",
+        &[
+            "fuzz",
+            "--requests",
+            "3000",
+            "--seed",
+            "3",
+            "--allow-destructive",
+        ],
+    );
+    for tool in ["add_note", "tag_note", "purge_notes"] {
+        let n = ran.get(tool).copied().unwrap_or(0);
+        assert!((1..=32).contains(&n), "{tool}: {ran:?}\n{stdout}");
+    }
     assert!(
-        stdout.contains("add_note: valid calls (at most 16 per era in fuzz)"),
+        stdout.contains("add_note: valid calls (at most 16 per era and job in fuzz)"),
         "{stdout}"
     );
     let (ran, _) = against_notes("run-additive", &["run", "--allow-additive"]);

@@ -109,15 +109,24 @@ fn run_and_the_proxy_judge_the_same_answers_alike() {
 
     // A host asks through the proxy.
     let proxy_json = dir.join("proxy.json");
-    let mut child = Command::new(MCPERR)
+    /// Kills the proxy (and so its server) however the test ends.
+    struct Reaped(std::process::Child);
+    impl Drop for Reaped {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let child = Command::new(MCPERR)
         .args(["proxy", "--json", proxy_json.to_str().unwrap(), "--"])
         .args(["python3", script.to_str().unwrap()])
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
+    let mut child = Reaped(child);
+    let mut stdin = child.0.stdin.take().unwrap();
     for line in HOST {
         writeln!(stdin, "{line}").unwrap();
         // One at a time, as a host waits for each answer.
@@ -125,7 +134,7 @@ fn run_and_the_proxy_judge_the_same_answers_alike() {
     }
     drop(stdin);
     let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
+    while child.0.try_wait().unwrap().is_none() {
         assert!(start.elapsed() < Duration::from_secs(30), "the proxy hung");
         std::thread::sleep(Duration::from_millis(20));
     }
