@@ -47,7 +47,7 @@ fn a_server_that_drops_an_ids_sign_or_wraps_it_to_32_bits_is_one_id_finding_and_
         }),
     ];
     for (fault, how, follows) in cases {
-        let (code, r, stdout) = fuzz_fault(fault, "8");
+        let (code, r, stdout) = fuzz_fault(fault, "4");
         assert_eq!(code, Some(1), "{fault}: {stdout}");
         let findings = r["findings"].as_array().unwrap();
         // One deviation, whatever method, params or era carried it.
@@ -212,7 +212,7 @@ fn a_server_that_echoes_big_ids_exactly_gets_no_big_id_warning_for_an_array_para
         "--seed",
         "5",
         "--seconds",
-        "8",
+        "4",
         "--json",
         json.to_str().unwrap(),
     ]);
