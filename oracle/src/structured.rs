@@ -132,15 +132,21 @@ pub fn tool_result_says_failed(response: &Value) -> Option<String> {
         .flatten()
         .filter_map(|c| c.get("text").and_then(Value::as_str))
     {
-        let opening = text.trim_start().to_lowercase();
+        // Run on every valid call a campaign makes: only the opening is
+        // lower-cased (the longest opening is 33 characters), and only a
+        // text that opens an object is parsed.
+        let text = text.trim_start();
+        let opening: String = text.chars().take(40).collect::<String>().to_lowercase();
         if FAILURE_OPENINGS.iter().any(|o| opening.starts_with(o)) {
-            let shown: String = text.trim_start().chars().take(80).collect();
+            let shown: String = text.chars().take(80).collect();
             return Some(format!(
                 "a success ({flag}) whose text reads like a failure ({shown:?}): an error returned as a success"
             ));
         }
-        if let Some(what) = serde_json::from_str::<Value>(text)
-            .ok()
+        if let Some(what) = text
+            .starts_with('{')
+            .then(|| serde_json::from_str::<Value>(text).ok())
+            .flatten()
             .as_ref()
             .and_then(object_says_failed)
         {
