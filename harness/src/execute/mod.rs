@@ -21,8 +21,8 @@ use evidence::{
     watch_cancelled,
 };
 use send::{
-    capture, clip, clip_body, get_with_side_post, plain_exchange, resumed_get, shaped_exchange,
-    step,
+    capture, clip, clip_body, get_with_side_post, is_error_result, plain_exchange, resumed_get,
+    shaped_exchange, short_answer, step,
 };
 use slow::{hung_result, lanes_of, slow_answer, slow_step};
 
@@ -90,12 +90,6 @@ pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool)
         }
     }
     unreachable!("the loop returns on its last set")
-}
-
-/// Whether an answer is an `isError` result (not a JSON-RPC error).
-fn is_error_result(response: Option<&Value>) -> bool {
-    response.and_then(|r| mcperr_wire::edges::at(r, &["result", "isError"]))
-        == Some(&Value::Bool(true))
 }
 
 /// A T4 case sent on an argument set the tool is first seen to accept
@@ -203,18 +197,6 @@ async fn rebased(
     (result, alive)
 }
 
-/// An answer in a few words, for the message of a skipped valid call.
-fn short_answer(response: Option<&Value>) -> String {
-    let Some(r) = response else {
-        return "no answer".into();
-    };
-    let text = clip(&mcperr_cases::expect::answer_text(r));
-    match r.pointer("/error/code") {
-        Some(c) => format!("error {c} {text:?}"),
-        None => format!("isError {text:?}"),
-    }
-}
-
 /// The methods a case sends requests of: its judged one, then its steps'.
 fn methods_of(plan: &CasePlan) -> Vec<&str> {
     let steps = plan.steps.iter().filter_map(|s| match s {
@@ -249,13 +231,19 @@ async fn execute_once(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool
     if plan.case.hold_asks {
         client.hold_asks();
     }
-    let out = execute_paced(client, plan).await;
+    let out = execute_paced(client, plan, normal).await;
     client.release_held().await;
     client.set_timeout(normal);
     out
 }
 
-async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool) {
+/// One case at the paced timeout; `normal` is --timeout-ms, beyond which an
+/// answer is slow.
+async fn execute_paced(
+    client: &mut Client,
+    plan: &CasePlan,
+    normal: std::time::Duration,
+) -> (CaseResult, bool) {
     let early = client.begin_case();
     let mark = client.stderr().mark();
     let before = if plan.wants_counts() {
@@ -436,6 +424,11 @@ async fn execute_paced(client: &mut Client, plan: &CasePlan) -> (CaseResult, boo
     // The liveness probe runs before judging, so that whatever the server
     // wrote during the case (steps, counts, probe included) is judged here.
     let mut alive = ex.response().is_some() || ex.http.is_some();
+    // A method already known slow is waited for up to --slow-ms: its answer
+    // beyond --timeout-ms is slow again, noted as the first one was.
+    if ex.response().is_some() && ex.duration > normal {
+        evidence.slow = Some((ex.duration, normal));
+    }
     if ex.ending == Ending::Timeout && plan.http.is_none() {
         // No answer: does the server still answer others? Then this request
         // is slow (answered within --slow-ms) or left unanswered (J4, and

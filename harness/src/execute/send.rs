@@ -261,3 +261,21 @@ pub(super) fn clip_body(body: &str) -> String {
         None => body.to_string(),
     }
 }
+
+/// Whether an answer is an `isError` result (not a JSON-RPC error).
+pub(super) fn is_error_result(response: Option<&Value>) -> bool {
+    response.and_then(|r| mcperr_wire::edges::at(r, &["result", "isError"]))
+        == Some(&Value::Bool(true))
+}
+
+/// An answer in a few words, for the message of a skipped valid call.
+pub(super) fn short_answer(response: Option<&Value>) -> String {
+    let Some(r) = response else {
+        return "no answer".into();
+    };
+    let text = clip(&mcperr_cases::expect::answer_text(r));
+    match r.pointer("/error/code") {
+        Some(c) => format!("error {c} {text:?}"),
+        None => format!("isError {text:?}"),
+    }
+}
