@@ -23,6 +23,23 @@ if [ -x fixtures/servers/rust/setup.sh ]; then
     rmcp_pid=$!
 fi
 
+# cargo-insta and cargo-fuzz (pinned, debug builds: they only drive cargo)
+# build in the background too, beside rmcp, while the peers' installs wait
+# on the registries; they are waited for where they are first needed.
+tools="$PWD/target/tools"
+install_tools() {
+    "$tools/bin/cargo-insta" --version >/dev/null 2>&1 ||
+        cargo install --locked --debug --version 1.49.0 --root "$tools" cargo-insta
+    if [ "${MCPERR_SKIP_CARGO_FUZZ:-}" != "1" ] || [ -n "${CI:-}" ]; then
+        "$tools/bin/cargo-fuzz" --version >/dev/null 2>&1 ||
+            cargo install --locked --debug --version 0.13.2 --root "$tools" cargo-fuzz
+    fi
+}
+echo "== [${SECONDS}s] cargo-insta and cargo-fuzz into target/tools (in the background)"
+mkdir -p target
+install_tools >target/tools-setup.log 2>&1 &
+tools_pid=$!
+
 if [ -x fixtures/servers/python/setup.sh ]; then
     echo "== [${SECONDS}s] python peer: installing the MCP Python SDK into target/py-venv"
     MCPERR_PYTHON="$(fixtures/servers/python/setup.sh | tail -n 1)"
@@ -74,11 +91,11 @@ if [ -x fixtures/tools/sarif-schema/setup.sh ]; then
     export MCPERR_SARIF_SCHEMA
 fi
 
-tools="$PWD/target/tools"
-if ! "$tools/bin/cargo-insta" --version >/dev/null 2>&1; then
-    echo "== [${SECONDS}s] cargo-insta: installing 1.49.0 into target/tools"
-    # --debug: it only drives `cargo test`; a debug build takes half the time on 2 cores.
-    cargo install --locked --debug --version 1.49.0 --root "$tools" cargo-insta
+echo "== [${SECONDS}s] cargo-insta and cargo-fuzz: waiting for their builds"
+if ! wait "$tools_pid"; then
+    cat target/tools-setup.log >&2
+    echo "test.sh: cargo-insta or cargo-fuzz did not install (target/tools-setup.log)" >&2
+    exit 1
 fi
 export PATH="$tools/bin:$PATH"
 
@@ -103,6 +120,11 @@ MCPERR_BIN=target/debug/mcperr scripts/action/test.sh   # the GitHub Action's ru
 echo "== [${SECONDS}s] snapshots: cargo insta test --check"
 cargo insta test --check --unreferenced=reject -p mcperr-snapshots
 
+# The Python wheel first, while target/debug still holds the workspace's
+# debug build that maturin reuses (the packaging below cleans it).
+echo "== [${SECONDS}s] the Python wheel (maturin, bindings = bin; a debug build)"
+scripts/wheel.sh
+
 # Installable as users expect: the crates `cargo install mcperr` needs package
 # cleanly (the embedded fixtures inside mcperr-model's package, each crate built from
 # its own tarball), and the wheel installs into a fresh venv and runs.
@@ -124,15 +146,15 @@ cargo clean -p mcperr-protocol -p mcperr-model -p mcperr-wire -p mcperr-cases -p
 # cores for a crate nobody installs.
 cargo package --workspace --locked --no-verify
 cargo package --workspace --exclude mcperr-snapshots --locked
-echo "== [${SECONDS}s] the Python wheel (maturin, bindings = bin; a debug build)"
-scripts/wheel.sh
 
 # Coverage-guided fuzzing: build every cargo-fuzz target through the
 # ClusterFuzzLite build script and run each briefly (MCPERR_SKIP_CARGO_FUZZ=1
 # skips it for a quick local run; CI always runs it).
 if [ "${MCPERR_SKIP_CARGO_FUZZ:-}" != "1" ] || [ -n "${CI:-}" ]; then
     echo "== [${SECONDS}s] cargo fuzz (scripts/fuzz-ci.sh)"
-    scripts/fuzz-ci.sh
+    # 6 s a target: a smoke run from the seeds on every change (longer
+    # campaigns: FUZZ_SECONDS=300 scripts/fuzz-ci.sh, or ClusterFuzzLite).
+    FUZZ_SECONDS="${FUZZ_SECONDS:-6}" scripts/fuzz-ci.sh
 fi
 # Each stage above prints the seconds since the start: CI must stay under 20 minutes.
 echo "== [${SECONDS}s] all passed"
