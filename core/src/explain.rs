@@ -9,6 +9,8 @@ use std::fmt::Write;
 use mcperr_protocol::Era;
 
 use mcperr_cases::case::{builtin_cases, Case};
+use mcperr_cases::profile::Profile;
+use mcperr_model::grading::{Grader, Violation};
 use mcperr_model::rules::{AspectId, Level, RuleId};
 
 /// The aspects the fuzz judge checks with no script, and on which inputs.
@@ -84,6 +86,31 @@ fn level_cell(level: Level) -> &'static str {
     level.as_str()
 }
 
+/// The built-in profiles, in the order the pages list them.
+const PROFILES: [&str; 3] = ["spec", "model", "python-sdk"];
+
+/// What a deviation from `aspect` in `era` gets under each built-in profile
+/// (`spec` warn, `model` fail, …), over the transport its sentence binds to.
+fn graded_by_profile(aspect: AspectId, era: Era, only_over: Option<&str>) -> String {
+    let each: Vec<String> = PROFILES
+        .iter()
+        .map(|name| {
+            let grading = Profile::load(name).map(|p| p.grading).unwrap_or_default();
+            let grader = Grader {
+                era,
+                over_http: only_over == Some("http"),
+                grading,
+                strict: false,
+            };
+            let verdict = grader
+                .grade(&Violation::new(aspect, ""), false)
+                .map_or("no verdict", |v| v.as_str());
+            format!("`{name}` {verdict}")
+        })
+        .collect();
+    each.join(", ")
+}
+
 /// The page for `rule`. `faults`: the reference server's faults as (name,
 /// rule it breaks, what it does), from the caller (core has no server).
 pub fn page(rule: RuleId, faults: &[(&str, &str, &str)]) -> String {
@@ -140,13 +167,18 @@ pub fn page(rule: RuleId, faults: &[(&str, &str, &str)]) -> String {
             if !t.note.is_empty() {
                 let _ = write!(s, "\n  Note: {}", t.note);
             }
+            let _ = write!(
+                s,
+                "\n  A deviation: {}.",
+                graded_by_profile(*a, era, t.only_over)
+            );
             s.push('\n');
         }
         s.push('\n');
     }
     let _ = writeln!(
         s,
-        "## How the profiles grade it\n\n- `spec`: by the level above in the era under test: {} and {} fail; {} and `{}` (stated as fact without a keyword) warn; {} and `{}` give no verdict. Message texts are not compared.\n- `model`: every deviation fails (the source documents' error model), except an aspect capped at a warning.\n- `python-sdk`: `model` plus the MCP Python SDK's documented texts and log lines.\n- `--strict`: every warning fails.\n",
+        "## How the profiles grade it\n\n- `spec`: by the level above in the era under test: {} and {} fail; {} and `{}` (stated as fact without a keyword) warn; {} and `{}` give no verdict. Message texts are not compared.\n- `model`: a deviation from the source documents' error model fails (the rows the table marks `error_model`: tools, resources, prompts and the crash row, J7), except an aspect capped at a warning; every other aspect is graded as under `spec`.\n- `python-sdk`: `model` plus the MCP Python SDK's documented texts and log lines.\n- Each era's line above ends with what a deviation gets under each profile.\n- `--strict`: every warning fails.\n",
         Level::Must.as_str(),
         Level::MustNot.as_str(),
         Level::Should.as_str(),

@@ -103,7 +103,8 @@ fn case_file(path: &Path, text: String) -> datatest_stable::Result<()> {
     if runs == 0 && !undeclared {
         return Err(format!("{} never ran against the reference server", case.id).into());
     }
-    // Some fault must make the case fail: a case that cannot fail tests nothing.
+    // Some fault must make the case fail (or, where the table gives its
+    // aspect no verdict, show the deviation): a case that cannot tells nothing.
     let model = Profile::load("model")?;
     // The faults of the case's own rule first: they are the likeliest to catch.
     let mut faults = Fault::ALL.to_vec();
@@ -120,6 +121,17 @@ fn case_file(path: &Path, text: String) -> datatest_stable::Result<()> {
                     let own =
                         r.rule == case.rule || r.message.contains(&format!("[{}]", case.rule));
                     if !matches!(r.verdict, Verdict::Pass | Verdict::Skip) && own {
+                        return Ok(());
+                    }
+                    // A requirement no sentence states and the error model
+                    // does not hold (J6's statuses for malformed HTTP input,
+                    // a bogus session's 404) has no verdict under any
+                    // profile: the case must still see the deviation and
+                    // name it, as the skip that says so.
+                    let seen = r.verdict == Verdict::Skip
+                        && r.message.starts_with("no verdict under")
+                        && r.message.contains(&format!("[{}", case.rule));
+                    if seen {
                         return Ok(());
                     }
                 }

@@ -113,7 +113,8 @@ pub enum Grading {
     /// By the rule's level in the era under test (the rule table, or the
     /// case's own `levels`): MUST → fail, SHOULD → warn, neither → no verdict.
     Spec,
-    /// Every deviation fails.
+    /// A deviation from the source documents' error model (an aspect the
+    /// table marks `error_model`) fails; any other is graded as by `Spec`.
     #[default]
     Model,
 }
@@ -162,8 +163,11 @@ impl Grader {
                 // (`only_in`: 2026-07-28's reserved code ranges, judged on a
                 // 2025-11-25 server) carries no verdict here, under any profile.
                 Grading::Model if v.aspect.text(self.era).only_in.is_some() => return None,
-                Grading::Model => Verdict::Fail,
-                Grading::Spec => self.level(v.aspect).severity()?,
+                // The source documents' error model is exact; every other
+                // requirement (framing, HTTP, utilities, a SHOULD about
+                // successes) keeps its era's level, as under `spec`.
+                Grading::Model if v.aspect.text(self.era).error_model => Verdict::Fail,
+                Grading::Model | Grading::Spec => self.level(v.aspect).severity()?,
             },
         };
         let capped = capped || v.aspect.text(self.era).at_most_warn;
@@ -259,6 +263,48 @@ mod tests {
     }
 
     #[test]
+    fn model_escalates_the_error_model_and_leaves_every_other_aspect_at_its_level() {
+        // The text mirror of structuredContent is a SHOULD about successes.
+        let mirror = Violation::new(AspectId::T8AlsoText, "text is not the JSON");
+        for profile in ["spec", "model"] {
+            assert_eq!(
+                grade(profile, Era::Modern, false, &mirror),
+                Some(Verdict::Warn),
+                "{profile}"
+            );
+        }
+        // A cursor the server never issued, answered with the first page.
+        let cursor = Violation::new(AspectId::U2Main, "first page");
+        assert_eq!(
+            grade("model", Era::Legacy, false, &cursor),
+            Some(Verdict::Warn)
+        );
+        // 2025-11-25 says nothing of -32601 for an unknown method: no verdict.
+        let unknown = Violation::new(AspectId::J2Main, "-32600");
+        assert_eq!(grade("model", Era::Legacy, true, &unknown), None);
+        // The error model's rows fail, whatever their era's level.
+        for a in [
+            AspectId::T1Main,
+            AspectId::R3Main,
+            AspectId::P1Main,
+            AspectId::J7Main,
+        ] {
+            assert_eq!(
+                grade("model", Era::Modern, false, &Violation::new(a, "x")),
+                Some(Verdict::Fail),
+                "{a}"
+            );
+        }
+        // A crash's text in a completion is the table's addition to the model.
+        let completion = Violation::new(AspectId::U4ExceptionText, "KeyError");
+        assert_eq!(grade("spec", Era::Modern, false, &completion), None);
+        assert_eq!(
+            grade("model", Era::Modern, false, &completion),
+            Some(Verdict::Fail)
+        );
+    }
+
+    #[test]
     fn described_warns_and_at_most_caps_every_profile_but_strict() {
         let described = Violation::new(AspectId::T5Main, "isError result");
         assert_eq!(
@@ -346,6 +392,7 @@ mod tests {
             at_most_warn: false,
             only_over: None,
             only_in: None,
+            error_model: false,
         };
         let cite = t.cite();
         assert!(

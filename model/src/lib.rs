@@ -8,6 +8,7 @@
 //!
 //! Layout, bottom-up:
 //! - [`verdict`]: pass, warn, fail, skip, error.
+//! - [`level`]: MUST, SHOULD, described, none… and what each grades to.
 //! - [`rules`]: the rule table (fixtures/rules.toml): rule and aspect ids
 //!   as types, titles, the spec's own sentence and level per era.
 //! - [`grading`]: the one grading path: a violation names an aspect; its
@@ -19,6 +20,7 @@
 //!   mcperr-cases), embedded by one build script.
 
 pub mod grading;
+pub mod level;
 pub mod requirements;
 pub mod rules;
 pub mod verdict;

@@ -12,59 +12,7 @@ use std::sync::OnceLock;
 use mcperr_protocol::Era;
 use serde::Deserialize;
 
-use crate::verdict::Verdict;
-
-/// How strongly the spec text words a requirement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-pub enum Level {
-    /// MUST.
-    #[serde(rename = "MUST")]
-    Must,
-    /// MUST NOT.
-    #[serde(rename = "MUST NOT")]
-    MustNot,
-    /// SHOULD.
-    #[serde(rename = "SHOULD")]
-    Should,
-    /// SHOULD NOT.
-    #[serde(rename = "SHOULD NOT")]
-    ShouldNot,
-    /// MAY.
-    #[serde(rename = "MAY")]
-    May,
-    /// The era's spec states the behaviour as fact, without an RFC 2119
-    /// keyword ("unknown tools … are returned as standard JSON-RPC errors").
-    #[serde(rename = "described")]
-    Described,
-    /// The text says neither.
-    #[serde(rename = "none")]
-    None,
-}
-
-impl Level {
-    /// The verdict a deviation gets under the `spec` profile: MUST → fail,
-    /// SHOULD and `described` → warn, anything weaker → no verdict (`None`).
-    pub fn severity(self) -> Option<Verdict> {
-        match self {
-            Level::Must | Level::MustNot => Some(Verdict::Fail),
-            Level::Should | Level::ShouldNot | Level::Described => Some(Verdict::Warn),
-            Level::May | Level::None => None,
-        }
-    }
-
-    /// The level as the table writes it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Level::Must => "MUST",
-            Level::MustNot => "MUST NOT",
-            Level::Should => "SHOULD",
-            Level::ShouldNot => "SHOULD NOT",
-            Level::May => "MAY",
-            Level::Described => "described",
-            Level::None => "none",
-        }
-    }
-}
+pub use crate::level::Level;
 
 /// One further aspect of a rule with its own sentence.
 #[derive(Debug, Clone, Deserialize)]
@@ -99,6 +47,10 @@ pub struct Aspect {
     /// spec says nothing of it, and no profile gives it a verdict here.
     #[serde(default)]
     pub only_in: Option<String>,
+    /// Whether the aspect belongs to the source documents' error model,
+    /// where it differs from its rule's `error_model`.
+    #[serde(default)]
+    pub error_model: Option<bool>,
 }
 
 /// A sentence of the era's spec that no check of mcperr judges, kept with
@@ -164,6 +116,10 @@ pub struct Rule {
     pub area: String,
     /// `stdio` and/or `http`: where the rule can be observed.
     pub transports: Vec<String>,
+    /// A row of the source documents' error model (tools, resources,
+    /// prompts, the crash row): `model` and `python-sdk` fail its deviations.
+    #[serde(default)]
+    pub error_model: bool,
     /// Per era (`2025-11-25`, `2026-07-28`).
     pub era: BTreeMap<String, EraText>,
 }
@@ -200,6 +156,8 @@ pub struct AspectText<'a> {
     pub only_over: Option<&'a str>,
     /// The requirement is this other era's alone: no verdict here.
     pub only_in: Option<&'a str>,
+    /// Part of the source documents' error model: escalated by `model`.
+    pub error_model: bool,
 }
 
 impl AspectText<'_> {
@@ -330,6 +288,7 @@ impl AspectId {
             at_most_warn: false,
             only_over: t.only_over.as_deref(),
             only_in: None,
+            error_model: rule.error_model,
         };
         if self.name() == "main" {
             return base;
@@ -345,6 +304,7 @@ impl AspectId {
                 at_most_warn: a.at_most == Some(GradeOverride::Warn),
                 only_over: a.only_over.as_deref(),
                 only_in: a.only_in.as_deref(),
+                error_model: a.error_model.unwrap_or(rule.error_model),
                 ..base
             },
             None => AspectText {

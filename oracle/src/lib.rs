@@ -450,8 +450,17 @@ fn conclude(plan: &CasePlan, found: Vec<Violation>, pass_message: String) -> Jud
         }
         return j;
     }
+    // `model` grades only the error model's aspects beyond the spec's level.
+    let model_judges = unjudged
+        .iter()
+        .all(|v| v.aspect.text(plan.era).error_model && v.aspect.text(plan.era).only_in.is_none());
+    let hint = if model_judges && plan.profile.grading != mcperr_model::grading::Grading::Model {
+        "; --profile model judges it"
+    } else {
+        ""
+    };
     let why = format!(
-        "no verdict under the {} profile: the {} spec neither requires nor recommends this; --profile model judges it. Deviation: {}",
+        "no verdict under the {} profile: the {} spec neither requires nor recommends this{hint}. Deviation: {}",
         plan.profile.name,
         plan.era,
         listed.join("; ")

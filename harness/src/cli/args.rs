@@ -64,9 +64,11 @@ pub(crate) struct TargetArgs {
 #[derive(Debug, Args)]
 pub(crate) struct SelectArgs {
     /// How strictly to judge: spec (the era's MUSTs fail, SHOULDs warn), model
-    /// (the source documents' error model: every deviation fails), python-sdk
-    /// (model plus the MCP Python SDK's exact texts and log lines), or the path
-    /// of a profile TOML file.
+    /// (the source documents' error model is exact: any deviation of the tools,
+    /// resources, prompts and crash rows fails; everything else as under spec),
+    /// python-sdk (model plus the MCP Python SDK's exact texts and log lines),
+    /// or the path of a profile TOML file. `mcperr explain RULE` shows what
+    /// each profile gives each aspect.
     #[arg(long, value_name = "NAME|FILE", default_value = "spec")]
     pub(crate) profile: String,
     /// Turn every warning into a failure (as h2spec's strict mode does).

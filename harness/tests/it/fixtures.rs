@@ -200,18 +200,21 @@ fn a_tools_only_server_gets_skips_not_failures_for_prompts_and_resources() {
 
 #[test]
 fn every_generic_check_catches_its_fault_on_both_sdks() {
-    // fault → the rule whose generic case must catch it.
+    // fault → the rule whose generic case must catch it, and its verdict
+    // under `model`: a result that does not fit the era's schema is J1's
+    // `result-shape`, which 2026-07-28 states without a keyword (a warning)
+    // and which is framing, not the error model's.
     let faults = [
-        ("output-schema-mismatch", "T8"),
-        ("leak-traceback", "J7"),
-        ("no-validation", "T4"),
-        ("not-found-empty", "R1"),
-        ("not-found-is-error-result", "R1"),
-        ("bad-resource-shape", "J1"),
-        ("prompt-missing-arg-renders", "P2"),
-        ("bad-prompt-shape", "J1"),
-        ("bad-content-block", "J1"),
-        ("arguments-not-object-accepted", "T6"),
+        ("output-schema-mismatch", "T8", "fail"),
+        ("leak-traceback", "J7", "fail"),
+        ("no-validation", "T4", "fail"),
+        ("not-found-empty", "R1", "fail"),
+        ("not-found-is-error-result", "R1", "fail"),
+        ("bad-resource-shape", "J1", "warn"),
+        ("prompt-missing-arg-renders", "P2", "fail"),
+        ("bad-prompt-shape", "J1", "warn"),
+        ("bad-content-block", "J1", "warn"),
+        ("arguments-not-object-accepted", "T6", "fail"),
     ];
     let dir = scratch("recipes-faults");
     let misses: Vec<String> = std::thread::scope(|s| {
@@ -221,13 +224,13 @@ fn every_generic_check_catches_its_fault_on_both_sdks() {
                 let dir = &dir;
                 s.spawn(move || {
                     let mut misses = Vec::new();
-                    for (fault, rule) in faults {
+                    for (fault, rule, verdict) in faults {
                         let json = dir.join(format!("{name}-{fault}.json"));
                         let server = format!("{server} --fault {fault}");
                         run(&server, "2026-07-28", "model", &[], &json);
                         let r = report(&json);
                         let caught = cases(&r).iter().any(|c| {
-                            c["verdict"] == "fail"
+                            c["verdict"] == verdict
                                 && (c["rule"] == rule
                                     || c["message"]
                                         .as_str()
@@ -235,7 +238,7 @@ fn every_generic_check_catches_its_fault_on_both_sdks() {
                                         .contains(&format!("[{rule}]")))
                         });
                         if !caught {
-                            misses.push(format!("{name} --fault {fault}: no {rule} failure"));
+                            misses.push(format!("{name} --fault {fault}: no {rule} {verdict}"));
                         }
                     }
                     misses
@@ -271,7 +274,7 @@ pub fn slow_recipes_http(seconds: &str) -> crate::http::HttpServer {
 }
 
 /// `mcperr run` of `cases` against `target` under `model` at --timeout-ms
-/// 1000: no error, and fetch_page's valid call is J4's `slow` warning.
+/// 1000: no error, and fetch_page's valid call passes, noted as slow.
 fn run_slow_fetch(target: [&str; 2], cases_glob: &str, json: &Path) -> Value {
     let out = mcperr(&[
         "run",
@@ -294,10 +297,11 @@ fn run_slow_fetch(target: [&str; 2], cases_glob: &str, json: &Path) -> Value {
         .iter()
         .find(|c| c["id"] == "generated/tools/fetch_page/valid-call")
         .unwrap_or_else(|| panic!("{}", out.stdout));
-    // Under model the slowness is a warning (J4 slow: at most a warning).
+    // Judged on its answer; the slowness (J4 slow: no sentence, and not the
+    // error model's) is a note under every profile.
     assert_eq!(
         (&valid["rule"], &valid["verdict"]),
-        (&"J4".into(), &"warn".into()),
+        (&"T8".into(), &"pass".into()),
         "{valid}"
     );
     let m = valid["message"].as_str().unwrap();

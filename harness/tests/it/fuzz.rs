@@ -230,19 +230,26 @@ fn each_fuzz_only_fault_is_found_within_20_s_and_shrunk() {
 fn the_class_rules_catch_scripted_faults_too() {
     // Each rule the fuzz judge adds for a kind of request, shown failing on a
     // fault of the reference server (the scripted cases catch these as well).
-    for (fault, rule) in [
-        ("not-found-empty-contents", "R1"),
-        ("unknown-method-result", "J2"),
-        ("missing-argument-renders", "P2"),
-        ("output-unchecked", "T7"),
-        ("no-result-type", "J1"),
+    // J2 is 2026-07-28's MUST over HTTP alone (stdio states no code): its
+    // fault is fuzzed over HTTP.
+    for (fault, rule, http) in [
+        ("not-found-empty-contents", "R1", false),
+        ("unknown-method-result", "J2", true),
+        ("missing-argument-renders", "P2", false),
+        ("output-unchecked", "T7", false),
+        ("no-result-type", "J1", false),
     ] {
         let dir = scratch(&format!("fuzz-class-{fault}"));
         let server = format!("{MCPERR} reference --fault {fault}");
+        let served = http.then(|| HttpServer::reference(&["--fault", fault]));
+        let target = match &served {
+            Some(s) => ["--http", s.url.as_str()],
+            None => ["--stdio", server.as_str()],
+        };
         let (code, r, stdout) = fuzz(
             &[
-                "--stdio",
-                &server,
+                target[0],
+                target[1],
                 "--era",
                 "2026-07-28",
                 "--profile",
