@@ -102,7 +102,7 @@ fn tail(log: &str) -> String {
 /// own aspect (J7); the others judge the case's own aspect.
 pub fn aspect(check: Check, case: &mcperr_cases::case::Case) -> AspectId {
     match check {
-        Check::BodyNeverRan => AspectId::T4ValidateInputs,
+        Check::BodyNeverRan | Check::BodyRanOnValue => AspectId::T4ValidateInputs,
         Check::NoCanary => {
             AspectId::find(case.rule_id(), "exception-text").unwrap_or_else(|| case.aspect_id())
         }
@@ -300,6 +300,7 @@ pub fn run(
         Check::StructuredOutput => structured_output(response, output_schema),
         Check::AlsoText => super::structured::also_text(response, &exchange.request),
         Check::ErrorAsSuccess => super::structured::error_as_success(response, &exchange.request),
+        Check::BodyRanOnValue => super::stringified::body_ran_on_value(response, &exchange.request),
         Check::TaskListed => {
             let (task, ids, stopped) = ev.listing.as_ref()?;
             (!ids.contains(task)).then(|| {

@@ -10,8 +10,8 @@
 //!   [`codes`], [`structured`], [`extensions`], [`mrtr`], [`tasks`],
 //!   [`subscriptions`], [`auth`], [`server_asks`]): what every response must
 //!   satisfy whatever was asked.
-//! - [`judge`] (this file), [`checks`] and `regressions`: a scripted case
-//!   judged on top of the invariants.
+//! - [`judge`] (this file), [`checks`] (with [`stringified`]) and
+//!   `regressions`: a scripted case judged on top of the invariants.
 //! - [`findings`]: fuzz inputs and proxied requests judged into findings,
 //!   identified, grouped and replayed as case files.
 //! - [`secrets`] and [`redact`]: credentials that leak, and their masking in
@@ -42,6 +42,7 @@ mod regressions;
 pub mod secrets;
 pub mod server_asks;
 mod strays;
+pub mod stringified;
 pub mod structured;
 pub mod subscriptions;
 pub mod tasks;

@@ -68,6 +68,10 @@ pub enum Check {
     /// failure in its text or structured content (T9): an error returned as
     /// a success is no success.
     ErrorAsSuccess,
+    /// The answer to an invalid call does not show an object argument as a
+    /// language's string conversion prints it (`[object Object]`, Go's
+    /// `map[…]`): the body ran on the value (T4 `validate-inputs`).
+    BodyRanOnValue,
     /// The answer is not a -32042 `URLElicitationRequiredError`: the client
     /// declared the form mode the request needs (E1
     /// `url-required-only-when-needed`).
@@ -117,6 +121,7 @@ impl FromStr for Check {
             "names-versions" => Check::NamesVersions,
             "also-text" => Check::AlsoText,
             "error-as-success" => Check::ErrorAsSuccess,
+            "body-ran-on-value" => Check::BodyRanOnValue,
             "task-listed" => Check::TaskListed,
             "no-requests-before-initialized" => Check::NoRequestsBeforeInitialized,
             "not-url-required" => Check::NotUrlRequired,
@@ -125,7 +130,7 @@ impl FromStr for Check {
             "resumed-own-stream" => Check::ResumedOwnStream,
             other => {
                 return Err(FieldError(format!(
-                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random, bearer-challenge, challenge-scope, no-result, resource-metadata, exit-on-eof, names-versions, also-text, error-as-success, no-requests-before-initialized, task-listed, not-url-required, arguments-inert, get-stream-quiet, resumed-own-stream)"
+                    "unknown check '{other}' (known: no-canary, body-never-ran, log-no-traceback, log-crash-traceback, structured-output, no-empty-contents, no-retired-code, session-id-ascii, session-id-random, bearer-challenge, challenge-scope, no-result, resource-metadata, exit-on-eof, names-versions, also-text, error-as-success, body-ran-on-value, no-requests-before-initialized, task-listed, not-url-required, arguments-inert, get-stream-quiet, resumed-own-stream)"
                 )))
             }
         })

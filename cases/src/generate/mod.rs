@@ -19,7 +19,7 @@ pub use candidates::argument_sets;
 pub use discovered::{
     prompt_cases, static_read, template_empty_value, template_not_found, NOT_FOUND_MODEL,
 };
-pub use tools::{t4_cases, valid_call};
+pub use tools::{t4_cases, valid_call, WRONG_TYPE_TEXTS};
 
 /// Longest string a generated case sends.
 const MAX_GENERATED_LEN: usize = 1 << 16;

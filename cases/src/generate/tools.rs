@@ -11,6 +11,10 @@ use crate::case::Case;
 
 const T4_SPEC: &str = "2025-11-25 server/tools#error-handling (SEP-1303: input validation errors are tool execution errors)";
 
+/// The texts inside the wrong-type values the T4 cases send (no valid
+/// sample holds them): a success that shows one ran its body on the value.
+pub const WRONG_TYPE_TEXTS: [&str; 2] = ["wrong type", "mcperr-not-a-number"];
+
 /// A value of another JSON type than the schema allows, if one can be named.
 fn wrong_type(schema: &Value) -> Option<Value> {
     let types: Vec<&str> = match schema.get("type")? {
@@ -19,9 +23,9 @@ fn wrong_type(schema: &Value) -> Option<Value> {
         _ => return None,
     };
     let candidates = [
-        ("object", json!({"mcperr": "wrong type"})),
+        ("object", json!({"mcperr": WRONG_TYPE_TEXTS[0]})),
         ("array", json!(["mcperr"])),
-        ("string", json!("mcperr-not-a-number")),
+        ("string", json!(WRONG_TYPE_TEXTS[1])),
         ("boolean", json!(true)),
     ];
     candidates
@@ -148,7 +152,8 @@ fn t4(tool: &str, kind: &str, title: String, args: Value, field: &str) -> Case {
         expect: json!({"result": {"isError": true, "content": {"0": {"text": format!("$word:{field}")}}}, "error": "$absent"}),
         also_pass: vec![],
         warn: super::aspect_warnings(crate::expect::tool_rejection_shape()),
-        checks: vec![],
+        // A refusal that prints the bad value as code does is the body's.
+        checks: vec!["body-ran-on-value"],
         profile: Default::default(),
         output_schema: None,
     }
