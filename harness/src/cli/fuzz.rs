@@ -129,7 +129,11 @@ fn render(outcome: &FuzzOutcome, saved: &[(String, PathBuf)]) -> String {
     let r = &outcome.report;
     let mut text = mcperr_cases::select::tool_calls_block(&r.valid_calls, &r.left_out);
     for f in &r.findings {
-        let tag = if f.baselined { " (baselined)" } else { "" };
+        let tag = match (f.baselined, f.not_reproduced.is_some()) {
+            (true, _) => " (baselined)",
+            (false, true) => " (unconfirmed: not counted)",
+            _ => "",
+        };
         let eras = if f.eras.is_empty() {
             f.era.clone()
         } else {
@@ -166,7 +170,7 @@ fn render(outcome: &FuzzOutcome, saved: &[(String, PathBuf)]) -> String {
             let _ = writeln!(text, "  saved:    {}", path.display());
         }
         if let Some(why) = &f.not_reproduced {
-            let _ = writeln!(text, "  not saved: {why}");
+            let _ = writeln!(text, "  not saved, not counted: {why}");
         }
     }
     for n in &r.not_fuzzed {
@@ -192,7 +196,16 @@ fn render(outcome: &FuzzOutcome, saved: &[(String, PathBuf)]) -> String {
             u.waited_ms as f64 / 1000.0
         );
     }
-    let count = |v| r.findings.iter().filter(|f| f.verdict == v).count();
+    // An unconfirmed finding (its request alone did not show it: seen only
+    // under load) is listed, not counted.
+    let confirmed = || r.findings.iter().filter(|f| f.not_reproduced.is_none());
+    let count = |v| confirmed().filter(|f| f.verdict == v).count();
+    let unconfirmed = r.findings.len() - confirmed().count();
+    let unconfirmed = if unconfirmed == 0 {
+        String::new()
+    } else {
+        format!(", {unconfirmed} unconfirmed not counted")
+    };
     let (fails, warns, errors) = (
         count(mcperr_model::Verdict::Fail),
         count(mcperr_model::Verdict::Warn),
@@ -200,7 +213,7 @@ fn render(outcome: &FuzzOutcome, saved: &[(String, PathBuf)]) -> String {
     );
     let _ = writeln!(
         text,
-        "\nfuzz: {} requests in {:.1} s ({:.0}/s) over {}; {} findings ({fails} fail, {warns} warn, {errors} error); {} shrink requests; seed {}{}",
+        "\nfuzz: {} requests in {:.1} s ({:.0}/s) over {}; {} findings ({fails} fail, {warns} warn, {errors} error{unconfirmed}); {} shrink requests; seed {}{}",
         r.stats.requests,
         r.stats.elapsed_s,
         r.stats.requests_per_s,

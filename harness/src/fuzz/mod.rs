@@ -147,10 +147,12 @@ pub struct FuzzReport {
 impl FuzzReport {
     /// 1 when a finding that is not baselined fails or is an error (an input
     /// after which the server died or hung), else 0. Warnings do not fail a
-    /// campaign (unless --strict made them failures).
+    /// campaign (unless --strict made them failures), nor does an
+    /// unconfirmed finding (its request alone did not show it).
     pub fn exit_code(&self) -> i32 {
         let failing = self.findings.iter().any(|f| {
             !f.baselined
+                && f.not_reproduced.is_none()
                 && matches!(
                     f.verdict,
                     mcperr_model::Verdict::Fail | mcperr_model::Verdict::Error
