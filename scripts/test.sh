@@ -11,6 +11,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# CI builds everything once from a clean checkout: incremental compilation
+# only adds work there (a local run keeps it, for the next run's sake).
+if [ -n "${CI:-}" ]; then
+    export CARGO_INCREMENTAL=0
+fi
+
 # rmcp, the official Rust SDK, from crates.io: its own crate and lock file,
 # built once into target/rmcp-fixture (about 1 min 40 s on 2 cores from
 # cold). It builds in the background while the Python and npm peers install
@@ -145,7 +151,10 @@ cargo clean -p mcperr-protocol -p mcperr-model -p mcperr-wire -p mcperr-cases -p
 # (plain `cargo package --workspace`, which passes too) costs 40 s on 2
 # cores for a crate nobody installs.
 cargo package --workspace --locked --no-verify
-cargo package --workspace --exclude mcperr-snapshots --locked
+# Without debug info: the verification only proves that each crate builds
+# from its tarball, and it compiles every member twice (as itself and as a
+# dependency).
+CARGO_PROFILE_DEV_DEBUG=false cargo package --workspace --exclude mcperr-snapshots --locked
 
 # Coverage-guided fuzzing: build every cargo-fuzz target through the
 # ClusterFuzzLite build script and run each briefly (MCPERR_SKIP_CARGO_FUZZ=1
