@@ -105,6 +105,7 @@ pub async fn connect(
                 return Err(SetupError {
                     rule: mcperr_model::rules::RuleId::L1,
                     spawn: false,
+                    unjudged: true,
                     message: format!(
                         "not judged: the server answered initialize for 2025-11-25 with protocol version {v}, another version it supports, as basic/lifecycle#version-negotiation allows (\"Otherwise, the server MUST respond with another protocol version it supports\"); mcperr judges 2025-11-25 and 2026-07-28 only"
                     ),
@@ -126,6 +127,7 @@ pub async fn connect(
     Err(SetupError {
         rule,
         spawn: false,
+        unjudged: false,
         message: format!(
             "the server `{}` did not complete a handshake ({})",
             settings.target.display(),

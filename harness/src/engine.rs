@@ -95,7 +95,11 @@ pub async fn run(
                 EraChoice::Auto => "auto".to_string(),
                 EraChoice::Pinned(e) => e.to_string(),
             };
-            let case = CaseResult::setup_error(e.rule.as_str(), e.message.clone());
+            let mut case = CaseResult::setup_error(e.rule.as_str(), e.message.clone());
+            if e.unjudged {
+                // An older version it negotiated, as the spec allows: not judged.
+                case.verdict = Verdict::Skip;
+            }
             let report = RunReport::new(target, era, transport, &profile.name, vec![case]);
             return Err((EngineError::Setup(e), Some(report)));
         }

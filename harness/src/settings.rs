@@ -36,6 +36,10 @@ pub struct SetupError {
     pub rule: mcperr_model::rules::RuleId,
     /// The server could not be started at all (no era to try instead).
     pub spawn: bool,
+    /// Not a failure: the server speaks the era through a version mcperr
+    /// does not judge (it negotiated an older one, as the spec allows). Its
+    /// report's one case is a skip, not an error.
+    pub unjudged: bool,
     /// What happened, what the server printed, and which flag to raise.
     pub message: String,
 }
@@ -159,6 +163,7 @@ impl RunSettings {
         let setup = |e: crate::transport::ConnectError| SetupError {
             rule: mcperr_model::rules::RuleId::J4,
             spawn: true,
+            unjudged: false,
             message: e.0,
         };
         let conn = match (&self.target, &self.memory) {

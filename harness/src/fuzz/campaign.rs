@@ -310,6 +310,7 @@ fn on_own_thread<'a>(
             return Err(EngineError::Setup(crate::engine::SetupError {
                 rule: mcperr_model::rules::RuleId::J4,
                 spawn: true,
+                unjudged: false,
                 message: format!("a fuzz worker's runtime: {e}"),
             }));
         }

@@ -431,6 +431,7 @@ pub async fn fuzz(
                 return Err(EngineError::Setup(crate::engine::SetupError {
                     rule: mcperr_model::rules::RuleId::J4,
                     spawn: false,
+                    unjudged: false,
                     message: not_fuzzed.join("; "),
                 }));
             }
@@ -469,6 +470,7 @@ pub async fn fuzz(
         return Err(EngineError::Setup(crate::engine::SetupError {
             rule: mcperr_model::rules::RuleId::J4,
             spawn: false,
+            unjudged: false,
             message: not_fuzzed.join("; "),
         }));
     }

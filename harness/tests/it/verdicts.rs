@@ -135,8 +135,13 @@ fn a_server_that_negotiates_an_older_version_is_not_judged_as_2025_11_25() {
     let script = dir.join("server.py");
     std::fs::write(&script, SERVER.replace("\"2025-11-25\"", "\"2025-03-26\"")).unwrap();
     let server = format!("python3 {}", script.display());
+    let json = dir.join("r.json");
     for command in ["run", "list"] {
-        let out = mcperr(&[command, "--stdio", &server, "--era", "2025-11-25"]);
+        let mut args = vec![command, "--stdio", &server, "--era", "2025-11-25"];
+        if command == "run" {
+            args.extend(["--json", json.to_str().unwrap()]);
+        }
+        let out = mcperr(&args);
         assert_eq!(out.code, Some(2), "{command}: {}", out.stdout);
         let last = out.stderr.lines().last().unwrap_or_default();
         assert!(
@@ -148,4 +153,13 @@ fn a_server_that_negotiates_an_older_version_is_not_judged_as_2025_11_25() {
         );
         assert!(!out.stdout.contains("FAIL"), "{command}: {}", out.stdout);
     }
+    // The report says so too: a skip, not an error of the server's.
+    let r = report(&json);
+    let case = &r["cases"][0];
+    assert_eq!(
+        (&case["rule"], &case["verdict"]),
+        (&"L1".into(), &"skip".into()),
+        "{r}"
+    );
+    assert_eq!(r["summary"]["error"], 0, "{r}");
 }
