@@ -10,7 +10,7 @@ use mcperr_protocol::Era;
 
 use mcperr_cases::case::{builtin_cases, Case};
 use mcperr_cases::profile::Profile;
-use mcperr_model::grading::{Grader, Violation};
+use mcperr_model::grading::{Grader, Grading};
 use mcperr_model::rules::{AspectId, Level, RuleId};
 
 /// The aspects the fuzz judge checks with no script, and on which inputs.
@@ -89,21 +89,38 @@ fn level_cell(level: Level) -> &'static str {
 /// The built-in profiles, in the order the pages list them.
 const PROFILES: [&str; 3] = ["spec", "model", "python-sdk"];
 
-/// What a deviation from `aspect` in `era` gets under each built-in profile
-/// (`spec` warn, `model` fail, …), over the transport its sentence binds to.
-fn graded_by_profile(aspect: AspectId, era: Era, only_over: Option<&str>) -> String {
-    let each: Vec<String> = PROFILES
+/// The built-in profiles' gradings, by name, in [`PROFILES`] order.
+fn profile_gradings() -> Vec<(&'static str, Grading)> {
+    PROFILES
         .iter()
         .map(|name| {
-            let grading = Profile::load(name).map(|p| p.grading).unwrap_or_default();
+            (
+                *name,
+                Profile::load(name).map(|p| p.grading).unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+/// What a deviation from `aspect` in `era` gets under each built-in profile
+/// (`spec` warn, `model` fail, …), over the transport its sentence binds to.
+fn graded_by_profile(
+    gradings: &[(&str, Grading)],
+    aspect: AspectId,
+    era: Era,
+    only_over: Option<&str>,
+) -> String {
+    let each: Vec<String> = gradings
+        .iter()
+        .map(|(name, grading)| {
             let grader = Grader {
                 era,
                 over_http: only_over == Some("http"),
-                grading,
+                grading: *grading,
                 strict: false,
             };
             let verdict = grader
-                .grade(&Violation::new(aspect, ""), false)
+                .deviation(aspect)
                 .map_or("no verdict", |v| v.as_str());
             format!("`{name}` {verdict}")
         })
@@ -129,6 +146,7 @@ pub fn page(rule: RuleId, faults: &[(&str, &str, &str)]) -> String {
         .filter(|a| a.rule() == rule)
         .collect();
     let _ = writeln!(s, "## Aspects, per era\n");
+    let gradings = profile_gradings();
     for a in &aspects {
         let name = if a.name() == "main" {
             format!("`{rule}` (the central sentence)")
@@ -170,7 +188,7 @@ pub fn page(rule: RuleId, faults: &[(&str, &str, &str)]) -> String {
             let _ = write!(
                 s,
                 "\n  A deviation: {}.",
-                graded_by_profile(*a, era, t.only_over)
+                graded_by_profile(&gradings, *a, era, t.only_over)
             );
             s.push('\n');
         }

@@ -181,6 +181,13 @@ impl Grader {
         })
     }
 
+    /// What a deviation from `aspect` gets in this run (`None`: no
+    /// verdict), capped by nothing but the table: what explain pages and
+    /// the fault sweep ask of the table.
+    pub fn deviation(&self, aspect: AspectId) -> Option<Verdict> {
+        self.grade(&Violation::new(aspect, ""), false)
+    }
+
     /// The citation of `aspect` in this run, from the table.
     pub fn cite(&self, aspect: AspectId) -> String {
         let mut out = aspect.text(self.era).cite();

@@ -451,11 +451,15 @@ fn conclude(plan: &CasePlan, found: Vec<Violation>, pass_message: String) -> Jud
         }
         return j;
     }
-    // `model` grades only the error model's aspects beyond the spec's level.
+    // Whether `model` would judge them: asked of the grader, not re-derived.
+    let under_model = mcperr_model::grading::Grader {
+        grading: mcperr_model::grading::Grading::Model,
+        ..grader
+    };
     let model_judges = unjudged
         .iter()
-        .all(|v| v.aspect.text(plan.era).error_model && v.aspect.text(plan.era).only_in.is_none());
-    let hint = if model_judges && plan.profile.grading != mcperr_model::grading::Grading::Model {
+        .all(|v| under_model.grade(v, false).is_some());
+    let hint = if model_judges && grader.grading != mcperr_model::grading::Grading::Model {
         "; --profile model judges it"
     } else {
         ""

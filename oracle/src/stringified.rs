@@ -12,9 +12,10 @@ use serde_json::Value;
 /// JavaScript's `String()` of any object.
 const JS_OBJECT: &str = "[object Object]";
 
-/// The answer's text: an error's message and data, or a result's content
-/// texts and structured content, serialized.
-fn answer_text(response: &Value) -> String {
+/// The whole answer serialized: an error's message and data, or a
+/// result's content and structured content (wider than
+/// `mcperr_cases::expect::answer_text`, which reads message or texts only).
+fn serialized_answer(response: &Value) -> String {
     match response.get("error") {
         Some(e) => e.to_string(),
         None => response
@@ -47,7 +48,7 @@ pub fn body_ran_on_value(response: &Value, request: &Value) -> Option<String> {
     }
     let args = request.pointer("/params/arguments")?.as_object()?;
     let sent = request.to_string();
-    let text = answer_text(response);
+    let text = serialized_answer(response);
     let success = response.get("error").is_none()
         && response.pointer("/result/isError") != Some(&Value::Bool(true));
     if success {

@@ -14,7 +14,7 @@ use mcperr::transport::{InProcess, Target};
 use mcperr_cases::profile::Profile;
 use mcperr_cases::select::Selection;
 use mcperr_core::report::{RunReport, TargetInfo};
-use mcperr_model::grading::{Grader, Grading, Violation};
+use mcperr_model::grading::{Grader, Grading};
 use mcperr_model::rules;
 use mcperr_model::Verdict;
 use mcperr_protocol::Era;
@@ -43,7 +43,7 @@ fn verdicts_under_model(rule: &str, era: Era, http: bool) -> Vec<Verdict> {
     let mut out: Vec<Verdict> = rules::AspectId::ALL
         .iter()
         .filter(|a| a.rule() == rule)
-        .filter_map(|a| grader.grade(&Violation::new(*a, ""), false))
+        .filter_map(|a| grader.deviation(*a))
         .collect();
     out.sort_by_key(|v| v.weight());
     out.dedup();

@@ -63,10 +63,8 @@ while True:
 #[test]
 fn a_deviation_only_under_load_is_listed_unconfirmed_and_not_counted() {
     let dir = scratch("load-unconfirmed");
-    let script = dir.join("server.py");
-    std::fs::write(&script, BUSY_SERVER).unwrap();
+    let server = crate::support::python_script(&dir, BUSY_SERVER);
     let json = dir.join("r.json");
-    let server = format!("python3 {}", script.display());
     let out = mcperr(&[
         "fuzz",
         "--stdio",

@@ -313,13 +313,19 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": i, "error": {"code": -32601, "message": "Method not found"}})
 "#;
 
+/// Writes a Python server's `text` as `server.py` in `dir` and returns the
+/// command line that runs it over stdio (`python3 PATH`).
+pub fn python_script(dir: &std::path::Path, text: &str) -> String {
+    let script = dir.join("server.py");
+    std::fs::write(&script, text).unwrap();
+    format!("python3 {}", script.display())
+}
+
 /// Writes a [`PYTHON_STDIO_SERVER`] with `tools` and `call` into a scratch
 /// folder `name`; the command line that runs it in `mode` is `python3 PATH MODE`.
 pub fn python_stdio_server(name: &str, tools: &str, call: &str) -> String {
-    let script = scratch(name).join("server.py");
     let text = PYTHON_STDIO_SERVER
         .replace("{tools}", tools)
         .replace("{call}", call);
-    std::fs::write(&script, text).unwrap();
-    format!("python3 {}", script.display())
+    python_script(&scratch(name), &text)
 }

@@ -60,9 +60,7 @@ for line in sys.stdin:
 
 fn run(name: &str, args: &[&str]) -> (Value, String) {
     let dir = scratch(name);
-    let script = dir.join("server.py");
-    std::fs::write(&script, SERVER).unwrap();
-    let server = format!("python3 {}", script.display());
+    let server = crate::support::python_script(&dir, SERVER);
     let json = dir.join("r.json");
     let mut all = vec!["run", "--stdio", &server, "--era", "2025-11-25"];
     all.extend_from_slice(args);
@@ -132,9 +130,8 @@ fn a_server_that_negotiates_an_older_version_is_not_judged_as_2025_11_25() {
     // version it supports" (basic/lifecycle#version-negotiation). Neither
     // failed for it nor graded as a 2025-11-25 server: not judged, saying so.
     let dir = scratch("verdicts-older-version");
-    let script = dir.join("server.py");
-    std::fs::write(&script, SERVER.replace("\"2025-11-25\"", "\"2025-03-26\"")).unwrap();
-    let server = format!("python3 {}", script.display());
+    let older = SERVER.replace("\"2025-11-25\"", "\"2025-03-26\"");
+    let server = crate::support::python_script(&dir, &older);
     let json = dir.join("r.json");
     for command in ["run", "list"] {
         let mut args = vec![command, "--stdio", &server, "--era", "2025-11-25"];
