@@ -42,8 +42,9 @@ pub(super) fn skipped(w: &mut Worker<'_>, pipe: &mut Pipe, key: &str) {
 
 /// Whose answer an error without an id (absent or null) is.
 pub(super) enum Claim {
-    /// A request in flight (its key).
-    Request(String),
+    /// A request in flight (its key), and whether other requests of the
+    /// same kind were in flight too: then the claim is a guess.
+    Request(String, bool),
     /// A lone-surrogate request already dropped in silence.
     Silenced,
     /// Nobody's: a stray.
@@ -63,35 +64,34 @@ pub(super) enum Claim {
 /// lockstep request that follows.
 pub(super) fn claim_idless(pipe: &mut Pipe, value: &Value) -> Claim {
     let oldest = |pipe: &Pipe, kind: &dyn Fn(&Pending) -> bool| {
-        pipe.order
+        let mut of_kind = pipe
+            .order
             .iter()
-            .find(|k| pipe.pending.get(*k).is_some_and(kind))
-            .cloned()
+            .filter(|k| pipe.pending.get(*k).is_some_and(kind));
+        let first = of_kind.next()?;
+        Some(Claim::Request(first.clone(), of_kind.next().is_some()))
     };
     let envelope = |p: &Pending| matches!(p.input.class, Class::Envelope(_));
     let surrogate = |p: &Pending| p.silent_ok;
     let big_id = |p: &Pending| mcperr_wire::edges::beyond_double(&p.msg["id"]);
     let not_a_request = value.pointer("/error/code").and_then(Value::as_i64) == Some(-32600);
     if not_a_request {
-        if let Some(k) = oldest(pipe, &envelope) {
-            return Claim::Request(k);
+        if let Some(claim) = oldest(pipe, &envelope) {
+            return claim;
         }
     }
-    if let Some(k) = oldest(pipe, &surrogate) {
-        return Claim::Request(k);
+    if let Some(claim) = oldest(pipe, &surrogate) {
+        return claim;
     }
     if pipe.surrogates.pop_front().is_some() {
         return Claim::Silenced;
     }
     if !pipe.big_ids_held {
-        if let Some(k) = oldest(pipe, &big_id) {
-            return Claim::Request(k);
+        if let Some(claim) = oldest(pipe, &big_id) {
+            return claim;
         }
     }
-    match oldest(pipe, &envelope) {
-        Some(k) => Claim::Request(k),
-        None => Claim::Nobody,
-    }
+    oldest(pipe, &envelope).unwrap_or(Claim::Nobody)
 }
 
 /// Judges a request that was never answered while others were (J4).
@@ -186,9 +186,10 @@ pub(super) fn answer(
         }
         return false;
     }
+    let mut guessed = false;
     if id.is_null() && value.get("error").is_some() {
         match claim_idless(pipe, &value) {
-            Claim::Request(k) => key = k,
+            Claim::Request(k, guess) => (key, guessed) = (k, guess),
             Claim::Silenced => return false,
             Claim::Nobody => {}
         }
@@ -209,7 +210,7 @@ pub(super) fn answer(
         if took > timeout && pipe.slow_lanes.insert(lane) {
             w.record_slow(&p.input, &ex, took, timeout);
         }
-        w.judge_and_record(&p.input, &ex, None);
+        w.judge_and_record_claimed(&p.input, &ex, guessed);
         return false;
     }
     let Some(p) = pipe.take(&key) else {
@@ -243,7 +244,7 @@ pub(super) fn answer(
         duration: p.sent.elapsed(),
         http: None,
     };
-    w.judge_and_record(&p.input, &ex, None);
+    w.judge_and_record_claimed(&p.input, &ex, guessed);
     false
 }
 

@@ -77,6 +77,20 @@ impl Worker<'_> {
         self.judge_and_record_alive(input, ex, ran, false)
     }
 
+    /// As [`Worker::judge_and_record`], for an answer matched to `input`;
+    /// `guessed`: an error without an id claimed for it while other
+    /// requests of its kind were in flight. Its findings count, but its
+    /// example gives way to a sure one ([`super::store::Found::guessed`]).
+    /// An id beyond a double is held for the re-send's proof as any.
+    pub(crate) fn judge_and_record_claimed(&self, input: &FuzzInput, ex: &Exchange, guessed: bool) {
+        if !guessed || input.id_style == mcperr_cases::fuzz::IdStyle::Above53 {
+            return self.judge_and_record(input, ex, None);
+        }
+        let findings = self.judge.judge_with(input, ex, None, None, None, false);
+        self.store
+            .record_example(&self.settings.stats, findings, input, self.counted, true);
+    }
+
     /// As [`Worker::judge_and_record`]; `alive`: the request went
     /// unanswered while the server answered others.
     pub(crate) fn judge_and_record_alive(
