@@ -279,7 +279,11 @@ mod tests {
         };
         record(1, "guessed", true);
         record(2, "another guess", true);
-        assert_eq!(store.all()[0].input.target, "guessed", "a guess keeps the first");
+        assert_eq!(
+            store.all()[0].input.target,
+            "guessed",
+            "a guess keeps the first"
+        );
         record(3, "sure", false);
         record(4, "guessed again", true);
         let [found] = &store.all()[..] else {
