@@ -180,7 +180,7 @@ pub struct Skip(pub String);
 pub struct FieldError(pub String);
 
 /// A case file that could not be used.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[error("case file {source_name}: {message}")]
 pub struct CaseError {
     /// The file.
@@ -409,12 +409,19 @@ impl Case {
 /// build script with the rest of fixtures/ (one place embeds the data).
 pub use mcperr_model::fixtures::{BUILTIN_CASES, BUILTIN_PROFILES, BUILTIN_SCHEMAS};
 
-/// The case files built into the binary (fixtures/cases), parsed.
+/// The case files built into the binary (fixtures/cases), parsed once per
+/// process: they cannot change, and parsing 150 TOML files was a third of
+/// an in-process run's time (a fault sweep makes hundreds of runs).
 pub fn builtin_cases() -> Result<Vec<Case>, CaseError> {
-    BUILTIN_CASES
-        .iter()
-        .map(|(path, text)| Case::parse(path, text))
-        .collect()
+    static PARSED: std::sync::OnceLock<Result<Vec<Case>, CaseError>> = std::sync::OnceLock::new();
+    PARSED
+        .get_or_init(|| {
+            BUILTIN_CASES
+                .iter()
+                .map(|(path, text)| Case::parse(path, text))
+                .collect()
+        })
+        .clone()
 }
 
 /// See [`Case::rebase`].
