@@ -33,16 +33,35 @@ for t in "${targets[@]}"; do
     [ -x "$work/out/$t" ] || { echo "fuzz: build.sh left no $t in \$OUT" >&2; exit 1; }
 done
 
-for t in "${targets[@]}"; do
-    echo "== fuzz: $t for ${seconds}s"
+# Each fuzzer runs on one core: two at a time (CI has 2 cores), their
+# stats printed in the targets' order once both ended.
+run_one() {
+    local t="$1"
     mkdir -p "$work/corpus/$t" "$work/artifacts/$t"
     cp fuzz/corpus/"$t"/* "$work/corpus/$t/"
     "$work/out/$t" "$work/corpus/$t" -max_total_time="$seconds" -rss_limit_mb=2048 \
-        -artifact_prefix="$work/artifacts/$t/" -print_final_stats=1 2>"$work/$t.log" || {
+        -artifact_prefix="$work/artifacts/$t/" -print_final_stats=1 2>"$work/$t.log"
+}
+report() {
+    local t="$1" status="$2"
+    if [ "$status" -ne 0 ]; then
         tail -n 40 "$work/$t.log" >&2
         echo "fuzz: $t crashed; the input is in $work/artifacts/$t/" >&2
         exit 1
-    }
-    grep -E "^stat::(number_of_executed_units|average_exec_per_sec)" "$work/$t.log" | tr '\n' ' '
-    echo
+    fi
+    echo "== fuzz: $t for ${seconds}s: $(grep -E "^stat::(number_of_executed_units|average_exec_per_sec)" "$work/$t.log" | tr -s ' ' | tr '\n' ' ')"
+}
+trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
+for ((i = 0; i < ${#targets[@]}; i += 2)); do
+    pair=("${targets[@]:i:2}")
+    pids=()
+    for t in "${pair[@]}"; do
+        run_one "$t" &
+        pids+=($!)
+    done
+    for j in "${!pair[@]}"; do
+        status=0
+        wait "${pids[$j]}" || status=$?
+        report "${pair[$j]}" "$status"
+    done
 done
