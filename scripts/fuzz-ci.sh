@@ -39,7 +39,8 @@ run_one() {
     local t="$1"
     mkdir -p "$work/corpus/$t" "$work/artifacts/$t"
     cp fuzz/corpus/"$t"/* "$work/corpus/$t/"
-    "$work/out/$t" "$work/corpus/$t" -max_total_time="$seconds" -rss_limit_mb=2048 \
+    # exec: the background job is the fuzzer itself, so the trap below stops it.
+    exec "$work/out/$t" "$work/corpus/$t" -max_total_time="$seconds" -rss_limit_mb=2048 \
         -artifact_prefix="$work/artifacts/$t/" -print_final_stats=1 2>"$work/$t.log"
 }
 report() {
@@ -51,7 +52,7 @@ report() {
     fi
     echo "== fuzz: $t for ${seconds}s: $(grep -E "^stat::(number_of_executed_units|average_exec_per_sec)" "$work/$t.log" | tr -s ' ' | tr '\n' ' ')"
 }
-trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; wait' EXIT
 for ((i = 0; i < ${#targets[@]}; i += 2)); do
     pair=("${targets[@]:i:2}")
     pids=()
