@@ -52,7 +52,7 @@ report() {
     fi
     echo "== fuzz: $t for ${seconds}s: $(grep -E "^stat::(number_of_executed_units|average_exec_per_sec)" "$work/$t.log" | tr -s ' ' | tr '\n' ' ')"
 }
-trap 'kill $(jobs -p) 2>/dev/null; wait' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; wait' EXIT
 for ((i = 0; i < ${#targets[@]}; i += 2)); do
     pair=("${targets[@]:i:2}")
     pids=()
