@@ -102,6 +102,9 @@ where
     let observer = RefCell::new(observer);
     let (host_done, server_done) = (Notify::new(), Notify::new());
     let server_left_first = std::cell::Cell::new(false);
+    // Counted as the bytes pass, not returned at the end: a signal that
+    // stops the relay mid-way must not make the summary say 0 bytes.
+    let (to_server, to_host) = (std::cell::Cell::new(0u64), std::cell::Cell::new(0u64));
     let kill = || {
         if let Some(g) = pgid {
             kill_process_group(g);
@@ -112,7 +115,6 @@ where
         let mut host_in = host_in;
         let mut buf = vec![0u8; 64 * 1024];
         let mut decoder = LineDecoder::new(settings.max_line);
-        let mut n_total = 0u64;
         loop {
             let n = tokio::select! {
                 r = host_in.read(&mut buf) => r.unwrap_or(0),
@@ -121,27 +123,27 @@ where
             if n == 0 {
                 break;
             }
-            n_total += n as u64;
             let chunk = &buf[..n];
-            if server_in.write_all(chunk).await.is_err() || server_in.flush().await.is_err() {
-                break; // the server closed its stdin: its end shows on stdout
-            }
+            // Counted and observed before the write, which may yield: a
+            // signal then still finds this chunk in the summary and judged.
+            to_server.set(to_server.get() + n as u64);
             let now = Instant::now();
             lines(&mut decoder, chunk, |l| {
                 observer.borrow_mut().from_host(l, now)
             });
+            if server_in.write_all(chunk).await.is_err() || server_in.flush().await.is_err() {
+                break; // the server closed its stdin: its end shows on stdout
+            }
         }
         // EOF to the server, as the host's own EOF would have been.
         drop(server_in);
         host_done.notify_one();
-        n_total
     };
 
     let down = async {
         let mut host_out = host_out;
         let mut buf = vec![0u8; 64 * 1024];
         let mut decoder = LineDecoder::new(settings.max_line);
-        let mut n_total = 0u64;
         let mut host_left = false;
         let mut grace: Option<tokio::time::Instant> = None;
         loop {
@@ -161,29 +163,29 @@ where
             if n == 0 {
                 break;
             }
-            n_total += n as u64;
             let chunk = &buf[..n];
+            // Counted and observed before the write, as above.
+            to_host.set(to_host.get() + n as u64);
+            let now = Instant::now();
+            lines(&mut decoder, chunk, |l| {
+                observer.borrow_mut().from_server(l, now)
+            });
             if !host_left
                 && (host_out.write_all(chunk).await.is_err() || host_out.flush().await.is_err())
             {
                 host_left = true; // the host is gone; the answers are still judged
             }
-            let now = Instant::now();
-            lines(&mut decoder, chunk, |l| {
-                observer.borrow_mut().from_server(l, now)
-            });
         }
         if grace.is_none() {
             server_left_first.set(true);
         }
         server_done.notify_one();
-        n_total
     };
 
     let relayed = async { tokio::join!(up, down) };
-    let bytes = tokio::select! {
-        b = relayed => Some(b),
-        _ = stop => None,
+    tokio::select! {
+        _ = relayed => {}
+        _ = stop => {}
     };
     kill_if_running(&mut child, pgid, settings.exit_grace).await;
     let server_exit = match child.try_wait() {
@@ -194,7 +196,7 @@ where
         observer: observer.into_inner(),
         server_exit,
         server_left_first: server_left_first.get(),
-        bytes: bytes.unwrap_or_default(),
+        bytes: (to_server.get(), to_host.get()),
     })
 }
 

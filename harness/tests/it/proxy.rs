@@ -6,7 +6,7 @@
 //! real deviations. Over Streamable HTTP the same: the Python SDK's client
 //! pointed at the proxy's URL sees the session it sees without it.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -192,9 +192,8 @@ fn a_signal_stops_the_proxy_with_its_reports_and_the_server_with_it() {
     });
     // Requests after which the reference server answers at once; the host
     // keeps its stdin open (as a host that is being shut down would).
-    stdin
-        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n")
-        .unwrap();
+    let initialize = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n";
+    stdin.write_all(initialize).unwrap();
     stdin.flush().unwrap();
     let line = got
         .recv_timeout(Duration::from_secs(20))
@@ -228,6 +227,26 @@ fn a_signal_stops_the_proxy_with_its_reports_and_the_server_with_it() {
     );
     let r = report(&json);
     assert_eq!(r["target"]["kind"], "proxy");
+    // The summary counts what was relayed before the signal (it said 0 and
+    // 0), and the answer the host read was judged (it was left unjudged
+    // when the signal came while the write to the host was pending).
+    let mut log = String::new();
+    proxy
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut log)
+        .unwrap();
+    let relayed = format!(
+        "{} bytes to the server, {} to the host",
+        initialize.len(),
+        line.len() + 1
+    );
+    assert!(log.contains(&relayed), "not {relayed:?}:\n{log}");
+    assert!(
+        log.contains("1 requests from the host, 1 answers judged, 0 unanswered"),
+        "{log}"
+    );
     // Nothing but the server's answer reached the host's stdout (it is
     // closed now: the reader thread ends without another line).
     match got.recv_timeout(Duration::from_secs(5)) {
