@@ -385,6 +385,19 @@ mod tests {
     }
 
     #[test]
+    fn a_json_rpc_sentence_is_quoted_as_json_rpc_s_bound_by_the_mcp_section() {
+        for era in Era::ALL {
+            let cite = crate::rules::RuleId::J4.cite(era);
+            let want = format!(
+                "JSON-RPC 2.0 §5 (bound by {era} basic/index#messages): \"When a rpc call is made"
+            );
+            assert!(cite.starts_with(&want), "{cite}");
+            let own = AspectId::J1ErrorId.text(era).cite();
+            assert!(own.starts_with(&format!("{era} ")), "MCP's own: {own}");
+        }
+    }
+
+    #[test]
     fn a_stand_in_sentence_is_quoted_as_the_nearest_eras() {
         // No aspect of today's table needs a stand-in; the mechanism is kept
         // for an era whose page is not stored.
@@ -396,6 +409,7 @@ mod tests {
             section: "basic/x#y",
             note: "",
             from_era: Some("2025-11-25"),
+            quoted_from: None,
             at_most_warn: false,
             only_over: None,
             only_in: None,

@@ -37,6 +37,10 @@ pub struct Aspect {
     /// stored and the nearest era's sentence stands in (quoted as such).
     #[serde(default)]
     pub from_era: Option<String>,
+    /// The text the sentence is quoted from, where it is not the MCP
+    /// spec's own (`JSON-RPC 2.0 §5`): the section then binds it.
+    #[serde(default)]
+    pub quoted_from: Option<String>,
     /// A known ambiguity: a deviation is at most a warning, under every profile.
     #[serde(default)]
     pub at_most: Option<GradeOverride>,
@@ -94,6 +98,10 @@ pub struct EraText {
     /// The era whose sentence this is, where this era's page is not stored.
     #[serde(default)]
     pub from_era: Option<String>,
+    /// The text the sentence is quoted from, where it is not the MCP
+    /// spec's own (`JSON-RPC 2.0 §5`): the section then binds it.
+    #[serde(default)]
+    pub quoted_from: Option<String>,
 }
 
 /// A verdict a rule table entry sets by hand (a known ambiguity).
@@ -150,6 +158,9 @@ pub struct AspectText<'a> {
     pub note: &'a str,
     /// The era whose sentence stands in, where this era's page is not stored.
     pub from_era: Option<&'a str>,
+    /// The text the sentence is quoted from, where it is not the MCP spec's
+    /// own (`JSON-RPC 2.0 §5`): the section then binds it.
+    pub quoted_from: Option<&'a str>,
     /// A deviation is at most a warning, under every profile.
     pub at_most_warn: bool,
     /// The sentence binds only over this transport.
@@ -169,6 +180,9 @@ impl AspectText<'_> {
         if self.sentence.is_empty() {
             out.push_str(" (no sentence of this era's spec requires it)");
             return out;
+        }
+        if let Some(source) = self.quoted_from {
+            out = format!("{source} (bound by {out})");
         }
         out.push_str(&format!(": \"{}\"", self.sentence.trim()));
         if self.level == Level::Described {
@@ -285,6 +299,7 @@ impl AspectId {
             section: &t.section,
             note: &t.note,
             from_era: t.from_era.as_deref(),
+            quoted_from: t.quoted_from.as_deref(),
             at_most_warn: false,
             only_over: t.only_over.as_deref(),
             only_in: None,
@@ -301,6 +316,7 @@ impl AspectId {
                 section: a.section.as_deref().unwrap_or(&t.section),
                 note: &a.note,
                 from_era: a.from_era.as_deref(),
+                quoted_from: a.quoted_from.as_deref(),
                 at_most_warn: a.at_most == Some(GradeOverride::Warn),
                 only_over: a.only_over.as_deref(),
                 only_in: a.only_in.as_deref(),
@@ -313,6 +329,7 @@ impl AspectId {
                 sentence: "",
                 note: "this era's text does not list the aspect",
                 from_era: None,
+                quoted_from: None,
                 only_over: None,
                 ..base
             },
