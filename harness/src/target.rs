@@ -100,21 +100,41 @@ pub fn http(url: &str, headers: Vec<(String, String)>) -> Result<HttpTarget, Tar
     })
 }
 
-/// Reads server `name` from an MCP host configuration (`{"mcpServers": {...}}`).
+/// Reads server `name` from an MCP host configuration (`{"mcpServers": {...}}`);
+/// without a name, the file's only server (a file with more names them).
 pub fn from_config(
     path: &str,
-    name: &str,
+    name: Option<&str>,
     extra_headers: Vec<(String, String)>,
 ) -> Result<Target, TargetError> {
     let text =
         std::fs::read_to_string(path).map_err(|e| TargetError(format!("--config {path}: {e}")))?;
     let config: HostConfig = serde_json::from_str(&text)
         .map_err(|e| TargetError(format!("--config {path}: not an mcpServers JSON file: {e}")))?;
+    let known = || {
+        let names: Vec<&str> = config.servers.keys().map(String::as_str).collect();
+        names.join(", ")
+    };
+    let name = match (name, config.servers.len()) {
+        (Some(name), _) => name.to_string(),
+        (None, 0) => {
+            return Err(TargetError(format!(
+                "--config {path}: its mcpServers map names no server"
+            )))
+        }
+        (None, 1) => known(),
+        (None, _) => {
+            return Err(TargetError(format!(
+                "--config {path}: pick a server with --server NAME (it has: {})",
+                known()
+            )))
+        }
+    };
+    let name = name.as_str();
     let Some(entry) = config.servers.get(name) else {
-        let known: Vec<&str> = config.servers.keys().map(String::as_str).collect();
         return Err(TargetError(format!(
             "--server {name}: not in {path} (it has: {})",
-            known.join(", ")
+            known()
         )));
     };
     match (&entry.command, &entry.url) {

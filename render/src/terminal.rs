@@ -40,8 +40,15 @@ fn visible(text: &str) -> String {
         .collect()
 }
 
-/// Renders the report for a terminal; `quiet` leaves out the passing lines.
+/// Renders the report for a terminal; `quiet` leaves out the tools block
+/// and the passing and skipped lines (skips are counted in one line).
 pub fn render(report: &RunReport, colour: bool, quiet: bool) -> String {
+    render_run(report, colour, quiet, true)
+}
+
+/// As [`render`]; `tools_block`: false when an earlier run of the same
+/// invocation printed the same block (one line says so instead).
+pub fn render_run(report: &RunReport, colour: bool, quiet: bool, tools_block: bool) -> String {
     let mut out = String::new();
     let target = report.target.shown();
     let _ = writeln!(
@@ -50,13 +57,17 @@ pub fn render(report: &RunReport, colour: bool, quiet: bool) -> String {
         report.era, report.transport, report.profile
     );
     let tools = mcperr_cases::select::tool_calls_block(&report.valid_calls, &report.left_out);
-    if !tools.is_empty() {
-        let _ = writeln!(out, "{tools}");
+    if !tools.is_empty() && !quiet {
+        if tools_block {
+            let _ = writeln!(out, "{tools}");
+        } else {
+            let _ = writeln!(out, "Tools: as above\n");
+        }
     }
     for c in report
         .cases
         .iter()
-        .filter(|c| !quiet || c.verdict != Verdict::Pass)
+        .filter(|c| !quiet || !matches!(c.verdict, Verdict::Pass | Verdict::Skip))
     {
         let note = match c.verdict {
             Verdict::Skip | Verdict::Warn => {
@@ -136,6 +147,9 @@ pub fn render(report: &RunReport, colour: bool, quiet: bool) -> String {
             String::new()
         }
     );
+    if quiet && s.skip > 0 {
+        let _ = writeln!(out, "(the {} skipped cases are listed without -q)", s.skip);
+    }
     for stale in &report.stale_baseline {
         let why = match stale.strip_suffix(mcperr_core::report::stale::NAMES_NO_CASE) {
             Some(entry) => format!("baseline entry {entry} names no case: fix or remove it"),

@@ -407,6 +407,12 @@ impl RunReport {
 /// The reports of one invocation: one per era and transport judged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunSet {
+    /// The profile every run was graded under (as each run says too).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub profile: String,
+    /// The eras judged, in the order run (each run names its own).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub eras: Vec<String>,
     /// Each run.
     pub runs: Vec<RunReport>,
     /// Counts over every run.
@@ -421,7 +427,15 @@ impl RunSet {
     /// The set of `runs`, with the counts over them.
     pub fn new(runs: Vec<RunReport>) -> RunSet {
         let all: Vec<CaseResult> = runs.iter().flat_map(|r| r.cases.clone()).collect();
+        let mut eras: Vec<String> = Vec::new();
+        for r in &runs {
+            if !eras.contains(&r.era) {
+                eras.push(r.era.clone());
+            }
+        }
         RunSet {
+            profile: runs.first().map(|r| r.profile.clone()).unwrap_or_default(),
+            eras,
             summary: Summary::of(&all),
             runs,
             not_judged: vec![],

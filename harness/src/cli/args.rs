@@ -28,8 +28,9 @@ pub(crate) struct TargetArgs {
     /// Environment variable for the --stdio server (repeatable).
     #[arg(long, value_name = "KEY=VALUE", requires = "stdio")]
     pub(crate) env: Vec<String>,
-    /// An MCP host configuration file with an "mcpServers" map (use with --server).
-    #[arg(long, value_name = "FILE", requires = "server")]
+    /// An MCP host configuration file with an "mcpServers" map: its only
+    /// server, or the one --server names.
+    #[arg(long, value_name = "FILE")]
     pub(crate) config: Option<String>,
     /// The server's name in the --config file.
     #[arg(long, value_name = "NAME", requires = "config")]
@@ -78,7 +79,9 @@ pub(crate) struct SelectArgs {
     #[arg(long, value_name = "GLOB")]
     pub(crate) cases: Vec<String>,
     /// Only call tools whose name matches this glob (repeatable). A tool named
-    /// here also gets valid calls (its body runs), as read-only tools do.
+    /// here also gets valid calls (its body runs), as read-only tools do;
+    /// one annotated destructiveHint: true is called only with
+    /// --allow-destructive as well (a glob is no consent to destroy).
     #[arg(long, value_name = "GLOB")]
     pub(crate) tools: Vec<String>,
     /// Give valid calls (the body runs) to tools annotated destructiveHint:
@@ -191,7 +194,8 @@ pub(crate) struct RunArgs {
     /// start-up, so this pays off only when the suite outlasts a start-up.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
     pub(crate) jobs: u64,
-    /// Print only failures and the summary.
+    /// Print only failures, errors, warnings and the summary (no tools
+    /// block; skipped cases counted, not listed).
     #[arg(long, short)]
     pub(crate) quiet: bool,
 }

@@ -137,8 +137,16 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
     set.keep_stale_in_all();
     let (runs, notes) = (&set.runs, &set.not_judged);
     let colour = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    // The tools block once per invocation: the same server's tools and
+    // their consent are the same in every era and transport.
+    let mut blocks_shown: Vec<String> = Vec::new();
     for r in runs {
-        out(&terminal::render(r, colour, args.quiet));
+        let block = mcperr_cases::select::tool_calls_block(&r.valid_calls, &r.left_out);
+        let first = !blocks_shown.contains(&block);
+        if first {
+            blocks_shown.push(block);
+        }
+        out(&terminal::render_run(r, colour, args.quiet, first));
     }
     if runs.len() > 1 || !notes.is_empty() {
         let mut text = String::from("\nSummary:\n");

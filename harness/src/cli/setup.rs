@@ -39,7 +39,7 @@ pub(crate) fn resolve_target(t: &TargetArgs) -> Result<(Target, bool), CliError>
             Target::Stdio(target::from_command_line(cmd, t.cwd.clone(), &t.env)?)
         }
         (None, Some(url), _, _) => Target::Http(target::http(url, headers)?),
-        (None, None, Some(config), Some(name)) => target::from_config(config, name, headers)?,
+        (None, None, Some(config), name) => target::from_config(config, name.as_deref(), headers)?,
         _ => Target::Stdio(target::embedded()?),
     };
     // Whatever the server is given (--env, --header, or a config file's env

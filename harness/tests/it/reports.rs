@@ -139,6 +139,41 @@ fn the_markdown_summary_counts_and_lists_each_failure_with_its_reproduction() {
 }
 
 #[test]
+fn quiet_output_lists_failures_and_warnings_and_counts_the_skips() {
+    let (code, full) = leaky_run(&[], &[]);
+    let (quiet_code, quiet) = leaky_run(&["-q"], &[]);
+    assert_eq!((code, quiet_code), (Some(1), Some(1)));
+    let lines = |text: &str, label: &str| text.lines().filter(|l| l.starts_with(label)).count();
+    // Without -q: the tools block and a line for every case.
+    assert!(full.contains("Tools:"), "{full}");
+    assert!(
+        lines(&full, "PASS ") > 0 && lines(&full, "SKIP ") > 0,
+        "{full}"
+    );
+    // With -q: no tools block, no passing or skipped line, the same
+    // failures and warnings, and the skips counted in one line.
+    assert!(!quiet.contains("Tools:"), "{quiet}");
+    assert_eq!(
+        (lines(&quiet, "PASS "), lines(&quiet, "SKIP ")),
+        (0, 0),
+        "{quiet}"
+    );
+    for label in ["FAIL ", "WARN ", "ERROR"] {
+        assert_eq!(
+            lines(&quiet, label),
+            lines(&full, label),
+            "{label}: {quiet}"
+        );
+    }
+    assert!(lines(&quiet, "FAIL ") > 0, "{quiet}");
+    let counted = format!(
+        "(the {} skipped cases are listed without -q)",
+        lines(&full, "SKIP ")
+    );
+    assert!(quiet.contains(&counted), "not {counted:?}: {quiet}");
+}
+
+#[test]
 fn github_annotations_only_under_github_actions() {
     let (_, plain) = leaky_run(&["-q"], &[]);
     assert!(!plain.contains("::error"), "{plain}");

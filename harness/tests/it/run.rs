@@ -25,6 +25,15 @@ fn the_embedded_reference_server_passes_every_case_in_both_eras_over_stdio_and_h
         "one summary line per era and transport: {}",
         out.stdout
     );
+    // Each distinct tools block once, not once per era and transport: the
+    // reference's list differs between its eras, not between transports.
+    let lines = |want: &str| out.stdout.lines().filter(|l| *l == want).count();
+    assert_eq!(
+        (lines("Tools:"), lines("Tools: as above")),
+        (2, 2),
+        "{}",
+        out.stdout
+    );
     // The JSON report of several runs is a typed RunSet: it reads back as one.
     let set: mcperr_core::report::RunSet =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
@@ -34,6 +43,9 @@ fn the_embedded_reference_server_passes_every_case_in_both_eras_over_stdio_and_h
         .map(|r| (r.era.as_str(), r.transport.as_str()))
         .collect();
     assert_eq!(judged.len(), 4, "{judged:?}");
+    // Its head says what the set is: the profile and the eras judged.
+    assert_eq!(set.profile, "model");
+    assert_eq!(set.eras, ["2026-07-28", "2025-11-25"], "{:?}", set.eras);
     let r = report(&json);
     for run in r["runs"].as_array().unwrap() {
         let (era, transport) = (
@@ -346,6 +358,31 @@ fn config_files_jobs_and_case_selection() {
         "{}",
         out.stderr
     );
+    // Without --server: a file of two servers names them, one line, exit 2.
+    let out = mcperr(&["run", "--config", cfg.to_str().unwrap()]);
+    assert_eq!(out.code, Some(2), "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.trim().lines().count() == 1
+            && out
+                .stderr
+                .contains("pick a server with --server NAME (it has: ref, remote)"),
+        "{}",
+        out.stderr
+    );
+    // A file of one server needs no --server.
+    let one = dir.join("one.json");
+    let only =
+        serde_json::json!({"mcpServers": {"ref": {"command": MCPERR, "args": ["reference"]}}});
+    std::fs::write(&one, only.to_string()).unwrap();
+    let out = mcperr(&[
+        "list",
+        "--config",
+        one.to_str().unwrap(),
+        "--era",
+        "2025-11-25",
+    ]);
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("get_author"), "{}", out.stdout);
     let out = mcperr(&["list", "--tools", "get_*"]);
     assert_eq!(out.code, Some(0));
     assert!(
