@@ -240,50 +240,68 @@ fn every_fault_names_a_rule_of_the_rule_table() {
 
 #[test]
 fn every_fault_is_caught_by_its_rule_in_process_over_stdio_http_and_sse() {
-    let mut misses = Vec::new();
-    let mut runs = 0;
+    let mut runs = Vec::new();
     for (http, sse) in [(false, false), (true, false), (true, true)] {
         for &fault in Fault::ALL {
             for era in Era::ALL {
-                if !applies(fault, era, http) {
-                    continue;
-                }
-                runs += 1;
-                let target = InProcess {
-                    http,
-                    sse,
-                    fault: Some(fault),
-                    auth: false,
-                };
-                let report = run_in_process(target, era, "model");
-                let edge = match (http, sse) {
-                    (false, _) => "stdio",
-                    (true, false) => "http",
-                    (true, true) => "http+sse",
-                };
-                if fault.fuzz_only() {
-                    // Only fuzzing finds these (tests/it/fuzz.rs): the scripted
-                    // and generated cases must pass them, or they are not fuzz-only.
-                    if report.exit_code() != 0 {
-                        misses.push(format!(
-                            "{edge}: fuzz-only {} failed the scripted suite in {era}",
-                            fault.name()
-                        ));
-                    }
-                    continue;
-                }
-                if let Some(miss) = caught(fault, era, http, &report) {
-                    misses.push(format!("{edge}: {miss}"));
+                if applies(fault, era, http) {
+                    runs.push((http, sse, fault, era));
                 }
             }
         }
     }
-    assert!(runs >= 150, "{runs} fault runs");
+    assert!(runs.len() >= 150, "{} fault runs", runs.len());
+    // On two threads: each run is CPU-bound and independent, and the other
+    // tests of this binary spend much of their time waiting on peers.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let misses = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&(http, sse, fault, era)) = runs.get(i) else {
+                    return;
+                };
+                if let Some(miss) = fault_run(http, sse, fault, era) {
+                    misses.lock().unwrap().push(miss);
+                }
+            });
+        }
+    });
+    let mut misses = misses.into_inner().unwrap();
+    misses.sort();
     assert!(
         misses.is_empty(),
         "faults not caught:\n{}",
         misses.join("\n")
     );
+}
+
+/// One run of the sweep: what it missed, if anything.
+fn fault_run(http: bool, sse: bool, fault: Fault, era: Era) -> Option<String> {
+    let target = InProcess {
+        http,
+        sse,
+        fault: Some(fault),
+        auth: false,
+    };
+    let report = run_in_process(target, era, "model");
+    let edge = match (http, sse) {
+        (false, _) => "stdio",
+        (true, false) => "http",
+        (true, true) => "http+sse",
+    };
+    if fault.fuzz_only() {
+        // Only fuzzing finds these (tests/it/fuzz.rs): the scripted
+        // and generated cases must pass them, or they are not fuzz-only.
+        return (report.exit_code() != 0).then(|| {
+            format!(
+                "{edge}: fuzz-only {} failed the scripted suite in {era}",
+                fault.name()
+            )
+        });
+    }
+    caught(fault, era, http, &report).map(|miss| format!("{edge}: {miss}"))
 }
 
 #[test]
