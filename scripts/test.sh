@@ -17,6 +17,10 @@ if [ -n "${CI:-}" ]; then
     export CARGO_INCREMENTAL=0
 fi
 
+# A stage that fails stops the jobs still running in the background (the
+# builds and installs below) and reaps them.
+trap 'kill $(jobs -p) 2>/dev/null || true; wait' EXIT
+
 # rmcp, the official Rust SDK, from crates.io: its own crate and lock file,
 # built once into target/rmcp-fixture (about 1 min 40 s on 2 cores from
 # cold). It builds in the background while the Python and npm peers install
@@ -53,37 +57,43 @@ mkdir -p target
 install_tools >target/tools-setup.log 2>&1 &
 tools_pid=$!
 
-if [ -x fixtures/servers/python/setup.sh ]; then
-    echo "== [${SECONDS}s] python peer: installing the MCP Python SDK into target/py-venv"
-    MCPERR_PYTHON="$(fixtures/servers/python/setup.sh | tail -n 1)"
-    export MCPERR_PYTHON
-fi
-
-if [ -x fixtures/servers/typescript/setup.sh ]; then
-    echo "== [${SECONDS}s] typescript peer: installing the MCP TypeScript SDK (npm ci)"
-    MCPERR_TS_SERVER="$(fixtures/servers/typescript/setup.sh | tail -n 1)"
-    export MCPERR_TS_SERVER
-fi
-
-if [ -x fixtures/servers/typescript-v1/setup.sh ]; then
-    echo "== [${SECONDS}s] typescript 1.x peer: installing @modelcontextprotocol/sdk 1.x (npm ci)"
-    fixtures/servers/typescript-v1/setup.sh >/dev/null
-fi
-
-# The Bookshop on the frameworks users build with (issue: every SDK a user can
-# install): FastMCP from PyPI in its own venv, punkpeye's fastmcp and
-# mcp-framework from npm, each from its committed pins.
-if [ -x fixtures/servers/fastmcp/setup.sh ]; then
-    echo "== [${SECONDS}s] fastmcp (PyPI) peer: installing into target/fastmcp-venv"
-    MCPERR_FASTMCP_PYTHON="$(fixtures/servers/fastmcp/setup.sh | tail -n 1)"
-    export MCPERR_FASTMCP_PYTHON
-fi
-for fixture in fastmcp-ts mcp-framework; do
-    if [ -x "fixtures/servers/$fixture/setup.sh" ]; then
-        echo "== [${SECONDS}s] $fixture (npm) peer: npm ci"
-        "fixtures/servers/$fixture/setup.sh" >/dev/null
+# The peers install side by side: each mostly waits on its registry (PyPI
+# or npm), one after the other they took 160 s. Each writes its stdout (the
+# last line: what the tests need) and its log to target/peer-NAME.*.
+peer_names=()
+peer_pids=()
+peer() {
+    local name="$1" script="$2"
+    [ -x "$script" ] || return 0
+    echo "== [${SECONDS}s] $name peer: $script (in the background)"
+    "$script" >"target/peer-$name.out" 2>"target/peer-$name.log" &
+    peer_pids+=("$!")
+    peer_names+=("$name")
+}
+peer python fixtures/servers/python/setup.sh            # the MCP Python SDK into target/py-venv
+peer fastmcp fixtures/servers/fastmcp/setup.sh          # FastMCP (PyPI) into target/fastmcp-venv
+peer typescript fixtures/servers/typescript/setup.sh    # the TypeScript SDK 2.x (npm ci)
+peer typescript-v1 fixtures/servers/typescript-v1/setup.sh   # @modelcontextprotocol/sdk 1.x
+# The Bookshop on the frameworks users build with (issue: every SDK a user
+# can install): punkpeye's fastmcp and mcp-framework from npm, each from
+# its committed pins.
+peer fastmcp-ts fixtures/servers/fastmcp-ts/setup.sh
+peer mcp-framework fixtures/servers/mcp-framework/setup.sh
+peer sarif-schema fixtures/tools/sarif-schema/setup.sh  # the SARIF 2.1.0 schema --sarif is validated against
+echo "== [${SECONDS}s] peers: waiting for their installs"
+for i in "${!peer_pids[@]}"; do
+    if ! wait "${peer_pids[$i]}"; then
+        cat "target/peer-${peer_names[$i]}.log" >&2
+        echo "test.sh: the ${peer_names[$i]} peer did not install (target/peer-${peer_names[$i]}.log)" >&2
+        exit 1
     fi
 done
+echo "== [${SECONDS}s] peers installed"
+peer_out() { [ -s "target/peer-$1.out" ] && tail -n 1 "target/peer-$1.out"; }
+if MCPERR_PYTHON="$(peer_out python)"; then export MCPERR_PYTHON; fi
+if MCPERR_FASTMCP_PYTHON="$(peer_out fastmcp)"; then export MCPERR_FASTMCP_PYTHON; fi
+if MCPERR_TS_SERVER="$(peer_out typescript)"; then export MCPERR_TS_SERVER; fi
+if MCPERR_SARIF_SCHEMA="$(peer_out sarif-schema)"; then export MCPERR_SARIF_SCHEMA; fi
 
 # rmcp: its build started first (above) and ran beside the installs; wait for it.
 if [ -n "${rmcp_pid:-}" ]; then
@@ -95,13 +105,6 @@ if [ -n "${rmcp_pid:-}" ]; then
     fi
     MCPERR_RMCP_BOOKSHOP="$(tail -n 1 target/rmcp-setup.log)"
     export MCPERR_RMCP_BOOKSHOP
-fi
-
-# The SARIF 2.1.0 schema the --sarif test validates against (npm, pinned).
-if [ -x fixtures/tools/sarif-schema/setup.sh ]; then
-    echo "== [${SECONDS}s] SARIF 2.1.0 schema (npm ci)"
-    MCPERR_SARIF_SCHEMA="$(fixtures/tools/sarif-schema/setup.sh | tail -n 1)"
-    export MCPERR_SARIF_SCHEMA
 fi
 
 echo "== [${SECONDS}s] cargo-insta and cargo-fuzz: waiting for their builds"
