@@ -299,3 +299,37 @@ fn each_engine_crate_depends_only_on_those_before_it_and_opens_with_its_layout_n
     let backwards = "[dependencies]\nmcperr-oracle.workspace = true\n";
     assert_eq!(engine_dependencies(backwards), ["oracle"]);
 }
+
+/// CI builds only mcperr-model (and mcperr-protocol) from their tarballs
+/// (scripts/test.sh): the other crates must not read files outside their
+/// own `src/` at build time, or their tarballs could miss one unseen. No
+/// build script but model's, and every `include_str!`/`include_bytes!`
+/// path stays inside the including file's crate `src/`.
+#[test]
+fn only_mcperr_model_reads_files_outside_its_src_when_it_builds() {
+    for krate in CRATES.iter().filter(|c| **c != "model") {
+        let dir = root().join(krate);
+        assert!(
+            !dir.join("build.rs").exists(),
+            "{krate}/build.rs: verify the crate from its tarball in scripts/test.sh"
+        );
+        let src = dir.join("src");
+        for path in modules(&src).values() {
+            let text = std::fs::read_to_string(path).unwrap();
+            for macro_name in ["include_str!(", "include_bytes!("] {
+                for (at, _) in text.match_indices(macro_name) {
+                    let arg = &text[at + macro_name.len()..];
+                    let file = arg.split('"').nth(1).unwrap_or_default();
+                    let target = path.parent().unwrap().join(file);
+                    let inside = std::fs::canonicalize(&target)
+                        .is_ok_and(|t| t.starts_with(std::fs::canonicalize(&src).unwrap()));
+                    assert!(
+                        inside,
+                        "{}: {macro_name}\"{file}\") reads outside {krate}/src: verify the crate from its tarball in scripts/test.sh",
+                        path.display()
+                    );
+                }
+            }
+        }
+    }
+}
