@@ -28,6 +28,9 @@ pub struct Discovery {
     /// ([`crate::generate::harvest`]).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub harvest: Harvest,
+    /// Who plays each part ([`crate::parts`]), once the run has decided.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub parts: crate::parts::Cast,
 }
 
 /// Values harvested per argument name, best first
@@ -54,6 +57,7 @@ impl Discovery {
             Need::Template(t) => named(&self.templates, "uriTemplate", t),
             Need::Prompt(p) => named(&self.prompts, "name", p),
             Need::AnyTool => !self.tools.is_empty(),
+            Need::Part(p) => self.parts.get(p).is_some_and(|p| p.plays_here()),
             Need::Capability(c) => self.advertises(c),
             Need::Undeclared(c) => !self.advertises(c),
             // The run's flags decide (crate::select): not the server's to show.
@@ -85,6 +89,21 @@ impl Discovery {
         let list = |needs: &[Need], show: fn(&Need) -> String| {
             needs.iter().map(show).collect::<Vec<_>>().join(", ")
         };
+        // A missing capability first (no player would help); then a missing
+        // part, saying what plays it and the flag that names one.
+        let (parts, missing): (Vec<Need>, Vec<Need>) = missing
+            .into_iter()
+            .partition(|n| matches!(n, Need::Part(_)));
+        let part = parts.iter().find_map(|n| match n {
+            Need::Part(p) => crate::parts::PartDef::named(p),
+            _ => None,
+        });
+        if let (Some(part), true) = (part, missing.is_empty()) {
+            if let Some(p) = self.parts.get(part.name) {
+                return Err(Skip(format!("part {}: {}", part.name, p.found)));
+            }
+            return Err(Skip(crate::parts::missing(part)));
+        }
         if !missing.is_empty() {
             return Err(Skip(format!(
                 "the server lacks {}",

@@ -15,6 +15,8 @@
 //! - [`bookshop`]: the Bookshop fixture's contract as values.
 //! - [`discovery`], [`generate`], [`select`]: what a server offers, the cases
 //!   generated from its schemas, which cases run and why the others do not.
+//! - [`parts`]: the roles a case needs played (a tool that reports
+//!   progress, a crashing resource) and who plays each on a server.
 //! - [`plan`]: a case instantiated for one run (canary substituted, era
 //!   envelope built, HTTP shape chosen).
 //! - [`fuzz`]: fuzz inputs drawn from a server's offer, and their shrinking.
@@ -26,6 +28,7 @@ pub mod discovery;
 pub mod expect;
 pub mod fuzz;
 pub mod generate;
+pub mod parts;
 pub mod pattern;
 pub mod plan;
 pub mod profile;

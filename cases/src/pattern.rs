@@ -182,6 +182,9 @@ fn contains_word(text: &str, word: &str) -> bool {
 /// Replaces every `{{name}}` in every string of `value` (keys included).
 pub fn substitute(value: &Value, vars: &[(&str, &str)]) -> Value {
     let sub = |s: &str| {
+        if !s.contains("{{") {
+            return s.to_string();
+        }
         let mut out = s.to_string();
         for (k, v) in vars {
             out = out.replace(&format!("{{{{{k}}}}}"), v);
@@ -205,12 +208,15 @@ pub fn substitute(value: &Value, vars: &[(&str, &str)]) -> Value {
 /// a number), a string or number elsewhere in a string is written as text.
 pub fn substitute_values(value: &Value, vars: &[(String, Value)]) -> Value {
     match value {
+        // Most strings hold no placeholder: no formatting per variable.
+        Value::String(s) if !s.contains("{{") => value.clone(),
         Value::String(s) => {
-            if let Some((_, v)) = vars.iter().find(|(k, _)| *s == format!("{{{{{k}}}}}")) {
+            let whole = s.strip_prefix("{{").and_then(|r| r.strip_suffix("}}"));
+            if let Some((_, v)) = vars.iter().find(|(k, _)| whole == Some(k.as_str())) {
                 return v.clone();
             }
             let mut out = s.clone();
-            for (k, v) in vars {
+            for (k, v) in vars.iter().filter(|(k, _)| s.contains(k.as_str())) {
                 let text = v.as_str().map_or_else(|| v.to_string(), str::to_string);
                 out = out.replace(&format!("{{{{{k}}}}}"), &text);
             }
@@ -227,6 +233,29 @@ pub fn substitute_values(value: &Value, vars: &[(String, Value)]) -> Value {
                 .collect(),
         ),
         other => other.clone(),
+    }
+}
+
+/// `value` with every object that has a `$merge` member replaced by that
+/// member's object with the other members laid over it: a case writes
+/// `arguments = { "$merge" = "{{part.NAME.arguments}}", key = 1 }` for a
+/// part's arguments with one of them set. A `$merge` that is no object
+/// (its placeholder unfilled) is dropped.
+pub fn resolve_merges(value: Value) -> Value {
+    match value {
+        Value::Array(a) => Value::Array(a.into_iter().map(resolve_merges).collect()),
+        Value::Object(mut o) => {
+            let base = o.remove("$merge");
+            let mut out = match base {
+                Some(Value::Object(b)) => b,
+                _ => serde_json::Map::new(),
+            };
+            for (k, v) in o {
+                out.insert(k, resolve_merges(v));
+            }
+            Value::Object(out)
+        }
+        other => other,
     }
 }
 
@@ -257,6 +286,20 @@ pub fn merge(base: &mut Value, overlay: &Value) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_merge_lays_the_case_members_over_the_part_arguments() {
+        let vars = vec![(
+            "part.p.arguments".to_string(),
+            serde_json::json!({"branch": "main", "day": 1}),
+        )];
+        let case = serde_json::json!({"arguments": {"$merge": "{{part.p.arguments}}", "day": 3}});
+        let out = super::resolve_merges(super::substitute_values(&case, &vars));
+        assert_eq!(
+            out,
+            serde_json::json!({"arguments": {"branch": "main", "day": 3}})
+        );
+    }
+
     use super::*;
     use serde_json::json;
 

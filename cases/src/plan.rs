@@ -269,15 +269,21 @@ impl CasePlan {
         profile: &Profile,
         era: Era,
         canary: &str,
-        extra: &[(String, String)],
+        extra: &[(String, Value)],
         over_http: bool,
     ) -> Self {
-        let mut vars = vec![("canary", canary)];
-        vars.extend(extra.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        let vars = [("canary", canary)];
         let vars = vars.as_slice();
-        let sub = |v: &Value| pattern::substitute(v, vars);
+        // The run's values first (a part's arguments may carry the canary),
+        // then the canary, then each `$merge` folded in.
+        let sub = |v: &Value| {
+            pattern::resolve_merges(pattern::substitute(
+                &pattern::substitute_values(v, extra),
+                vars,
+            ))
+        };
         let sub_str = |s: &str| {
-            pattern::substitute(&Value::String(s.to_string()), vars)
+            sub(&Value::String(s.to_string()))
                 .as_str()
                 .unwrap_or_default()
                 .to_string()
@@ -338,7 +344,7 @@ impl CasePlan {
             overrides: spec
                 .headers
                 .iter()
-                .map(|(k, v)| (k.clone(), (v != "$absent").then(|| sub_str(v))))
+                .map(|(k, v)| (sub_str(k), (v != "$absent").then(|| sub_str(v))))
                 .collect(),
             session: match spec.session.as_deref() {
                 Some("none") => SessionMode::Without,

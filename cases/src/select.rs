@@ -10,6 +10,8 @@ use crate::case::{self, Case, CaseError};
 use crate::discovery::Discovery;
 use crate::generate;
 
+mod cast;
+
 /// What the user selected.
 #[derive(Debug, Clone, Default)]
 pub struct Selection {
@@ -33,6 +35,9 @@ pub struct Selection {
     /// `--auth-limited-header`'s value (`Bearer TOKEN`), a token with too
     /// few scopes: the `auth:limited` cases run, with it as `{{auth_limited}}`.
     pub auth_limited: Option<String>,
+    /// The players the user named (`--part`, a parts file): naming a tool
+    /// for a part is consent to call it with the arguments given.
+    pub parts: crate::parts::Cast,
 }
 
 /// A selection that cannot be used (exit code 2).
@@ -54,6 +59,9 @@ pub enum SelectError {
     /// A built-in case file is broken.
     #[error(transparent)]
     Case(#[from] CaseError),
+    /// A part's named player is not on the server.
+    #[error(transparent)]
+    Part(#[from] crate::parts::PartError),
 }
 
 /// A case of the run: `Ok` to run it, `Err` with the reason to skip it.
@@ -125,8 +133,9 @@ pub struct RunPlan {
     pub left_out: Vec<LeftOut>,
     /// Every tool that is called, and whether with valid arguments.
     pub tool_calls: Vec<ToolCalls>,
-    /// Placeholder values (`tool`: a tool that may be called).
-    pub vars: Vec<(String, String)>,
+    /// Placeholder values (`tool`: a tool that may be called;
+    /// `part.NAME.…`: who plays each part).
+    pub vars: Vec<(String, Value)>,
 }
 
 fn globs(patterns: &[String], flag: &'static str) -> Result<Option<GlobSet>, SelectError> {
@@ -299,15 +308,20 @@ impl Selection {
                 out.extend(generate::valid_call(&tool));
             }
         }
-        // A template a scripted case needs is judged by that case, with the
-        // fixture's own expectation (a crash, a failing backend).
+        // A template that plays a part is judged by that part's cases, with
+        // the part's own expectation (a crash, a failing backend).
         let builtin = case::builtin_cases().unwrap_or_default();
         let scripted = |t: &Value| {
-            let need = format!(
-                "template:{}",
-                t.get("uriTemplate").and_then(Value::as_str).unwrap_or("")
-            );
+            let tpl = t.get("uriTemplate").and_then(Value::as_str).unwrap_or("");
+            let prefix = &tpl[..tpl.find('{').unwrap_or(tpl.len())];
+            let need = format!("template:{tpl}");
             builtin.iter().any(|c| c.needs.contains(&need))
+                || discovery.parts.iter().any(|(name, p)| {
+                    crate::parts::PartDef::named(name)
+                        .is_some_and(|d| d.kind == crate::parts::Kind::Resource)
+                        && !prefix.is_empty()
+                        && p.plays.starts_with(prefix)
+                })
         };
         if let Some(model) = builtin.iter().find(|c| c.id == generate::NOT_FOUND_MODEL) {
             for t in discovery.templates.iter().filter(|t| !scripted(t)) {
@@ -358,7 +372,8 @@ impl Selection {
                 .params
                 .as_ref()
                 .and_then(|p| p.get("name"))
-                .and_then(Value::as_str);
+                .and_then(Value::as_str)
+                .map(|n| played_by(n, discovery));
             if let (true, Some(name)) = (wants, name) {
                 case.output_schema = discovery
                     .tools
@@ -412,7 +427,23 @@ impl Selection {
                     let name = n.strip_prefix("tool:")?;
                     not_chosen.iter().find(|l| l.name == name)
                 });
-                if let Some(l) = excluded {
+                let part_left_out = case.needs().unwrap_or_default().into_iter().find_map(|n| {
+                    let crate::case::Need::Part(p) = n else {
+                        return None;
+                    };
+                    let player = discovery.parts.get(&p)?;
+                    if matches!(player.found, crate::parts::Found::Named(_)) {
+                        return None; // naming it was the consent
+                    }
+                    let l = not_chosen.iter().find(|l| l.name == player.plays)?;
+                    Some(format!(
+                        "part {p} is played by {}, which is left out: {}",
+                        l.name, l.reason
+                    ))
+                });
+                if let Some(why) = part_left_out {
+                    verdict = Err(crate::case::Skip(why));
+                } else if let Some(l) = excluded {
                     verdict = Err(crate::case::Skip(format!(
                         "tool:{} is left out: {}",
                         l.name, l.reason
@@ -428,12 +459,13 @@ impl Selection {
         if out.is_empty() {
             return Err(SelectError::NoCase(self.cases.clone()));
         }
-        let mut vars: Vec<(String, String)> = any_tool
-            .map(|t| vec![("tool".to_string(), t.to_string())])
+        let mut vars: Vec<(String, Value)> = any_tool
+            .map(|t| vec![("tool".to_string(), Value::from(t))])
             .unwrap_or_default();
         if let Some(limited) = &self.auth_limited {
-            vars.push(("auth_limited".into(), limited.clone()));
+            vars.push(("auth_limited".into(), Value::from(limited.clone())));
         }
+        vars.extend(crate::parts::placeholder_values(&discovery.parts));
         Ok(RunPlan {
             cases: out,
             left_out,
@@ -441,4 +473,13 @@ impl Selection {
             vars,
         })
     }
+}
+
+/// The tool a request's `name` names: the player of a part placeholder
+/// (`{{part.NAME.tool}}`), or the name itself.
+fn played_by<'a>(name: &'a str, discovery: &'a Discovery) -> &'a str {
+    name.strip_prefix("{{part.")
+        .and_then(|rest| rest.strip_suffix(".tool}}"))
+        .and_then(|part| discovery.parts.get(part))
+        .map_or(name, |p| p.plays.as_str())
 }

@@ -215,6 +215,7 @@ pub async fn discover(client: &mut Client, handshake: Value) -> Discovery {
         prompts: list_all(client, "prompts/list", "prompts").await,
         server_info,
         harvest: Default::default(),
+        parts: Default::default(),
     };
     d.harvest = harvest(client, &d).await;
     d

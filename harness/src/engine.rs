@@ -50,8 +50,17 @@ pub async fn open(
     selection: &Selection,
 ) -> Result<Opened, EngineError> {
     let (mut client, info) = connect(settings, choice).await?;
-    let discovery = discover(&mut client, info).await;
-    match selection.plan(&discovery, client.era, settings.target.is_http()) {
+    let mut discovery = discover(&mut client, info).await;
+    let probed = if selection.wants_probe() {
+        crate::parts::probe(&mut client, &discovery, selection).await
+    } else {
+        Default::default()
+    };
+    let planned = selection.cast(&discovery, &probed).and_then(|cast| {
+        discovery.parts = cast;
+        selection.plan(&discovery, client.era, settings.target.is_http())
+    });
+    match planned {
         Ok(plan) => Ok(Opened {
             client,
             discovery,
@@ -156,6 +165,18 @@ pub async fn run(
     let mut report = RunReport::new(target, era.to_string(), transport, &profile.name, cases);
     report.left_out = opened.plan.left_out;
     report.valid_calls = opened.plan.tool_calls;
+    let declared = |c: &str| opened.discovery.advertises(c);
+    let gates = mcperr_core::report::coverage::Gates {
+        declared: &declared,
+        transport,
+        auth: selection.auth_required,
+    };
+    report.coverage = Some(mcperr_core::report::coverage::of_run(
+        era,
+        &gates,
+        &report.cases,
+    ));
+    report.parts = opened.discovery.parts;
     Ok(RunOutcome { report, known_ids })
 }
 

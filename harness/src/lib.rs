@@ -10,6 +10,8 @@
 //! - [`execute`]: sends what a case plan says and hands the exchange to the oracle.
 //! - [`settings`]: the settings of one run, the era to speak, setup errors.
 //! - [`connect`]: start a server, establish the era, discover what it offers.
+//! - [`parts`]: the probe's valid calls that show which tools play the
+//!   parts the cases need (progress, asking for input, success).
 //! - [`engine`]: connect, detect the era, discover, plan, run on N servers,
 //!   restart the dead; `run`, `list` and the modes to come share it.
 //! - [`fuzz`]: live fuzzing: many requests in flight, culprits of deaths
@@ -29,6 +31,7 @@ pub mod execute;
 pub mod fuzz;
 pub mod matrix;
 pub mod pace;
+pub mod parts;
 pub mod proxy;
 pub mod settings;
 pub mod target;

@@ -13,6 +13,7 @@ use std::time::Duration;
 use mcperr::engine::{self, EraChoice, RunSettings};
 use mcperr::transport::{InProcess, Target};
 use mcperr_cases::case::Case;
+use mcperr_cases::parts::{finders, Cast};
 use mcperr_cases::plan::CasePlan;
 use mcperr_cases::profile::Profile;
 use mcperr_core::report::CaseResult;
@@ -50,16 +51,26 @@ fn run_once(
         let (mut client, info) = engine::connect(&settings, EraChoice::Pinned(era))
             .await
             .ok()?;
-        let discovery = engine::discover(&mut client, info).await;
+        let mut discovery = engine::discover(&mut client, info).await;
+        // Who plays each part: the Bookshop contract's players first (the
+        // arguments each case file was written for), then the listing. The
+        // probe's valid calls are proven on other servers (it/parts.rs);
+        // one per case and edge would cost minutes.
+        let selection = mcperr_cases::select::Selection::default();
+        let listed =
+            finders::from_listing(&discovery, &|t| selection.may_call(t), &Cast::new(), &[]);
+        let contract = finders::from_contract(&discovery);
+        discovery.parts = finders::cast(&contract, &Cast::new(), &listed, &Cast::new());
         if discovery.applies(case, era).is_err() {
             client.conn.close().await;
             return None;
         }
         let limited = format!("Bearer {}", mcperr::transport::IN_PROCESS_LIMITED_TOKEN);
-        let vars = vec![
-            ("tool".to_string(), "get_author".to_string()),
-            ("auth_limited".to_string(), limited),
+        let mut vars = vec![
+            ("tool".to_string(), serde_json::json!("get_author")),
+            ("auth_limited".to_string(), serde_json::json!(limited)),
         ];
+        vars.extend(mcperr_cases::parts::placeholder_values(&discovery.parts));
         let plan = CasePlan::new(case, profile, era, &settings.canary, &vars, edge.0);
         engine::run_plans(&settings, era, client, vec![plan])
             .await

@@ -18,6 +18,27 @@ use crate::Violation;
 use mcperr_model::rules::AspectId;
 use mcperr_wire::exchange::{Ending, Exchange, NoResponse};
 
+/// The aspects [`invariants`] judges on every answer a run sees, whatever
+/// the case: a run that ran any case over a transport they bind judged them
+/// (its coverage counts them; `mcperr_core::report::coverage`).
+pub const ON_EVERY_ANSWER: &[AspectId] = &[
+    AspectId::J1Main,
+    AspectId::J1IdType,
+    AspectId::J1ErrorId,
+    AspectId::J1ResultShape,
+    AspectId::J1ResultType,
+    AspectId::J1Utf8,
+    AspectId::J1NotificationNoId,
+    AspectId::J4Main,
+    AspectId::J5Main,
+    AspectId::J5NoEmbeddedNewlines,
+    AspectId::J7Main,
+    AspectId::J7SecretInResult,
+    AspectId::J7SecretInToolError,
+    AspectId::H3Main,
+    AspectId::H3SseRelated,
+];
+
 /// Every always-on violation of `exchange`, in the order they decide a verdict.
 pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
     let mut out = strays(exchange, ctx);

@@ -38,6 +38,12 @@ pub fn encode_header_value(value: &str) -> String {
     }
 }
 
+/// The Base64 of `value`'s UTF-8, as the sentinel form carries it (a case
+/// that sends an encoded header whatever the value).
+pub fn base64_payload(value: &str) -> String {
+    BASE64.encode(value.as_bytes())
+}
+
 /// The body value a header carries; `None` if the sentinel form is not valid
 /// Base64 of UTF-8.
 pub fn decode_header_value(header: &str) -> Option<String> {

@@ -204,6 +204,23 @@ fn head(h: &mut String, m: &Matrix) {
             s.pass, s.fail, s.warn, s.skip, s.error, s.pass, s.fail, s.warn, s.skip, s.error
         );
     }
+    if m.columns.iter().any(|c| c.coverage.is_some()) {
+        h.push_str("</tr>\n<tr class=\"summary\"><th>coverage</th>");
+        for c in &m.columns {
+            let (text, title) = c
+                .coverage
+                .as_ref()
+                .map_or((String::new(), String::new()), |cov| {
+                    (format!("{} %", cov.percent()), cov.line())
+                });
+            let _ = write!(
+                h,
+                "<td class=\"sum\" title=\"{}\">{}</td>",
+                esc(&title),
+                esc(&text)
+            );
+        }
+    }
     h.push_str("</tr>\n</thead>\n");
 }
 

@@ -127,6 +127,10 @@ pub fn render_all(reports: &[RunReport]) -> String {
         );
     }
     out.push('\n');
+    for r in reports.iter().filter(|r| r.coverage.is_some()) {
+        let c = r.coverage.as_ref().expect("filtered");
+        let _ = writeln!(out, "*{} · {}*: {}\n", r.era, r.transport, c.line());
+    }
     for (title, wanted) in [
         (
             "Failures",

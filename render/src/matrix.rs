@@ -31,6 +31,9 @@ pub struct Column {
     /// Baseline entries that no longer fail.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stale_baseline: Vec<String>,
+    /// How much of the era's requirements the run judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<mcperr_core::report::coverage::Coverage>,
 }
 
 impl Column {
@@ -174,6 +177,7 @@ impl Matrix {
                 server: server.clone(),
                 transport: run.transport.clone(),
                 era: run.era.clone(),
+                coverage: run.coverage.clone(),
                 target: run.target.clone(),
                 summary: run.summary(),
                 stale_baseline: run.stale_baseline.clone(),

@@ -101,6 +101,22 @@ fn result(report: &RunReport, c: &CaseResult, file: Option<&str>) -> Option<Valu
     }))
 }
 
+/// A SARIF run's properties: the target, the profile, and how much of the
+/// era's requirements the run judged (so a run that judged little is seen
+/// as such in code scanning too).
+fn run_properties(report: &RunReport) -> Value {
+    let mut p = json!({"target": report.target.shown(), "profile": report.profile});
+    if let Some(c) = &report.coverage {
+        p["coverage"] = json!({
+            "judged": c.judged,
+            "applicable": c.applicable,
+            "percent": c.percent(),
+            "notReached": c.unreached.len(),
+        });
+    }
+    p
+}
+
 /// Renders the runs of one invocation as one SARIF log. A result is
 /// located logically (server, era, transport, case); with `file` (a path
 /// relative to the repository root, `--sarif-location`) also in that file,
@@ -120,7 +136,7 @@ pub fn render_all(reports: &[RunReport], file: Option<&str>) -> String {
                     "rules": RuleId::ALL.iter().map(|r| rule_descriptor(*r, era)).collect::<Vec<_>>(),
                 }},
                 "automationDetails": {"id": format!("mcperr/{}/{}/", report.era, report.transport)},
-                "properties": {"target": report.target.shown(), "profile": report.profile},
+                "properties": run_properties(report),
                 "results": report.cases.iter().filter_map(|c| result(report, c, file)).collect::<Vec<_>>(),
             })
         })

@@ -147,6 +147,9 @@ pub fn render_run(report: &RunReport, colour: bool, quiet: bool, tools_block: bo
             String::new()
         }
     );
+    if let Some(c) = &report.coverage {
+        let _ = writeln!(out, "{}", c.line());
+    }
     if quiet && s.skip > 0 {
         let _ = writeln!(out, "(the {} skipped cases are listed without -q)", s.skip);
     }

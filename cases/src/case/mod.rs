@@ -29,6 +29,9 @@ pub enum Need {
     Prompt(String),
     /// Any tool the run may call (`tool:*`); `{{tool}}` names it.
     AnyTool,
+    /// A part something on the server plays (`part:progress`,
+    /// [`crate::parts`]); `{{part.NAME.tool}}` and the like name it.
+    Part(String),
     /// A capability the server declares (`capability:logging`).
     Capability(String),
     /// A capability the server does not declare (`undeclared:tools`): the
@@ -47,6 +50,7 @@ impl std::fmt::Display for Need {
             Need::Template(n) => write!(f, "template:{n}"),
             Need::Prompt(n) => write!(f, "prompt:{n}"),
             Need::AnyTool => write!(f, "tool:*"),
+            Need::Part(p) => write!(f, "part:{p}"),
             Need::Capability(c) => write!(f, "capability:{c}"),
             Need::Undeclared(c) => write!(f, "undeclared:{c}"),
             Need::Auth(a) => write!(f, "auth:{a}"),
@@ -74,7 +78,8 @@ pub struct Case {
     /// One line saying what it checks.
     #[serde(default)]
     pub title: String,
-    /// Fixtures needed (`tool:NAME`, `template:URI-TEMPLATE`, `prompt:NAME`).
+    /// What it needs (`part:NAME`, `tool:*`, `capability:NAME`…; a user's
+    /// own case may name `tool:NAME`, `template:URI-TEMPLATE`, `prompt:NAME`).
     #[serde(default)]
     pub needs: Vec<String>,
     /// Eras it applies to (default: both).
@@ -348,11 +353,14 @@ impl Case {
                 Some(("tool", x)) => Ok(Need::Tool(x.into())),
                 Some(("template", x)) => Ok(Need::Template(x.into())),
                 Some(("prompt", x)) => Ok(Need::Prompt(x.into())),
+                Some(("part", x)) if crate::parts::PartDef::named(x).is_some() => {
+                    Ok(Need::Part(x.into()))
+                }
                 Some(("capability", x)) => Ok(Need::Capability(x.into())),
                 Some(("undeclared", x)) => Ok(Need::Undeclared(x.into())),
                 Some(("auth", x @ ("required" | "limited"))) => Ok(Need::Auth(x.into())),
                 _ => Err(FieldError(format!(
-                    "bad need '{n}' (expected tool:NAME, template:URI-TEMPLATE, prompt:NAME, capability:NAME, undeclared:NAME, auth:required or auth:limited)"
+                    "bad need '{n}' (expected part:NAME of a known part, tool:NAME, template:URI-TEMPLATE, prompt:NAME, capability:NAME, undeclared:NAME, auth:required or auth:limited)"
                 ))),
             })
             .collect()

@@ -239,6 +239,7 @@ mod tests {
             server_info: Value::Null,
             capabilities: json!({"completions": {}}),
             harvest: Harvest::new(),
+            parts: Default::default(),
         }
     }
 

@@ -4,6 +4,7 @@
 //! renderings (terminal, JUnit XML, HTML, Markdown, SARIF, the matrix page)
 //! are the `mcperr-render` crate's.
 
+pub mod coverage;
 pub mod stale;
 
 use serde::{Deserialize, Serialize};
@@ -227,6 +228,12 @@ pub struct RunReport {
     /// [`RunReport::to_json`]).
     #[serde(default)]
     pub valid_call_outcomes: ValidCallOutcomes,
+    /// Who played each part the cases needed, and how it was found.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub parts: mcperr_cases::parts::Cast,
+    /// How much of the era's requirements the run judged on this server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<coverage::Coverage>,
 }
 
 /// How the message of a generated valid call starts when the tool takes
@@ -352,6 +359,8 @@ impl RunReport {
             left_out: vec![],
             valid_calls: vec![],
             valid_call_outcomes: ValidCallOutcomes::default(),
+            parts: Default::default(),
+            coverage: None,
         }
     }
 

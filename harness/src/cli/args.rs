@@ -109,6 +109,18 @@ pub(crate) struct SelectArgs {
     /// tools/call with it must get 403 insufficient_scope.
     #[arg(long, value_name = "HEADER", requires = "auth_required")]
     pub(crate) auth_limited_header: Option<String>,
+    /// Name what plays a part a case needs, e.g. --part
+    /// 'progress=count_slowly:{"n":40}' (a tool and its arguments as JSON)
+    /// or --part failing-resource=db://down (a resource's URI); repeatable.
+    /// mcperr finds most parts from what the server lists and how it answers
+    /// valid calls; `mcperr list` shows each part, what plays it and how it
+    /// was found. Naming a tool is consent to call it with those arguments.
+    #[arg(long, value_name = "PART=TARGET[:JSON]")]
+    pub(crate) part: Vec<String>,
+    /// A TOML file of parts (`[parts.progress]` with `tool = "…"` and
+    /// `arguments = {…}`; `uri` or `prompt` for the others); --part wins.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) parts: Option<PathBuf>,
 }
 
 /// The report files of a judged run (`run` and `proxy` write the same ones).
@@ -198,6 +210,13 @@ pub(crate) struct RunArgs {
     /// block; skipped cases counted, not listed).
     #[arg(long, short)]
     pub(crate) quiet: bool,
+    /// Fail the run (exit 1) when, in any era and transport, it judged less
+    /// than PERCENT of the requirements mcperr checks that apply to the
+    /// server (each run prints its coverage: judged, applicable, and why the
+    /// rest were not reached). A run that judged little then never reads as
+    /// a clean pass in CI.
+    #[arg(long, value_name = "PERCENT", value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub(crate) min_coverage: Option<u32>,
 }
 
 #[derive(Debug, Args)]

@@ -77,6 +77,7 @@ pub(super) fn render_listing(
         "\n{}",
         mcperr_cases::select::tool_calls_block(&plan.tool_calls, &plan.left_out)
     );
+    text.push_str(&parts_block(discovery, planned));
     let runs = planned.iter().filter(|(_, v)| v.is_ok()).count();
     let _ = writeln!(
         text,
@@ -90,6 +91,54 @@ pub(super) fn render_listing(
             }
             Err(why) => {
                 let _ = writeln!(text, "  skip  {:<4} {}  ({why})", case.rule, case.id);
+            }
+        }
+    }
+    text
+}
+
+/// The parts the selected cases need: what plays each and how it was
+/// found, or why nothing does and the flag that would name a player.
+fn parts_block(
+    discovery: &mcperr_cases::discovery::Discovery,
+    planned: &[mcperr_cases::select::Planned],
+) -> String {
+    use mcperr_cases::case::Need;
+    use mcperr_cases::parts::{unfound, PARTS};
+    use std::fmt::Write as _;
+    let needed: Vec<&str> = PARTS
+        .iter()
+        .map(|p| p.name)
+        .filter(|name| {
+            planned.iter().any(|(c, _)| {
+                c.needs()
+                    .unwrap_or_default()
+                    .contains(&Need::Part(name.to_string()))
+            })
+        })
+        .collect();
+    if needed.is_empty() {
+        return String::new();
+    }
+    let mut text = String::from("\nParts:\n");
+    for name in needed {
+        match discovery.parts.get(name) {
+            Some(p) => {
+                let args = if p.arguments == serde_json::json!({}) {
+                    String::new()
+                } else {
+                    format!(" {}", p.arguments)
+                };
+                let _ = writeln!(text, "  {name:<19} {}{args}  ({})", p.plays, p.found);
+            }
+            None => {
+                let def = mcperr_cases::parts::PartDef::named(name).expect("listed in PARTS");
+                let flag = match def.finder {
+                    mcperr_cases::parts::Finder::Contract => String::new(),
+                    _ => format!("; name one with {}", def.flag_hint()),
+                };
+                let _ = writeln!(text, "  {name:<19} none: {}", def.what);
+                let _ = writeln!(text, "  {:<19} ({}{flag})", "", unfound(def));
             }
         }
     }

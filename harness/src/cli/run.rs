@@ -152,6 +152,9 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
         let mut text = String::from("\nSummary:\n");
         for r in runs {
             text.push_str(&format!("  {}\n", r.summary_line()));
+            if let Some(c) = &r.coverage {
+                text.push_str(&format!("    {}\n", c.line()));
+            }
         }
         if let Some(r) = runs.first() {
             // The tools and their consent are the same in every run.
@@ -167,5 +170,18 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
         out(&github_annotations(runs));
     }
     args.reports.write(&set)?;
-    Ok(set.exit_code())
+    let mut code = set.exit_code();
+    if let Some(min) = args.min_coverage {
+        for r in runs {
+            let percent = r.coverage.as_ref().map_or(100, |c| c.percent());
+            if percent < min {
+                out(&format!(
+                    "COVERAGE {} over {} judged {percent} % of the requirements that apply, below --min-coverage {min}\n",
+                    r.era, r.transport
+                ));
+                code = code.max(1);
+            }
+        }
+    }
+    Ok(code)
 }

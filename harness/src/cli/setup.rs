@@ -127,9 +127,29 @@ pub(crate) fn selection(select: &SelectArgs) -> Result<Selection, CliError> {
         files,
         auth_required: select.auth_required,
         auth_limited,
+        parts: named_parts(select)?,
     };
     s.validate()?;
     Ok(s)
+}
+
+/// The players the user named: the `--parts` file, then each `--part`.
+fn named_parts(select: &SelectArgs) -> Result<mcperr_cases::parts::Cast, CliError> {
+    let mut cast = match &select.parts {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| CliError::file("--parts", path.display(), e))?;
+            mcperr_cases::parts::parse_file(&text, &format!("--parts {}", path.display()))
+                .map_err(|e| Usage(e.to_string()))?
+        }
+        None => Default::default(),
+    };
+    for value in &select.part {
+        let (name, player) =
+            mcperr_cases::parts::parse_flag(value).map_err(|e| Usage(e.to_string()))?;
+        cast.insert(name, player);
+    }
+    Ok(cast)
 }
 
 /// Every case file under `dir` (recursively), in path order.

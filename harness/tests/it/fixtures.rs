@@ -28,7 +28,7 @@ pub(crate) fn typescript() -> String {
 }
 
 /// (name, command line) of each Recipes server.
-fn recipes() -> Vec<(&'static str, String)> {
+pub fn recipes() -> Vec<(&'static str, String)> {
     vec![
         (
             "python",

@@ -15,6 +15,7 @@ mod load;
 mod matrix;
 mod one_judgement;
 mod pace;
+mod parts;
 mod proxy;
 mod reference_faults;
 mod reference_wire;

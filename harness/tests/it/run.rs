@@ -393,7 +393,7 @@ fn config_files_jobs_and_case_selection() {
     );
     assert!(
         out.stdout.contains(
-            "skip  T3   tools/crash-hides-text  (tool:crash is left out: not selected by --tools)"
+            "skip  T3   tools/crash-hides-text  (part crash is played by crash, which is left out: not selected by --tools)"
         ),
         "{}",
         out.stdout
