@@ -52,6 +52,7 @@ pub fn discovery(handler: &Handler) -> Discovery {
         server_info: Value::Null,
         capabilities: json!({"tools": {}, "resources": {}, "prompts": {}}),
         harvest: Default::default(),
+        parts: Default::default(),
     }
 }
 
