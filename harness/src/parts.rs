@@ -16,6 +16,9 @@ use serde_json::{json, Value};
 
 use crate::client::Client;
 
+/// How many tool parts [`finders::from_probe`] can find.
+const PROBED_TOOL_PARTS: usize = 4;
+
 /// The prefix of the probe's progress tokens.
 const TOKEN: &str = "mcperr-part-probe";
 
@@ -54,6 +57,10 @@ pub async fn probe(client: &mut Client, d: &Discovery, selection: &Selection) ->
             }
         }
         out.calls.push(call);
+        // Every part a probe reveals has a player: the other tools need no call.
+        if finders::from_probe(&out.calls, &d.tools).len() == PROBED_TOOL_PARTS {
+            break;
+        }
     }
     // Late progress of the probe's calls is nobody's case.
     let rest: Vec<Stray> = client

@@ -12,6 +12,8 @@
 #   INPUT_ERA       --era; the default `auto` is not passed       } defaults, so
 #                                                  `args` may set them instead
 #   INPUT_BASELINE  --baseline FILE (optional)
+#   INPUT_PARTS     --parts FILE (optional)
+#   INPUT_MIN_COVERAGE  --min-coverage PERCENT (optional)
 #   INPUT_ARGS      extra arguments, split like a shell (needs python3)
 #   MCPERR          the mcperr binary (default: mcperr on PATH)
 # and the runner's RUNNER_TEMP, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY (each
@@ -142,6 +144,12 @@ if ! blank "${INPUT_ERA:-}" && [ "$INPUT_ERA" != "auto" ]; then
 fi
 if ! blank "${INPUT_BASELINE:-}"; then
     cmd+=(--baseline "$INPUT_BASELINE")
+fi
+if ! blank "${INPUT_PARTS:-}"; then
+    cmd+=(--parts "$INPUT_PARTS")
+fi
+if ! blank "${INPUT_MIN_COVERAGE:-}"; then
+    cmd+=(--min-coverage "$INPUT_MIN_COVERAGE")
 fi
 cmd+=(--json "$json" --junit "$junit" --sarif "$sarif" --markdown "$markdown")
 # GitHub code scanning takes only results located in a file of the

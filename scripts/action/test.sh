@@ -357,6 +357,19 @@ check "exit code 2 (got $rc), error=$(out error)" test "$rc,$(out error)" = "2,1
 check "an ::error annotation says so" grep -q '^::error title=mcperr could not judge the server::.*could not start' "$dir/stdout"
 show_on_failure "$before"
 
+section "parts and min-coverage reach mcperr (parts: a file naming a player; min-coverage: 100)"
+before=$failures
+printf '[parts.crash]\ntool = "crash"\narguments = { secret = "{{canary}}" }\n' >"$tmp/parts.toml"
+run_action mincov INPUT_COMMAND="$bin reference" INPUT_ERA=2026-07-28 INPUT_PARTS="$tmp/parts.toml" INPUT_MIN_COVERAGE=100
+check "exit code 1 (got $rc): the stdio run judged less than 100 %" test "$rc" = 1
+check "the run says which run fell short" grep -q '^COVERAGE 2026-07-28 over stdio judged' "$dir/stdout"
+check "the JSON report names the part's player as named" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+runs = d.get("runs", [d])
+sys.exit(0 if all(r["parts"]["crash"]["found"]["by"] == "named" for r in runs) else 1)' "$(out report-json)"
+show_on_failure "$before"
+
 echo
 if [ "$failures" -ne 0 ]; then
     echo "action/test.sh: $failures check(s) failed"

@@ -101,7 +101,8 @@ pub fn stretched_to(tool: &Value, arguments: &Value, most: i64) -> Option<Value>
     changed.then_some(Value::Object(out))
 }
 
-/// Who plays the parts a probe reveals.
+/// Who plays the parts a probe reveals (`progress`, `asks-input`,
+/// `succeeds`, `structured`: four at most).
 pub fn from_probe(calls: &[ProbeCall], tools: &[Value]) -> Cast {
     let mut cast = Cast::new();
     let mut first = |part: &str, found: &dyn Fn(&ProbeCall) -> Option<String>| {
@@ -433,4 +434,65 @@ pub fn cast(named: &Cast, probed: &Cast, listed: &Cast, contract: &Cast) -> Cast
 /// Whether finding `part` takes the probe's calls.
 pub fn probed(part: &PartDef) -> bool {
     part.finder == Finder::Probe || matches!(part.name, "task" | "prompt-arg")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(tool: &str, progress: usize, asked: bool, ok: bool) -> ProbeCall {
+        ProbeCall {
+            tool: tool.into(),
+            arguments: json!({}),
+            progress,
+            asked_input: asked,
+            succeeded: ok,
+        }
+    }
+
+    #[test]
+    fn the_probe_makes_a_progress_player_only_of_two_notifications_or_more() {
+        let tools = vec![json!({"name": "b", "outputSchema": {"type": "object"}})];
+        let cast = from_probe(
+            &[
+                call("a", 1, false, true),
+                call("b", 2, false, true),
+                call("c", 0, true, false),
+            ],
+            &tools,
+        );
+        assert_eq!(cast["progress"].plays, "b");
+        assert_eq!(cast["asks-input"].plays, "c");
+        assert_eq!(cast["succeeds"].plays, "a");
+        assert_eq!(cast["structured"].plays, "b");
+    }
+
+    #[test]
+    fn a_bounded_integer_is_stretched_to_ten_at_most() {
+        let tool = json!({"inputSchema": {"properties": {
+            "n": {"type": "integer", "minimum": 1, "maximum": 50},
+            "k": {"type": "integer", "maximum": 4}, "s": {"type": "string"}}}});
+        let out = stretched(&tool, &json!({"n": 1, "k": 1, "s": "x"})).unwrap();
+        assert_eq!(out, json!({"n": 10, "k": 4, "s": "x"}));
+        assert_eq!(stretched(&tool, &out), None);
+    }
+
+    #[test]
+    fn listings_reveal_parts_among_the_tools_the_run_may_call() {
+        let d = Discovery {
+            tools: vec![
+                json!({"name": "hours", "inputSchema": {"type": "object", "properties": {
+                    "shop": {"type": "string", "x-mcp-header": "Shop"}}, "required": ["shop"]}}),
+                json!({"name": "bake", "execution": {"taskSupport": "required"},
+                    "inputSchema": {"type": "object", "properties": {}}}),
+            ],
+            ..Default::default()
+        };
+        let all = from_listing(&d, &|_| true, &Cast::new(), &[]);
+        assert_eq!(all["header-param"].extra["header"], json!("Mcp-Param-Shop"));
+        assert_eq!(all["task-required"].plays, "bake");
+        assert_eq!(all["task-forbidden"].plays, "hours");
+        let read_only = from_listing(&d, &|t| name(t) == "hours", &Cast::new(), &[]);
+        assert!(!read_only.contains_key("task-required"));
+    }
 }
