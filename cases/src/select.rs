@@ -38,6 +38,9 @@ pub struct Selection {
     /// The players the user named (`--part`, a parts file): naming a tool
     /// for a part is consent to call it with the arguments given.
     pub parts: crate::parts::Cast,
+    /// `--no-probe`: make no probing valid calls; parts come from the
+    /// names, the listings and the Bookshop contract alone.
+    pub no_probe: bool,
 }
 
 /// A selection that cannot be used (exit code 2).

@@ -91,7 +91,12 @@ async fn call_once(client: &mut Client, name: &str, arguments: Value) -> ProbeCa
     let params = json!({"name": name, "arguments": arguments, "_meta": meta});
     let params = mcperr_cases::plan::params_for(client.era, Some(params), true);
     let msg = jsonrpc::request(&id, "tools/call", params);
+    let key = id.to_value().to_string();
     let ex = client.exchange(id, msg).await;
+    if ex.response().is_none() {
+        // Its answer may still come, during a case: it is nobody's.
+        client.ignore([key]);
+    }
     let progress = ex
         .strays
         .iter()

@@ -273,21 +273,33 @@ fn task_players<'a>(
             .contains(&s)
             .then(|| format!("execution.taskSupport is {s:?}"))
     };
+    // A task player works long enough to be cancelled (its arguments
+    // stretched, or the progress tool's), and has short-arguments: its
+    // first valid ones with bounded integers at 3 at most, a task whose work
+    // soon ends, though not before it can be cancelled.
+    let task_player = |t: &Value, long: Option<Value>, why: String| {
+        let first = valid_arguments(t, d)?;
+        let long = long.unwrap_or_else(|| stretched(t, &first).unwrap_or(first.clone()));
+        let mut player = Player::new(name(t), long, Found::Listing(why));
+        let short = stretched_to(t, &first, 3).unwrap_or(first);
+        player.extra.insert("short-arguments".into(), short);
+        Some(player)
+    };
     let progress_task = probed.get("progress").and_then(|p| {
         let t = callable.iter().find(|t| name(t) == p.plays)?;
         let why = support(t, &["optional", "required"])?;
-        let found = Found::Listing(format!("{why}, and it reports progress"));
-        let mut player = Player::new(name(t), p.arguments.clone(), found);
-        // Its first valid arguments with bounded integers at 3 at most: a
-        // task whose work soon ends, though not before it can be cancelled.
-        if let Some(first) = valid_arguments(t, d) {
-            let short = stretched_to(t, &first, 3).unwrap_or(first);
-            player.extra.insert("short-arguments".into(), short);
-        }
-        Some(player)
+        task_player(
+            t,
+            Some(p.arguments.clone()),
+            format!("{why}, and it reports progress"),
+        )
     });
-    let task = progress_task
-        .or_else(|| first_listed(d, callable, &|t| support(t, &["optional", "required"])));
+    let task = progress_task.or_else(|| {
+        callable.iter().find_map(|t| {
+            let why = support(t, &["optional", "required"])?;
+            task_player(t, None, why)
+        })
+    });
     vec![
         ("task", task),
         (

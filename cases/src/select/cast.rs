@@ -33,16 +33,18 @@ impl Selection {
     }
 
     /// Whether a selected case needs a part only the probe's valid calls can
-    /// reveal, and the user named no player for it.
+    /// reveal, the user named no player for it, and `--no-probe` is not given.
     pub fn wants_probe(&self) -> bool {
-        self.candidate_cases().iter().any(|c| {
-            c.needs().unwrap_or_default().iter().any(|n| match n {
-                Need::Part(p) => {
-                    !self.parts.contains_key(p) && PartDef::named(p).is_some_and(finders::probed)
-                }
-                _ => false,
+        !self.no_probe
+            && self.candidate_cases().iter().any(|c| {
+                c.needs().unwrap_or_default().iter().any(|n| match n {
+                    Need::Part(p) => {
+                        !self.parts.contains_key(p)
+                            && PartDef::named(p).is_some_and(finders::probed)
+                    }
+                    _ => false,
+                })
             })
-        })
     }
 
     /// The run's cast on the server `d` describes, given what the probe's

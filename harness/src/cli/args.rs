@@ -121,6 +121,13 @@ pub(crate) struct SelectArgs {
     /// `arguments = {…}`; `uri` or `prompt` for the others); --part wins.
     #[arg(long, value_name = "FILE")]
     pub(crate) parts: Option<PathBuf>,
+    /// Make no probing calls before the cases (by default each tool that
+    /// gets valid calls is called once with a progressToken, and each prompt
+    /// with one required argument is got once, to find who plays the parts
+    /// progress, asks-input, succeeds, structured and prompt-arg); those
+    /// parts then come only from --part, --parts and the listings.
+    #[arg(long)]
+    pub(crate) no_probe: bool,
 }
 
 /// The report files of a judged run (`run` and `proxy` write the same ones).

@@ -128,6 +128,7 @@ pub(crate) fn selection(select: &SelectArgs) -> Result<Selection, CliError> {
         auth_required: select.auth_required,
         auth_limited,
         parts: named_parts(select)?,
+        no_probe: select.no_probe,
     };
     s.validate()?;
     Ok(s)

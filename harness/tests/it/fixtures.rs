@@ -106,6 +106,11 @@ fn faithful_recipes_servers_get_no_failure_under_spec_or_model_in_both_eras() {
                             );
                         }
                         assert_valid_calls_were_accepted(&r, &format!("{name} {era} {profile}"));
+                        crate::parts::assert_parts_reach(
+                            &r,
+                            name,
+                            &format!("{name} {era} {profile}"),
+                        );
                         // The destructive tool is left out, with its reason.
                         let left: Vec<&str> = r["left_out"]
                             .as_array()
