@@ -430,21 +430,7 @@ impl Selection {
                     let name = n.strip_prefix("tool:")?;
                     not_chosen.iter().find(|l| l.name == name)
                 });
-                let part_left_out = case.needs().unwrap_or_default().into_iter().find_map(|n| {
-                    let crate::case::Need::Part(p) = n else {
-                        return None;
-                    };
-                    let player = discovery.parts.get(&p)?;
-                    if matches!(player.found, crate::parts::Found::Named(_)) {
-                        return None; // naming it was the consent
-                    }
-                    let l = not_chosen.iter().find(|l| l.name == player.plays)?;
-                    Some(format!(
-                        "part {p} is played by {}, which is left out: {}",
-                        l.name, l.reason
-                    ))
-                });
-                if let Some(why) = part_left_out {
+                if let Some(why) = cast::part_left_out(&case, discovery, &not_chosen) {
                     verdict = Err(crate::case::Skip(why));
                 } else if let Some(l) = excluded {
                     verdict = Err(crate::case::Skip(format!(

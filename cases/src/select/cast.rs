@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{globs, SelectError, Selection};
+use super::{globs, LeftOut, SelectError, Selection};
 use crate::case::{self, Case, Need};
 use crate::discovery::Discovery;
 use crate::parts::{self, finders, Cast, Found, Kind, PartDef};
@@ -107,4 +107,24 @@ impl Selection {
         }
         Ok(cast)
     }
+}
+
+/// Why `case` cannot run because a part it needs is played by a tool the
+/// run leaves out (`--tools`, a destructive one), if so. A player the user
+/// named is never left out: naming it was the consent.
+pub(super) fn part_left_out(case: &Case, d: &Discovery, not_chosen: &[LeftOut]) -> Option<String> {
+    case.needs().unwrap_or_default().into_iter().find_map(|n| {
+        let Need::Part(p) = n else {
+            return None;
+        };
+        let player = d.parts.get(&p)?;
+        if matches!(player.found, Found::Named(_)) {
+            return None;
+        }
+        let l = not_chosen.iter().find(|l| l.name == player.plays)?;
+        Some(format!(
+            "part {p} is played by {}, which is left out: {}",
+            l.name, l.reason
+        ))
+    })
 }
