@@ -117,8 +117,9 @@ pub(crate) struct SelectArgs {
     /// was found. Naming a tool is consent to call it with those arguments.
     #[arg(long, value_name = "PART=TARGET[:JSON]")]
     pub(crate) part: Vec<String>,
-    /// A TOML file of parts (`[parts.progress]` with `tool = "…"` and
-    /// `arguments = {…}`; `uri` or `prompt` for the others); --part wins.
+    /// A TOML file of parts (`[parts.progress]` with `tool = "…"`,
+    /// `arguments = {…}` and optionally `message`, the exact text its
+    /// failure carries; `uri` or `prompt` for the others); --part wins.
     #[arg(long, value_name = "FILE")]
     pub(crate) parts: Option<PathBuf>,
     /// Make no probing calls before the cases (by default each tool that
