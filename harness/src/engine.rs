@@ -52,7 +52,7 @@ pub async fn open(
     let (mut client, info) = connect(settings, choice).await?;
     let mut discovery = discover(&mut client, info).await;
     let probed = if selection.wants_probe() {
-        crate::parts::probe(&mut client, &discovery, selection).await
+        crate::parts::probe(&mut client, &discovery, selection, settings.deadline).await
     } else {
         Default::default()
     };

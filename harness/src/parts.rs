@@ -6,6 +6,8 @@
 //! judge its player. Made only when a selected case needs such a part and
 //! the user named no player for it.
 
+use std::time::Instant;
+
 use mcperr_cases::discovery::Discovery;
 use mcperr_cases::parts::finders::{self, Probe, ProbeCall};
 use mcperr_cases::select::Selection;
@@ -27,9 +29,19 @@ const TOKEN: &str = "mcperr-part-probe";
 /// first call reported progress once is called again with its bounded
 /// integers at their maximum ([`finders::stretched`]), to see whether it
 /// reports progress long enough to be cancelled in flight.
-pub async fn probe(client: &mut Client, d: &Discovery, selection: &Selection) -> Probe {
+pub async fn probe(
+    client: &mut Client,
+    d: &Discovery,
+    selection: &Selection,
+    deadline: Option<Instant>,
+) -> Probe {
     let mut out = Probe::default();
+    // `--deadline` bounds the probe too: past it no call is made.
+    let past = || deadline.is_some_and(|d| Instant::now() >= d);
     for (prompt, argument) in finders::one_argument_prompts(d) {
+        if past() {
+            return out;
+        }
         let params = json!({"name": prompt, "arguments": {argument: "mcperr"}});
         let ex = client.request("prompts/get", Some(params), true).await;
         let messages = ex.response().and_then(|r| r.pointer("/result/messages"));
@@ -41,6 +53,9 @@ pub async fn probe(client: &mut Client, d: &Discovery, selection: &Selection) ->
         }
     }
     for tool in &d.tools {
+        if past() {
+            break;
+        }
         if !selection.may_call(tool) || mcperr_cases::generate::task_required(tool) {
             continue;
         }
@@ -51,7 +66,7 @@ pub async fn probe(client: &mut Client, d: &Discovery, selection: &Selection) ->
             continue;
         };
         let mut call = call_once(client, name, arguments).await;
-        if call.progress == 1 {
+        if call.progress == 1 && !past() {
             if let Some(longer) = finders::stretched(tool, &call.arguments) {
                 call = call_once(client, name, longer).await;
             }
