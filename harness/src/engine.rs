@@ -41,6 +41,9 @@ pub struct Opened {
     /// The cases, each to run or skipped with its reason, the tools left
     /// out, and the placeholder values discovery chose.
     pub plan: RunPlan,
+    /// The version in force and the versions `server/discover` listed
+    /// ([`RunReport::protocol_version`], [`RunReport::server_versions`]).
+    pub versions: (Option<String>, Vec<String>),
 }
 
 /// Connects in `choice`'s era, discovers what the server offers, and plans the cases.
@@ -50,6 +53,7 @@ pub async fn open(
     selection: &Selection,
 ) -> Result<Opened, EngineError> {
     let (mut client, info) = connect(settings, choice).await?;
+    let versions = versions_of(client.era, &info);
     let mut discovery = discover(&mut client, info).await;
     let probed = if selection.wants_probe() {
         crate::parts::probe(&mut client, &discovery, selection, settings.deadline).await
@@ -65,10 +69,38 @@ pub async fn open(
             client,
             discovery,
             plan,
+            versions,
         }),
         Err(e) => {
             client.conn.close().await;
             Err(e.into())
+        }
+    }
+}
+
+/// The version in force and the versions the server listed, from the
+/// handshake's result: `initialize`'s `protocolVersion` (2025-11-25); the
+/// era's own version and `server/discover`'s `supportedVersions`
+/// (2026-07-28, where every request names its version).
+fn versions_of(era: Era, info: &serde_json::Value) -> (Option<String>, Vec<String>) {
+    match era {
+        Era::Legacy => (
+            info.get("protocolVersion")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_string),
+            vec![],
+        ),
+        Era::Modern => {
+            let listed = info
+                .get("supportedVersions")
+                .and_then(serde_json::Value::as_array)
+                .map(|vs| {
+                    vs.iter()
+                        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
+            (Some(era.version().to_string()), listed)
         }
     }
 }
@@ -177,6 +209,7 @@ pub async fn run(
         &report.cases,
     ));
     report.parts = opened.discovery.parts;
+    (report.protocol_version, report.server_versions) = opened.versions;
     Ok(RunOutcome { report, known_ids })
 }
 

@@ -11,7 +11,7 @@
 use std::fmt::Write;
 
 use crate::matrix::{cell_detail, Matrix};
-use mcperr_core::report::RunReport;
+use mcperr_core::report::{RunReport, RunSet};
 use mcperr_model::rules;
 use mcperr_model::verdict::Verdict;
 
@@ -57,12 +57,13 @@ fn verdict_name(v: Option<Verdict>) -> &'static str {
 
 /// Renders the report of one run as the page.
 pub fn render(report: &RunReport) -> String {
-    render_all(std::slice::from_ref(report))
+    render_all(&RunSet::new(vec![report.clone()]))
 }
 
 /// Renders the runs of one `mcperr run` (each era and transport of one
-/// server) as the page: a matrix with one server.
-pub fn render_all(reports: &[RunReport]) -> String {
+/// server) as the page: a matrix with one server, with the eras not judged.
+pub fn render_all(set: &RunSet) -> String {
+    let reports = &set.runs;
     let name = match reports.first() {
         Some(r) if r.target.kind == "embedded" => "reference (embedded)".to_string(),
         Some(r) => r.target.shown().to_string(),
@@ -70,11 +71,9 @@ pub fn render_all(reports: &[RunReport]) -> String {
     };
     let profile = reports.first().map_or("", |r| r.profile.as_str());
     let runs = reports.iter().map(|r| (name.clone(), r.clone())).collect();
-    render_matrix(&Matrix::from_runs(
-        &format!("mcperr run: {name}"),
-        profile,
-        runs,
-    ))
+    let mut m = Matrix::from_runs(&format!("mcperr run: {name}"), profile, runs);
+    m.not_judged = set.not_judged.clone();
+    render_matrix(&m)
 }
 
 /// Renders a matrix as one self-contained page.
@@ -203,6 +202,18 @@ fn head(h: &mut String, m: &Matrix) {
              <span class=\"v-warn\">{}</span><span class=\"v-skip\">{}</span><span class=\"v-error\">{}</span></td>",
             s.pass, s.fail, s.warn, s.skip, s.error, s.pass, s.fail, s.warn, s.skip, s.error
         );
+    }
+    if m.columns.iter().any(|c| c.version.is_some()) {
+        h.push_str("</tr>\n<tr class=\"summary\"><th>version</th>");
+        for c in &m.columns {
+            let (version, how) = c.version.clone().unwrap_or_default();
+            let _ = write!(
+                h,
+                "<td class=\"sum\" title=\"{}\">{}</td>",
+                esc(&how),
+                esc(&version)
+            );
+        }
     }
     if m.columns.iter().any(|c| c.coverage.is_some()) {
         h.push_str("</tr>\n<tr class=\"summary\"><th>coverage</th>");

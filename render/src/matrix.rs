@@ -34,6 +34,10 @@ pub struct Column {
     /// How much of the era's requirements the run judged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<mcperr_core::report::coverage::Coverage>,
+    /// The protocol version in force, and how the server agreed it
+    /// ([`RunReport::negotiated`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<(String, String)>,
 }
 
 impl Column {
@@ -178,6 +182,7 @@ impl Matrix {
                 transport: run.transport.clone(),
                 era: run.era.clone(),
                 coverage: run.coverage.clone(),
+                version: run.protocol_version.clone().map(|v| (v, run.negotiated())),
                 target: run.target.clone(),
                 summary: run.summary(),
                 stale_baseline: run.stale_baseline.clone(),

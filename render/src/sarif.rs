@@ -104,8 +104,15 @@ fn result(report: &RunReport, c: &CaseResult, file: Option<&str>) -> Option<Valu
 /// A SARIF run's properties: the target, the profile, and how much of the
 /// era's requirements the run judged (so a run that judged little is seen
 /// as such in code scanning too).
-fn run_properties(report: &RunReport) -> Value {
+fn run_properties(report: &RunReport, not_judged: &[String]) -> Value {
     let mut p = json!({"target": report.target.shown(), "profile": report.profile});
+    if let Some(v) = &report.protocol_version {
+        p["protocolVersion"] = json!(v);
+        p["negotiated"] = json!(report.negotiated());
+    }
+    if !not_judged.is_empty() {
+        p["notJudged"] = json!(not_judged);
+    }
     if let Some(c) = &report.coverage {
         p["coverage"] = json!({
             "judged": c.judged,
@@ -121,8 +128,9 @@ fn run_properties(report: &RunReport) -> Value {
 /// located logically (server, era, transport, case); with `file` (a path
 /// relative to the repository root, `--sarif-location`) also in that file,
 /// at its first line, since GitHub code scanning refuses a log whose
-/// results name no file.
-pub fn render_all(reports: &[RunReport], file: Option<&str>) -> String {
+/// results name no file. `not_judged`: the eras the invocation could not
+/// judge, and why (each run's properties carry them).
+pub fn render_all(reports: &[RunReport], file: Option<&str>, not_judged: &[String]) -> String {
     let runs: Vec<Value> = reports
         .iter()
         .map(|report| {
@@ -136,7 +144,7 @@ pub fn render_all(reports: &[RunReport], file: Option<&str>) -> String {
                     "rules": RuleId::ALL.iter().map(|r| rule_descriptor(*r, era)).collect::<Vec<_>>(),
                 }},
                 "automationDetails": {"id": format!("mcperr/{}/{}/", report.era, report.transport)},
-                "properties": run_properties(report),
+                "properties": run_properties(report, not_judged),
                 "results": report.cases.iter().filter_map(|c| result(report, c, file)).collect::<Vec<_>>(),
             })
         })

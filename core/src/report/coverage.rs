@@ -139,28 +139,42 @@ impl Coverage {
 
     /// One line: judged of applicable, and the commonest reasons for the rest.
     pub fn line(&self) -> String {
+        let mut text = format!("coverage {}", self.headline());
+        let rest = self.not_reached();
+        if !rest.is_empty() {
+            text.push_str(&format!("; not reached: {rest}"));
+        }
+        text
+    }
+
+    /// `97 %: judged 113 of the 116 requirements that apply` (of those
+    /// mcperr checks, to this server).
+    pub fn headline(&self) -> String {
+        format!(
+            "{} %: judged {} of the {} requirements that apply",
+            self.percent(),
+            self.judged,
+            self.applicable
+        )
+    }
+
+    /// Why the rest was not reached, the most frequent reason first (at
+    /// most four): `3 × no case of its rules runs here`; empty when
+    /// nothing was left.
+    pub fn not_reached(&self) -> String {
         let mut counts: BTreeMap<String, usize> = BTreeMap::new();
         for u in &self.unreached {
             *counts.entry(gist(&u.why)).or_default() += 1;
         }
         let mut counts: Vec<(String, usize)> = counts.into_iter().collect();
         counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        let mut text = format!(
-            "coverage: judged {} of the {} requirements mcperr checks that apply to this server ({} %)",
-            self.judged,
-            self.applicable,
-            self.percent()
-        );
-        if !counts.is_empty() {
-            let shown: Vec<String> = counts
-                .iter()
-                .take(4)
-                .map(|(why, n)| format!("{n} × {why}"))
-                .collect();
-            let more = if counts.len() > 4 { ", …" } else { "" };
-            text.push_str(&format!("; not reached: {}{more}", shown.join(", ")));
-        }
-        text
+        let shown: Vec<String> = counts
+            .iter()
+            .take(4)
+            .map(|(why, n)| format!("{n} × {why}"))
+            .collect();
+        let more = if counts.len() > 4 { ", …" } else { "" };
+        format!("{}{more}", shown.join(", "))
     }
 }
 

@@ -5,6 +5,7 @@
 //! are the `mcperr-render` crate's.
 
 pub mod coverage;
+pub mod groups;
 pub mod stale;
 
 use serde::{Deserialize, Serialize};
@@ -234,6 +235,15 @@ pub struct RunReport {
     /// How much of the era's requirements the run judged on this server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<coverage::Coverage>,
+    /// The protocol version in force: what `initialize` answered
+    /// (2025-11-25), or the era's version (2026-07-28, every request
+    /// names its own). Reports state it next to the era asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol_version: Option<String>,
+    /// The versions `server/discover` listed (2026-07-28's
+    /// `supportedVersions`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub server_versions: Vec<String>,
 }
 
 /// How the message of a generated valid call starts when the tool takes
@@ -361,6 +371,8 @@ impl RunReport {
             valid_call_outcomes: ValidCallOutcomes::default(),
             parts: Default::default(),
             coverage: None,
+            protocol_version: None,
+            server_versions: vec![],
         }
     }
 
@@ -393,6 +405,17 @@ impl RunReport {
             "valid calls: {} succeeded, {} failed on their own (no arguments to vary), {} refused, {} broke a rule, {} not allowed (invalid calls only; --tools, --allow-additive or --allow-destructive)",
             o.succeeded, o.tool_failed, o.refused, o.judged_wrong, o.not_allowed
         )
+    }
+
+    /// How the server agreed the era's version, for a report's header:
+    /// `initialize answered 2025-11-25`, `server/discover lists
+    /// 2026-07-28, 2025-11-25`; empty when setup never got that far.
+    pub fn negotiated(&self) -> String {
+        match (&self.protocol_version, self.server_versions.as_slice()) {
+            (_, [_, ..]) => format!("server/discover lists {}", self.server_versions.join(", ")),
+            (Some(v), []) => format!("initialize answered {v}"),
+            (None, []) => String::new(),
+        }
     }
 
     /// A one-line summary: era, transport and counts.

@@ -178,16 +178,12 @@ impl ReportArgs {
         let files = [
             ("--json", &self.json, set.to_json()),
             ("--junit", &self.junit, junit::render_all(&set.runs)),
-            ("--html", &self.html, html::render_all(&set.runs)),
-            (
-                "--markdown",
-                &self.markdown,
-                markdown::render_all(&set.runs),
-            ),
+            ("--html", &self.html, html::render_all(set)),
+            ("--markdown", &self.markdown, markdown::render_all(set)),
             (
                 "--sarif",
                 &self.sarif,
-                sarif::render_all(&set.runs, self.sarif_location.as_deref()),
+                sarif::render_all(&set.runs, self.sarif_location.as_deref(), &set.not_judged),
             ),
         ];
         for (flag, path, text) in files {
@@ -216,8 +212,13 @@ pub(crate) struct RunArgs {
     pub(crate) jobs: u64,
     /// Print only failures, errors, warnings and the summary (no tools
     /// block; skipped cases counted, not listed).
-    #[arg(long, short)]
+    #[arg(long, short, conflicts_with = "verbose")]
     pub(crate) quiet: bool,
+    /// Print every run in full: a line per case (passes and skips too),
+    /// each failure's request and response whole. By default findings are
+    /// grouped by cause, one example each, and skips counted by reason.
+    #[arg(long, short)]
+    pub(crate) verbose: bool,
     /// Fail the run (exit 1) when, in any era and transport, it judged less
     /// than PERCENT of the requirements mcperr checks that apply to the
     /// server (each run prints its coverage: judged, applicable, and why the

@@ -390,5 +390,5 @@ fn sarif(report: &crate::fuzz::FuzzReport) -> String {
             )
         })
         .collect();
-    mcperr_render::sarif::render_all(&runs, None)
+    mcperr_render::sarif::render_all(&runs, None, &[])
 }

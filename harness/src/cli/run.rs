@@ -135,37 +135,14 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
     set.not_judged = notes;
     // A baseline entry failing in one era or transport is not stale in the others.
     set.keep_stale_in_all();
-    let (runs, notes) = (&set.runs, &set.not_judged);
     let colour = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    // The tools block once per invocation: the same server's tools and
-    // their consent are the same in every era and transport.
-    let mut blocks_shown: Vec<String> = Vec::new();
-    for r in runs {
-        let block = mcperr_cases::select::tool_calls_block(&r.valid_calls, &r.left_out);
-        let first = !blocks_shown.contains(&block);
-        if first {
-            blocks_shown.push(block);
-        }
-        out(&terminal::render_run(r, colour, args.quiet, first));
-    }
-    if runs.len() > 1 || !notes.is_empty() {
-        let mut text = String::from("\nSummary:\n");
-        for r in runs {
-            text.push_str(&format!("  {}\n", r.summary_line()));
-            if let Some(c) = &r.coverage {
-                text.push_str(&format!("    {}\n", c.line()));
-            }
-        }
-        if let Some(r) = runs.first() {
-            // The tools and their consent are the same in every run.
-            text.push_str(&format!("  {}\n", r.valid_call_line()));
-        }
-        for n in notes.iter() {
-            // With --era auto an era the server does not speak is not a failure.
-            text.push_str(&format!("  not judged: {}\n", n.replace('\n', " ")));
-        }
-        out(&text);
-    }
+    let detail = match (args.quiet, args.verbose) {
+        (true, _) => terminal::Detail::Quiet,
+        (_, true) => terminal::Detail::Verbose,
+        _ => terminal::Detail::Normal,
+    };
+    out(&terminal::render_set(&set, colour, detail));
+    let runs = &set.runs;
     if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
         out(&github_annotations(runs));
     }

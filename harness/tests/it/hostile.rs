@@ -252,6 +252,7 @@ fn stdout_noise_outside_the_judged_request_is_still_judged() {
         "2026-07-28",
         "--cases",
         "jsonrpc/*",
+        "-v",
     ]);
     assert_eq!(out.code, Some(1), "{}", out.stdout);
     // The banner is its own J5 finding; the first case is not blamed for it.

@@ -149,5 +149,10 @@ fn min_coverage_fails_a_run_that_judged_too_little() {
     );
     let ok = mcperr(&["run", "--era", "2026-07-28", "--min-coverage", "50"]);
     assert_eq!(ok.code, Some(0), "{}", ok.stdout);
-    assert!(ok.stdout.contains("coverage: judged "), "{}", ok.stdout);
+    // The summary's line under the run's counts: `coverage P %: judged N of the M …`.
+    assert!(
+        ok.stdout.contains("\n    coverage ") && ok.stdout.contains(" %: judged "),
+        "{}",
+        ok.stdout
+    );
 }

@@ -124,7 +124,13 @@ fn the_markdown_summary_counts_and_lists_each_failure_with_its_reproduction() {
     let (code, _) = leaky_run(&["--markdown", path.to_str().unwrap()], &[]);
     assert_eq!(code, Some(1));
     let md = std::fs::read_to_string(&path).unwrap();
-    assert!(md.contains("| 2025-11-25 | stdio | model |"), "{md}");
+    // The head names the profile, and per run the version the server agreed and the coverage.
+    assert!(md.contains("· profile `model`"), "{md}");
+    assert!(
+        md.contains("| 2025-11-25 | stdio | initialize answered 2025-11-25 |"),
+        "{md}"
+    );
+    assert!(md.contains(" % ("), "{md}");
     assert!(md.contains("### Failures ("), "{md}");
     assert!(
         md.contains("#### FAIL `tools/crash-hides-text` [T3]"),
@@ -139,38 +145,53 @@ fn the_markdown_summary_counts_and_lists_each_failure_with_its_reproduction() {
 }
 
 #[test]
-fn quiet_output_lists_failures_and_warnings_and_counts_the_skips() {
-    let (code, full) = leaky_run(&[], &[]);
-    let (quiet_code, quiet) = leaky_run(&["-q"], &[]);
-    assert_eq!((code, quiet_code), (Some(1), Some(1)));
+fn the_terminal_groups_by_default_lists_each_case_with_v_and_keeps_findings_only_with_q() {
+    let (code, page) = leaky_run(&[], &[]);
+    let (v_code, verbose) = leaky_run(&["-v"], &[]);
+    let (q_code, quiet) = leaky_run(&["-q"], &[]);
+    assert_eq!((code, v_code, q_code), (Some(1), Some(1), Some(1)));
     let lines = |text: &str, label: &str| text.lines().filter(|l| l.starts_with(label)).count();
-    // Without -q: the tools block and a line for every case.
-    assert!(full.contains("Tools:"), "{full}");
+    // -v: the tools block per tool and a line for every case.
+    assert!(verbose.contains("Tools:\n  get_author: "), "{verbose}");
+    let skipped = lines(&verbose, "SKIP ");
+    assert!(lines(&verbose, "PASS ") > 0 && skipped > 0, "{verbose}");
+    // By default: the tools grouped, no line per passing or skipped case,
+    // each cause of failure once with its example, the skips by reason,
+    // the summary last.
     assert!(
-        lines(&full, "PASS ") > 0 && lines(&full, "SKIP ") > 0,
-        "{full}"
+        page.contains("Tools (14):\n  valid and invalid calls: get_author, "),
+        "{page}"
     );
-    // With -q: no tools block, no passing or skipped line, the same
-    // failures and warnings, and the skips counted in one line.
-    assert!(!quiet.contains("Tools:"), "{quiet}");
     assert_eq!(
-        (lines(&quiet, "PASS "), lines(&quiet, "SKIP ")),
+        (lines(&page, "PASS "), lines(&page, "SKIP ")),
         (0, 0),
-        "{quiet}"
+        "{page}"
     );
+    assert!(lines(&page, "FAIL ") > 0, "{page}");
+    assert!(lines(&page, "FAIL ") <= lines(&verbose, "FAIL "), "{page}");
+    assert!(
+        page.contains(&format!("Skipped: {skipped} (by reason; -v lists each)")),
+        "{page}"
+    );
+    assert!(
+        page.trim_end().lines().last().unwrap().ends_with(" errors"),
+        "{page}"
+    );
+    assert!(page.lines().count() < verbose.lines().count() / 2, "{page}");
+    // -q: the same findings, no tools block, the skips counted in one line.
+    assert!(!quiet.contains("Tools"), "{quiet}");
     for label in ["FAIL ", "WARN ", "ERROR"] {
         assert_eq!(
             lines(&quiet, label),
-            lines(&full, label),
+            lines(&page, label),
             "{label}: {quiet}"
         );
     }
-    assert!(lines(&quiet, "FAIL ") > 0, "{quiet}");
-    let counted = format!(
-        "(the {} skipped cases are listed without -q)",
-        lines(&full, "SKIP ")
-    );
+    let counted = format!("{skipped} skipped (listed by reason without -q)");
     assert!(quiet.contains(&counted), "not {counted:?}: {quiet}");
+    // Both at once is a usage error.
+    let (both, _) = leaky_run(&["-q", "-v"], &[]);
+    assert_eq!(both, Some(2));
 }
 
 #[test]

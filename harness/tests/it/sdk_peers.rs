@@ -153,7 +153,8 @@ pub fn typescript_v1_bookshop() -> String {
     format!("{dir}/bookshop.mjs")
 }
 
-/// 1.x speaks 2025-11-25 only: `--era auto` notes 2026-07-28 as not spoken.
+/// 1.x speaks 2025-11-25 only: `--era auto` notes 2026-07-28 as not
+/// spoken, in the terminal and in every report.
 #[test]
 fn typescript_sdk_v1_bookshop_matches_its_baselines() {
     let server = format!("node {}", typescript_v1_bookshop());
@@ -164,18 +165,48 @@ fn typescript_sdk_v1_bookshop_matches_its_baselines() {
         "stdio",
         ["--stdio", &server],
     );
+    let dir = crate::support::scratch("ts-v1-not-judged");
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
     let out = mcperr(&[
         "run",
         "--stdio",
         &server,
         "--cases",
         "tools/tool-error-is-result",
+        "--markdown",
+        &path("r.md"),
+        "--html",
+        &path("r.html"),
+        "--sarif",
+        &path("r.sarif"),
     ]);
     assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
     assert!(
-        out.stdout.contains("not judged: 2026-07-28"),
+        out.stdout.contains("not judged: 2026-07-28")
+            && out
+                .stdout
+                .contains("2025-11-25: initialize answered 2025-11-25"),
         "{}",
         out.stdout
+    );
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    let (md, html, sarif) = (read("r.md"), read("r.html"), read("r.sarif"));
+    assert!(md.contains("- Not judged: 2026-07-28"), "{md}");
+    assert!(md.contains("| initialize answered 2025-11-25 |"), "{md}");
+    assert!(
+        html.contains("not judged") && html.contains("2026-07-28: "),
+        "{html}"
+    );
+    assert!(html.contains("initialize answered 2025-11-25"), "{html}");
+    let log: serde_json::Value = serde_json::from_str(&sarif).unwrap();
+    let props = &log["runs"][0]["properties"];
+    assert_eq!(props["protocolVersion"], "2025-11-25", "{props}");
+    assert!(
+        props["notJudged"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("2026-07-28"),
+        "{props}"
     );
 }
 

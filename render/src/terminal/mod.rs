@@ -1,12 +1,54 @@
-//! The terminal report: a line per case, failures in full, a summary.
-//! Colour only on a TTY, and never with `NO_COLOR` set.
+//! The terminal report. By default ([`Detail::Normal`]) one invocation's
+//! runs read as one page ([`grouped`]): a header with the negotiated
+//! versions, the tools once, the failures and warnings grouped by cause
+//! with one example each, the skips counted by reason, the summary last.
+//! `-v` ([`Detail::Verbose`]) prints every run in full, a line per case;
+//! `-q` the findings and the summary only. Colour only on a TTY, and never
+//! with `NO_COLOR` set.
+
+mod grouped;
+mod wrap;
 
 use std::fmt::Write;
 
-use mcperr_core::report::RunReport;
+use mcperr_core::report::{RunReport, RunSet};
 use mcperr_model::verdict::Verdict;
 
-fn paint(text: &str, code: &str, colour: bool) -> String {
+pub use wrap::wrap;
+
+/// How much the terminal report shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// Findings grouped by cause and the summary (`-q`).
+    Quiet,
+    /// The default: header, tools, findings by cause, skips by reason, summary.
+    Normal,
+    /// Every run in full: a line per case, each failure's request and response whole (`-v`).
+    Verbose,
+}
+
+/// Renders every run of one invocation at `detail`.
+pub fn render_set(set: &RunSet, colour: bool, detail: Detail) -> String {
+    match detail {
+        Detail::Verbose => {
+            let mut out = String::new();
+            let mut blocks_shown: Vec<String> = Vec::new();
+            for r in &set.runs {
+                let block = mcperr_cases::select::tool_calls_block(&r.valid_calls, &r.left_out);
+                let first = !blocks_shown.contains(&block);
+                if first {
+                    blocks_shown.push(block);
+                }
+                out.push_str(&render_run(r, colour, false, first));
+            }
+            out.push_str(&grouped::summary(set, colour));
+            out
+        }
+        Detail::Normal | Detail::Quiet => grouped::render(set, colour, detail == Detail::Quiet),
+    }
+}
+
+pub(crate) fn paint(text: &str, code: &str, colour: bool) -> String {
     if colour {
         format!("\x1b[{code}m{text}\x1b[0m")
     } else {
@@ -14,7 +56,7 @@ fn paint(text: &str, code: &str, colour: bool) -> String {
     }
 }
 
-fn label(v: Verdict, baselined: bool, colour: bool) -> String {
+pub(crate) fn label(v: Verdict, baselined: bool, colour: bool) -> String {
     let (text, code) = match (v, baselined) {
         (Verdict::Fail, true) => ("FAIL*", "33"),
         (Verdict::Pass, _) => ("PASS ", "32"),
@@ -28,7 +70,7 @@ fn label(v: Verdict, baselined: bool, colour: bool) -> String {
 
 /// Server-provided text with control characters made visible, so that a
 /// server's escape sequences cannot reach the terminal.
-fn visible(text: &str) -> String {
+pub(crate) fn visible(text: &str) -> String {
     text.chars()
         .map(|c| {
             if c.is_control() && c != '\n' {

@@ -1,0 +1,339 @@
+//! The default terminal page of one invocation: every run (era ×
+//! transport) on one page a person reads top to bottom, in the manner of
+//! cargo-nextest: a header with the versions the server agreed, the tools
+//! once, each cause of failure or warning once (its count, one example
+//! with its request and response), the skips counted by reason, and the
+//! summary last. `-v` has every case line ([`super::render_run`]).
+
+use std::fmt::Write;
+
+use mcperr_core::report::groups::{self, CauseGroup};
+use mcperr_core::report::{RunReport, RunSet};
+use mcperr_model::verdict::Verdict;
+
+use super::wrap::hanging;
+use super::{label, paint, visible};
+
+/// Where lines are wrapped.
+const WIDTH: usize = 100;
+
+/// How much of a request or response the page shows (`-v` shows it whole).
+const SHOWN_CHARS: usize = 400;
+
+/// How many skip reasons the page lists (`-v` lists every skip).
+const SKIP_REASONS_SHOWN: usize = 8;
+
+/// How many other case ids a group names.
+const OTHER_IDS_SHOWN: usize = 5;
+
+pub(super) fn render(set: &RunSet, colour: bool, quiet: bool) -> String {
+    let mut out = header(set);
+    if !quiet {
+        out.push_str(&tools(&set.runs));
+    }
+    let groups = groups::by_cause(&set.runs);
+    for g in &groups {
+        out.push_str(&group(g, colour));
+    }
+    out.push_str(&skips(&set.runs, quiet));
+    out.push_str(&summary(set, colour));
+    out
+}
+
+/// The target, the profile and transports, each era with how the server
+/// agreed it, and the eras not judged.
+fn header(set: &RunSet) -> String {
+    let mut out = String::new();
+    let Some(first) = set.runs.first() else {
+        return out;
+    };
+    let _ = writeln!(out, "mcperr run: {}", first.target.shown());
+    let mut transports: Vec<&str> = Vec::new();
+    for r in &set.runs {
+        if !transports.contains(&r.transport.as_str()) {
+            transports.push(&r.transport);
+        }
+    }
+    let _ = writeln!(
+        out,
+        "profile {} · {}",
+        first.profile,
+        transports.join(" and ")
+    );
+    let mut eras: Vec<&str> = Vec::new();
+    for r in &set.runs {
+        if eras.contains(&r.era.as_str()) {
+            continue;
+        }
+        eras.push(&r.era);
+        let how = set
+            .runs
+            .iter()
+            .filter(|o| o.era == r.era)
+            .map(RunReport::negotiated)
+            .find(|n| !n.is_empty())
+            .unwrap_or_else(|| "no handshake (see below)".to_string());
+        out.push_str(&hanging(&format!("  {}: ", r.era), &how, WIDTH));
+    }
+    for n in &set.not_judged {
+        // With --era auto an era the server does not speak is not a failure.
+        out.push_str(&hanging("  not judged: ", &n.replace('\n', " "), WIDTH));
+    }
+    out.push('\n');
+    out
+}
+
+/// The tools of every run in one block, grouped by how each is called
+/// and why; a tool that only some eras list says which.
+fn tools(runs: &[RunReport]) -> String {
+    // (how, why) -> names, in the order met.
+    let mut ways: Vec<(String, &str, Vec<String>)> = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    let eras_listing = |name: &str| -> Vec<&str> {
+        let mut eras: Vec<&str> = Vec::new();
+        for r in runs {
+            let listed = r.valid_calls.iter().any(|c| c.name == name)
+                || r.left_out.iter().any(|l| l.name == name);
+            if listed && !eras.contains(&r.era.as_str()) {
+                eras.push(&r.era);
+            }
+        }
+        eras
+    };
+    let all_eras = {
+        let mut eras: Vec<&str> = Vec::new();
+        for r in runs
+            .iter()
+            .filter(|r| !r.valid_calls.is_empty() || !r.left_out.is_empty())
+        {
+            if !eras.contains(&r.era.as_str()) {
+                eras.push(&r.era);
+            }
+        }
+        eras.len()
+    };
+    for r in runs {
+        let calls = r.valid_calls.iter().map(|c| {
+            let how = match (c.valid, c.valid_limit) {
+                (true, Some(n)) => {
+                    format!("valid calls (at most {n} per era and job in fuzz) and invalid calls")
+                }
+                (true, None) => "valid and invalid calls".to_string(),
+                (false, _) => "invalid calls only".to_string(),
+            };
+            (how, c.reason.as_str(), c.name.as_str())
+        });
+        let left = r
+            .left_out
+            .iter()
+            .map(|l| ("not called".to_string(), l.reason.as_str(), l.name.as_str()));
+        for (how, why, name) in calls.chain(left) {
+            if seen.contains(&name) {
+                continue;
+            }
+            seen.push(name);
+            let eras = eras_listing(name);
+            let shown = if eras.len() < all_eras {
+                format!("{name} [{} only]", eras.join(", "))
+            } else {
+                name.to_string()
+            };
+            match ways.iter_mut().find(|(h, w, _)| *h == how && *w == why) {
+                Some(way) => way.2.push(shown),
+                None => ways.push((how, why, vec![shown])),
+            }
+        }
+    }
+    if seen.is_empty() {
+        return String::new();
+    }
+    let mut out = format!("Tools ({}):\n", seen.len());
+    for (how, why, names) in ways {
+        out.push_str(&hanging(
+            "  ",
+            &format!("{how}: {} ({why})", names.join(", ")),
+            WIDTH,
+        ));
+    }
+    out.push('\n');
+    out
+}
+
+/// One cause: the example in full, the count and the other cases named.
+fn group(g: &CauseGroup, colour: bool) -> String {
+    let mut out = String::new();
+    let ex = g.example();
+    let c = ex.case;
+    let tag = if g.baselined { " (baselined)" } else { "" };
+    let _ = writeln!(
+        out,
+        "{} {:<4} {} · {}{tag}",
+        label(g.verdict, g.baselined, colour),
+        c.rule,
+        c.id,
+        ex.run_label()
+    );
+    if g.members.len() > 1 {
+        out.push_str(&hanging("  also:     ", &others(g), WIDTH));
+    }
+    if !c.title.is_empty() {
+        out.push_str(&hanging("  checks:   ", &c.title, WIDTH));
+    }
+    // Each line's own citation goes: the case's sentence is quoted once, below.
+    for (i, line) in visible(&c.message).lines().enumerate() {
+        let lead = if i == 0 {
+            "  why:      "
+        } else {
+            "            "
+        };
+        let line = line.split(". Spec: ").next().unwrap_or(line);
+        out.push_str(&hanging(lead, line, WIDTH));
+    }
+    if let Some(r) = &c.request {
+        let _ = writeln!(out, "  request:  {}", cut(&r.to_string()));
+    }
+    let response = c
+        .response
+        .as_ref()
+        .map_or("(none)".to_string(), |r| cut(&visible(&r.to_string())));
+    let _ = writeln!(out, "  response: {response}");
+    if !c.spec.is_empty() {
+        out.push_str(&hanging("  spec:     ", &c.spec.replace('\n', " "), WIDTH));
+    }
+    let _ = writeln!(
+        out,
+        "  rule:     {} (mcperr explain {})\n",
+        mcperr_core::explain::page_path(&c.rule),
+        c.rule
+    );
+    out
+}
+
+/// `N more: ids … · in runs` (the runs of the others, besides the example's).
+fn others(g: &CauseGroup) -> String {
+    let ids = g.case_ids();
+    let example_run = g.example().run_label();
+    let mut runs: Vec<String> = Vec::new();
+    for m in &g.members[1..] {
+        let label = m.run_label();
+        if !runs.contains(&label) {
+            runs.push(label);
+        }
+    }
+    let mut text = format!("{} more", g.members.len() - 1);
+    if ids.len() > 1 {
+        let shown: Vec<&str> = ids[1..].iter().take(OTHER_IDS_SHOWN).copied().collect();
+        let rest = ids.len() - 1 - shown.len();
+        text.push_str(&format!(": {}", shown.join(", ")));
+        if rest > 0 {
+            text.push_str(&format!(" and {rest} more"));
+        }
+    }
+    if runs != [example_run] {
+        text.push_str(&format!(" · in {}", runs.join(", ")));
+    }
+    text.push_str(" (-v lists each)");
+    text
+}
+
+/// JSON text cut to [`SHOWN_CHARS`], saying so.
+fn cut(text: &str) -> String {
+    let n = text.chars().count();
+    if n <= SHOWN_CHARS {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(SHOWN_CHARS).collect();
+    format!("{head}… ({n} characters; -v or --json shows it whole)")
+}
+
+/// The skips counted by reason, the most frequent first; with `quiet`,
+/// one line.
+fn skips(runs: &[RunReport], quiet: bool) -> String {
+    let reasons = groups::skips_by_reason(runs);
+    let total: usize = reasons.iter().map(|r| r.members.len()).sum();
+    if total == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    if quiet {
+        let _ = writeln!(out, "{total} skipped (listed by reason without -q)\n");
+        return out;
+    }
+    let _ = writeln!(out, "Skipped: {total} (by reason; -v lists each)");
+    for r in reasons.iter().take(SKIP_REASONS_SHOWN) {
+        let ids = r.case_ids();
+        let which = match ids.as_slice() {
+            [one] => one.to_string(),
+            [first, rest @ ..] => format!("{first} and {} more", rest.len()),
+            [] => String::new(),
+        };
+        out.push_str(&hanging(
+            &format!("  {:>3} × ", r.members.len()),
+            &format!("{} ({which})", r.reason),
+            WIDTH,
+        ));
+    }
+    if reasons.len() > SKIP_REASONS_SHOWN {
+        let rest = &reasons[SKIP_REASONS_SHOWN..];
+        let n: usize = rest.iter().map(|r| r.members.len()).sum();
+        let _ = writeln!(
+            out,
+            "        … {n} more for {} other reasons (-v lists each)",
+            rest.len()
+        );
+    }
+    out.push('\n');
+    out
+}
+
+/// Each run's counts and coverage, the valid calls, stale baseline
+/// entries, and the total over runs.
+pub(super) fn summary(set: &RunSet, colour: bool) -> String {
+    let mut out = String::from("Summary:\n");
+    for r in &set.runs {
+        let _ = writeln!(out, "  {}", r.summary_line());
+        if let Some(c) = &r.coverage {
+            out.push_str(&hanging("    ", &c.line(), WIDTH));
+        }
+    }
+    if let Some(r) = set.runs.first() {
+        // The tools and their consent are the same in every run.
+        out.push_str(&hanging("  ", &r.valid_call_line(), WIDTH));
+    }
+    let mut stale: Vec<&str> = Vec::new();
+    for s in set.runs.iter().flat_map(|r| &r.stale_baseline) {
+        if !stale.contains(&s.as_str()) {
+            stale.push(s);
+        }
+    }
+    for s in stale {
+        let why = match s.strip_suffix(mcperr_core::report::stale::NAMES_NO_CASE) {
+            Some(entry) => format!("baseline entry {entry} names no case: fix or remove it"),
+            None => format!("baseline entry {s} no longer fails: remove it"),
+        };
+        let _ = writeln!(out, "{} {why}", paint("STALE", "31;1", colour));
+    }
+    let s = &set.summary;
+    let baselined = set
+        .runs
+        .iter()
+        .flat_map(|r| &r.cases)
+        .filter(|c| c.baselined && c.verdict != Verdict::Pass)
+        .count();
+    let _ = writeln!(
+        out,
+        "{}{} passed, {} failed, {} warned, {} skipped, {} errors{}",
+        if set.runs.len() > 1 { "in all: " } else { "" },
+        s.pass,
+        s.fail,
+        s.warn,
+        s.skip,
+        s.error,
+        if baselined > 0 {
+            format!(" ({baselined} failures baselined)")
+        } else {
+            String::new()
+        }
+    );
+    out
+}
