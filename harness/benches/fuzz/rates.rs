@@ -65,8 +65,8 @@ pub(crate) fn in_process(requests: u64, jobs: usize) -> f64 {
         profile: Profile::load("spec").unwrap(),
         seed: 1,
         budget: Budget {
-            time: None,
             requests: Some(requests),
+            ..Budget::default()
         },
         in_flight: 64,
         tune_in_flight: false,

@@ -170,16 +170,20 @@ async fn concurrent(w: &mut Worker<'_>, client: &mut Client) -> Stop {
     }
 }
 
-/// Fuzzes one era; returns the tools left out and the campaign's wall time
-/// (shrinking excluded).
+/// Fuzzes one era, on `connected` (its server and handshake result) if
+/// the eras were found first, else on a server it starts; returns the tools
+/// left out and the campaign's wall time (shrinking excluded).
 pub(crate) async fn era(
     settings: &FuzzSettings,
     budget: &super::Budget,
-    era: Era,
+    (era, connected): (Era, Option<(Client, Value)>),
     store: &Store,
     shrink_requests: &AtomicU64,
 ) -> Result<(Vec<LeftOut>, Vec<ToolCalls>, Duration), EngineError> {
-    let (mut first, info) = connect(&settings.run, EraChoice::Pinned(era)).await?;
+    let (mut first, info) = match connected {
+        Some(c) => c,
+        None => connect(&settings.run, EraChoice::Pinned(era)).await?,
+    };
     // The handshake's notification is behind us: an id-null error now is an answer.
     first.begin_case();
     let discovery = discover(&mut first, info).await;
@@ -193,7 +197,7 @@ pub(crate) async fn era(
     let jobs = settings.run.jobs.max(1);
     let quota = budget.requests.map(|r| r.div_ceil(jobs as u64));
     let start = Instant::now();
-    let deadline = budget.time.map(|t| start + t);
+    let deadline = budget.until.or(budget.time.map(|t| start + t));
     let judge = Judge {
         era,
         profile: settings.profile.clone(),
@@ -218,6 +222,7 @@ pub(crate) async fn era(
         issued: 0,
         quota,
         deadline,
+        shrink_until: None,
         shrink_requests,
     };
     let (mut w, mut client, ended) = if jobs == 1 {
@@ -257,6 +262,8 @@ pub(crate) async fn era(
         (first_done.expect("jobs >= 2"), None, ended)
     };
     let elapsed = ended - start;
+    // Confirming and shrinking within the era's share of --seconds.
+    w.shrink_until = budget.shrink_until;
     // Shrinking: each finding once, on the first worker's server.
     match client.as_mut() {
         Some(c) => confirm(&mut w, c).await,
@@ -267,6 +274,11 @@ pub(crate) async fn era(
         // group (its smallest example so far), the rest folded into it.
         client = attribute_ids(&mut w, client, store).await;
         for found in representatives(store.unshrunk(), store) {
+            if w.out_of_time() {
+                // Stands as found; the summary counts it.
+                settings.stats.unshrunk.fetch_add(1, Ordering::Relaxed);
+                continue;
+            }
             let signature = found.finding.signature.clone();
             let (shrunk, c) = shrink(&mut w, client, found).await;
             client = c;

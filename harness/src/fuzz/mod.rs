@@ -27,7 +27,7 @@ pub use store::{Found, SlowLane, UndecidedLane};
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mcperr_cases::profile::Profile;
 use mcperr_cases::select::{LeftOut, Selection};
@@ -42,12 +42,48 @@ use crate::engine::{EngineError, EraChoice, RunSettings};
 /// When a campaign ends: after so long, after so many requests, or both.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Budget {
-    /// Wall time of the whole campaign, split evenly over the eras the
-    /// server speaks (found before any fuzzing).
+    /// Wall time of the whole command (`--seconds`): finding the eras,
+    /// starting the server, fuzzing, confirming and shrinking, split evenly
+    /// over the eras the server speaks; each era fuzzes for
+    /// [`FUZZ_SHARE`] of its share and confirms and shrinks in the rest.
     pub time: Option<Duration>,
     /// Requests of the whole campaign, split the same way.
     pub requests: Option<u64>,
+    /// This era's campaign stops sending here (set per era from `time`).
+    pub until: Option<Instant>,
+    /// This era's confirming and shrinking stop here; a finding not shrunk
+    /// by then stands as found (set per era from `time`).
+    pub shrink_until: Option<Instant>,
 }
+
+/// One era's budget: with `--seconds`, an even share of the time left
+/// (`eras_left` eras to go), of which [`FUZZ_SHARE`] fuzzes and the rest
+/// confirms and shrinks; with `--requests`, its share of the requests.
+fn era_budget(
+    time: Option<Duration>,
+    started: Instant,
+    requests: Option<u64>,
+    eras_left: u64,
+) -> Budget {
+    let Some(time) = time else {
+        return Budget {
+            requests,
+            ..Budget::default()
+        };
+    };
+    let now = Instant::now();
+    let share = (started + time).saturating_duration_since(now) / eras_left.max(1) as u32;
+    Budget {
+        time: Some(share),
+        requests,
+        until: Some(now + share.mul_f64(FUZZ_SHARE)),
+        shrink_until: Some(now + share),
+    }
+}
+
+/// The part of an era's share of `--seconds` spent sending requests; the
+/// rest waits out the last answers, probes liveness, confirms and shrinks.
+pub const FUZZ_SHARE: f64 = 0.7;
 
 /// Live counters, read by the progress line.
 #[derive(Debug, Default)]
@@ -60,6 +96,9 @@ pub struct Stats {
     pub stop: AtomicBool,
     /// Findings dropped because their request, sent alone, showed others.
     pub misattributed: AtomicU64,
+    /// Findings left as found because `--seconds` was spent before their
+    /// shrinking.
+    pub unshrunk: AtomicU64,
 }
 
 /// Settings of one fuzz campaign.
@@ -105,6 +144,13 @@ pub struct FuzzStats {
     /// kept): answers the campaign matched to the wrong request.
     #[serde(default)]
     pub misattributed: u64,
+    /// Findings left as found, not shrunk: `--seconds` was spent first.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unshrunk: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The fuzz report (`--json`).
@@ -194,6 +240,9 @@ pub async fn fuzz(
     choice: EraChoice,
     target: TargetInfo,
 ) -> Result<FuzzOutcome, EngineError> {
+    // --seconds is the wall time of the whole command: the handshakes
+    // below count against it.
+    let started = Instant::now();
     let threaded;
     let settings = if server_thread_pays(settings) {
         let mut run = settings.run.clone();
@@ -207,15 +256,21 @@ pub async fn fuzz(
         settings
     };
     let mut not_fuzzed = Vec::new();
+    // The server of each era, connected once: with --era auto the
+    // handshake that finds the eras it speaks is the one its campaign uses.
+    let mut connected: Vec<Option<(crate::client::Client, serde_json::Value)>> = Vec::new();
     let eras = match choice {
-        EraChoice::Pinned(e) => vec![e],
+        EraChoice::Pinned(e) => {
+            connected.push(None);
+            vec![e]
+        }
         EraChoice::Auto => {
-            // Which eras does it speak? A handshake each, before any budget is spent.
+            // Which eras does it speak? A handshake each, before any fuzzing.
             let mut spoken = Vec::new();
             for era in [Era::Modern, Era::Legacy] {
                 match crate::engine::connect(&settings.run, EraChoice::Pinned(era)).await {
-                    Ok((c, _)) => {
-                        c.conn.close().await;
+                    Ok(c) => {
+                        connected.push(Some(c));
                         spoken.push(era);
                     }
                     Err(e) if !e.spawn => not_fuzzed.push(format!("{era}: {e}")),
@@ -234,21 +289,20 @@ pub async fn fuzz(
         }
     };
     let n = eras.len() as u64;
-    let budget = Budget {
-        time: settings.budget.time.map(|t| t / n as u32),
-        requests: settings.budget.requests.map(|r| r.div_ceil(n).max(1)),
-    };
+    let requests = settings.budget.requests.map(|r| r.div_ceil(n).max(1));
     let mut campaign_time = Duration::ZERO;
     let store = Arc::new(Store::default());
     let mut fuzzed = Vec::new();
     let mut left_out = Vec::new();
     let mut valid_calls = Vec::new();
     let shrink_requests = AtomicU64::new(0);
-    for era in eras {
+    for (i, era) in eras.into_iter().enumerate() {
         if settings.stats.stop.load(Ordering::Relaxed) {
             break;
         }
-        match campaign::era(settings, &budget, era, &store, &shrink_requests).await {
+        let budget = era_budget(settings.budget.time, started, requests, n - i as u64);
+        let conn = connected[i].take();
+        match campaign::era(settings, &budget, (era, conn), &store, &shrink_requests).await {
             Ok((l, calls, took)) => {
                 fuzzed.push(era.to_string());
                 left_out = l;
@@ -260,6 +314,10 @@ pub async fn fuzz(
             }
             Err(e) => return Err(e),
         }
+    }
+    // An era left unfuzzed (Ctrl-C, --deadline) still has its server.
+    for (c, _) in connected.into_iter().flatten() {
+        c.conn.close().await;
     }
     if fuzzed.is_empty() {
         return Err(EngineError::Setup(crate::engine::SetupError {
@@ -307,6 +365,7 @@ pub async fn fuzz(
             },
             shrink_requests: shrink_requests.load(Ordering::Relaxed),
             misattributed: settings.stats.misattributed.load(Ordering::Relaxed),
+            unshrunk: settings.stats.unshrunk.load(Ordering::Relaxed),
         },
         interrupted: settings.stats.stop.load(Ordering::Relaxed),
         deadline_reached: false,

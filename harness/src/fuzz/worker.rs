@@ -46,6 +46,8 @@ pub(crate) struct Worker<'a> {
     pub(crate) issued: u64,
     pub(crate) quota: Option<u64>,
     pub(crate) deadline: Option<Instant>,
+    /// When confirming and shrinking must stop (`--seconds` spent).
+    pub(crate) shrink_until: Option<Instant>,
     pub(crate) shrink_requests: &'a AtomicU64,
 }
 
@@ -54,6 +56,13 @@ impl Worker<'_> {
     pub(crate) fn next_n(&mut self) -> u64 {
         self.next_n += 1;
         self.next_n
+    }
+
+    /// Whether confirming and shrinking must stop: Ctrl-C or `--deadline`,
+    /// or the era's share of `--seconds` spent.
+    pub(crate) fn out_of_time(&self) -> bool {
+        self.settings.stats.stop.load(Ordering::Relaxed)
+            || self.shrink_until.is_some_and(|d| Instant::now() >= d)
     }
 
     pub(crate) fn take(&mut self) -> bool {

@@ -42,7 +42,8 @@ fn tools_that_write_run_their_bodies_only_when_allowed_and_then_a_bounded_number
     // Without a flag: the additive add_note, the un-annotated tag_note and the
     // destructive purge_notes never run, in a run or a campaign.
     for (name, args) in [
-        ("run", vec!["run"]),
+        // -v: the tools block a tool per line, as fuzz prints it.
+        ("run", vec!["run", "-v"]),
         ("fuzz", vec!["fuzz", "--seconds", "4", "--seed", "3"]),
     ] {
         let (ran, stdout) = against_notes(name, &args);

@@ -809,3 +809,32 @@ fn the_budget_goes_to_the_eras_the_server_speaks() {
     );
     assert_eq!(r["stats"]["requests"], 600, "{out}");
 }
+
+#[test]
+fn seconds_is_the_wall_time_of_the_whole_command_shrinking_included() {
+    // A Python SDK server: about a second to start per era, a few hundred
+    // requests a second, findings to confirm and shrink. --seconds 6 is
+    // the whole command's time, with one second stated for closing the
+    // server and writing the reports (a loaded machine gets one more).
+    let server = format!("{} {ROOT}/fixtures/servers/python/bookshop.py", python());
+    let dir = scratch("fuzz-wall-time");
+    let began = Instant::now();
+    let (_, r, out) = fuzz(
+        &["--stdio", &server, "--seconds", "6", "--seed", "5"],
+        &dir.join("r.json"),
+    );
+    let took = began.elapsed();
+    assert!(took < Duration::from_secs(8), "{took:?}: {out}");
+    assert_eq!(r["eras"].as_array().unwrap().len(), 2, "{out}");
+    // Each era fuzzed for most of its share, and found what it finds.
+    let fuzzed = r["stats"]["elapsed_s"].as_f64().unwrap();
+    assert!((1.5..=6.0).contains(&fuzzed), "{fuzzed}: {out}");
+    assert!(!r["findings"].as_array().unwrap().is_empty(), "{out}");
+    // Findings the budget left unshrunk are counted, and the summary says so.
+    if let Some(n) = r["stats"]["unshrunk"].as_u64() {
+        assert!(
+            out.contains(&format!("{n} findings stand as found, not shrunk")),
+            "{out}"
+        );
+    }
+}

@@ -11,8 +11,9 @@ const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
 #[test]
 fn a_tool_slower_than_the_whole_campaign_is_undecided_never_hung_nor_another_requests_answer() {
-    // fetch_page answers after 4 s; each era's campaign lasts 2 s: no call of
-    // it is answered before the campaign ends, and none waited out --slow-ms.
+    // fetch_page answers after 4 s; --seconds 4 is the whole command, so
+    // each era's campaign lasts about a second: no call of it is answered
+    // before the campaign ends, and none waited out --slow-ms.
     let recipes = format!("{ROOT}/fixtures/servers/python/recipes.py");
     let stdio = format!(
         "env RECIPES_SLOW_SECONDS=4 {} {recipes} --fault slow-fetch",
