@@ -79,6 +79,8 @@ pub async fn judge(
 ) -> Result<Judged, EngineError> {
     let mut out = Judged::default();
     let mut empty = None;
+    // Eras whose handshake failed: (note, era).
+    let mut unspoken: Vec<(usize, Era)> = Vec::new();
     for target in &server.targets {
         let transport = if target.settings.target.is_http() {
             "http"
@@ -113,12 +115,21 @@ pub async fn judge(
                         out.notes.push(e.to_string());
                         return Ok(out);
                     }
-                    out.notes.push(format!("{era}: {e}"));
+                    let note = stderr_once(&format!("{era}: {e}"), &out.notes);
+                    if !e.unjudged {
+                        unspoken.push((out.notes.len(), era));
+                    }
+                    out.notes.push(note);
                 }
                 Err((EngineError::Select(SelectError::NoCase(globs)), _)) => {
+                    // A saved finding names the eras it was seen in.
+                    let selected = if globs.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (--cases {})", globs.join(", "))
+                    };
                     out.notes.push(format!(
-                        "{era} over {transport}: no selected case applies ({})",
-                        globs.join(", ")
+                        "{era} over {transport}: no selected case is for this era{selected}"
                     ));
                     empty = Some(SelectError::NoCase(globs));
                 }
@@ -126,9 +137,35 @@ pub async fn judge(
             }
         }
     }
+    // With --era auto: pinning the era it speaks saves a start per command.
+    for (i, era) in unspoken {
+        if let Some(spoken) = out.runs.iter().find(|r| r.era != era.to_string()) {
+            let other = &spoken.era;
+            out.notes[i].push_str(&format!(
+                " (`--era {other}` judges {other} alone, without this attempt)"
+            ));
+        }
+    }
     match empty {
         Some(e) if out.runs.is_empty() && out.failed_setups.is_empty() => Err(e.into()),
         _ => Ok(out),
+    }
+}
+
+/// `note` with its server's stderr tail replaced by "as above" when an
+/// earlier note already shows the same tail (a server that fails in both
+/// eras prints the same start-up error twice).
+fn stderr_once(note: &str, earlier: &[String]) -> String {
+    const TAIL: &str = "stderr tail:";
+    let Some(at) = note.find(TAIL) else {
+        return note.to_string();
+    };
+    // The note ends with the handshake failure's closing parenthesis.
+    let tail = note[at..].strip_suffix(')').unwrap_or(&note[at..]);
+    if earlier.iter().any(|n| n.contains(tail)) {
+        note.replacen(tail, "stderr tail: as above", 1)
+    } else {
+        note.to_string()
     }
 }
 
@@ -220,4 +257,17 @@ pub async fn embedded_http() -> std::io::Result<String> {
     };
     tokio::spawn(mcperr_reference::http::serve(listener, None, config));
     Ok(format!("http://{addr}/mcp"))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_stderr_tail_already_shown_is_not_shown_again() {
+        let first = "2026-07-28: the server `x` did not complete a handshake (2026-07-28: no answer; stderr tail: boom)".to_string();
+        let second = "2025-11-25: the server `x` did not complete a handshake (2025-11-25: no answer; stderr tail: boom)";
+        assert_eq!(
+            super::stderr_once(second, &[first]),
+            "2025-11-25: the server `x` did not complete a handshake (2025-11-25: no answer; stderr tail: as above)"
+        );
+    }
 }

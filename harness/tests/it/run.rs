@@ -771,3 +771,16 @@ fn an_extra_property_rejection_counts_only_on_a_call_the_tool_accepts() {
     let (v, case) = verdict("ignore-extra");
     assert!(v == "fail" || v == "warn", "{case}");
 }
+
+#[test]
+fn a_server_that_fails_in_both_eras_shows_its_stderr_once() {
+    // What it prints differs from its command line, which the note names.
+    let out = mcperr(&["run", "--stdio", "sh -c 'echo boom-$((40+2)) >&2; exit 3'"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert_eq!(out.stderr.matches("boom-42").count(), 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("stderr tail: as above"),
+        "{}",
+        out.stderr
+    );
+}

@@ -162,7 +162,7 @@ pub fn case_file(
             "found by mcperr fuzz: {}",
             first_line.chars().take(160).collect::<String>()
         ),
-        eras: vec![era.version().to_string()],
+        eras: replay_eras(finding, era),
         needs,
         checks,
         envelope: (!input.envelope).then_some(false),
@@ -184,6 +184,22 @@ pub fn case_file(
         msg = first_line.replace('\n', " "),
     );
     (format!("{}.toml", id.trim_start_matches("fuzz/")), text)
+}
+
+/// The eras a saved finding replays in: every era the campaign saw it in
+/// (its request is era-neutral: the planner adds each era's envelope),
+/// else the one it was found in.
+fn replay_eras(finding: &Finding, era: Era) -> Vec<String> {
+    let mut eras: Vec<String> = finding
+        .eras
+        .iter()
+        .filter(|e| e.parse::<Era>().is_ok())
+        .cloned()
+        .collect();
+    if !eras.contains(&era.version().to_string()) {
+        eras.push(era.version().to_string());
+    }
+    eras
 }
 
 #[cfg(test)]
@@ -230,6 +246,14 @@ mod tests {
         assert_eq!(case.checks, ["body-never-ran"]);
         assert_eq!(case.eras, ["2025-11-25"]);
         assert!(case.envelope);
+        // Seen in both eras: it replays in both, not in the one that saved it.
+        let both = Finding {
+            eras: vec!["2026-07-28".into(), "2025-11-25".into()],
+            ..finding
+        };
+        let (name, text) = case_file(&both, &input, Era::Legacy, 42, true);
+        let case = mcperr_cases::case::Case::parse(&name, &text).unwrap();
+        assert_eq!(case.eras, ["2026-07-28", "2025-11-25"]);
     }
 }
 
