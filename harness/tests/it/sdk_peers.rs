@@ -185,7 +185,9 @@ fn typescript_sdk_v1_bookshop_matches_its_baselines() {
         out.stdout.contains("not judged: 2026-07-28")
             && out
                 .stdout
-                .contains("2025-11-25: initialize answered 2025-11-25"),
+                .contains("2025-11-25: initialize answered 2025-11-25")
+            // The note says how to skip the failed handshake next time.
+            && out.stdout.contains("`--era 2025-11-25` judges 2025-11-25"),
         "{}",
         out.stdout
     );
