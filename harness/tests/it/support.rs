@@ -329,3 +329,9 @@ pub fn python_stdio_server(name: &str, tools: &str, call: &str) -> String {
         .replace("{call}", call);
     python_script(&scratch(name), &text)
 }
+
+/// `text` with every run of whitespace one space: the terminal report wraps
+/// long lines, and where depends on the length of what they quote (a path).
+pub fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
