@@ -115,13 +115,24 @@ impl Judgement {
         };
         let first = &violations[decider];
         let mut message = first.message.clone();
+        // The same violation seen again (one per malformed line, say) is
+        // listed once, with how many times it was seen.
+        let mut also: Vec<(String, usize)> = Vec::new();
         for (_, v) in violations.iter().enumerate().filter(|(i, _)| *i != decider) {
-            message.push_str(&format!(
-                "\nalso {} [{}]: {}",
-                v.verdict.as_str(),
-                v.aspect,
-                v.message
-            ));
+            let line = format!("also {} [{}]: {}", v.verdict.as_str(), v.aspect, v.message);
+            let same_as_decider = v.aspect == first.aspect && v.message == first.message;
+            match also.iter_mut().find(|(l, _)| *l == line) {
+                Some((_, n)) => *n += 1,
+                None if same_as_decider => {}
+                None => also.push((line, 1)),
+            }
+        }
+        for (line, n) in also {
+            message.push('\n');
+            message.push_str(&line);
+            if n > 1 {
+                message.push_str(&format!(" ({n} times)"));
+            }
         }
         let mut j = Judgement::new(first.verdict, first.aspect.rule().as_str(), message);
         j.citation = Some(first.citation.clone());

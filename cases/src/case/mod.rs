@@ -110,6 +110,12 @@ pub struct Case {
     /// `input_required`). Default false: a willing client answers at once.
     #[serde(default)]
     pub hold_asks: bool,
+    /// How long this case waits for a late answer once its request timed
+    /// out, in milliseconds, at most `--slow-ms` (0: none). A saved fuzz
+    /// finding of an unanswered request sets 0: its replay costs one
+    /// `--timeout-ms`, not a `--slow-ms` wait each time.
+    #[serde(default)]
+    pub slow_ms: Option<u64>,
     /// Steps before the judged request.
     #[serde(default)]
     pub send: Vec<SendStep>,

@@ -219,6 +219,7 @@ impl Draft<'_> {
             envelope: true,
             handshake: true,
             hold_asks: false,
+            slow_ms: None,
             send: vec![],
             request: RequestSpec {
                 raw: None,

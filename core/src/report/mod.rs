@@ -7,6 +7,9 @@
 pub mod coverage;
 pub mod groups;
 pub mod stale;
+mod valid_calls;
+
+pub use valid_calls::{ValidCallOutcomes, TOOL_FAILED};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -246,55 +249,6 @@ pub struct RunReport {
     pub server_versions: Vec<String>,
 }
 
-/// How the message of a generated valid call starts when the tool takes
-/// no arguments and reported its own failure (written by the executor).
-pub const TOOL_FAILED: &str =
-    "the tool takes no arguments, so its isError result is its own failure";
-
-/// How many generated valid calls (`generated/tools/<name>/valid-call`)
-/// the tool accepted, refused with every argument set tried, or answered in
-/// a way that broke a rule, and how many tools got none because the run may
-/// not run their bodies.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ValidCallOutcomes {
-    /// Accepted: the case passed.
-    pub succeeded: usize,
-    /// A tool without arguments that ran and reported its own failure (an
-    /// `isError` result): its answer judged, nothing to vary, and no T8 pass
-    /// (a skip: a failure shows no success).
-    pub tool_failed: usize,
-    /// Refused every argument set: a skip that says so.
-    pub refused: usize,
-    /// The answer broke a rule (a fail, warning or error).
-    pub judged_wrong: usize,
-    /// Tools called with invalid arguments only (not read-only; `--tools`,
-    /// `--allow-additive` or `--allow-destructive` changes it).
-    pub not_allowed: usize,
-}
-
-impl ValidCallOutcomes {
-    /// The counts of `report`'s cases and tools.
-    pub fn of(report: &RunReport) -> ValidCallOutcomes {
-        let mut o = ValidCallOutcomes {
-            not_allowed: report.valid_calls.iter().filter(|t| !t.valid).count(),
-            ..Default::default()
-        };
-        let valid_calls = report
-            .cases
-            .iter()
-            .filter(|c| c.id.starts_with("generated/tools/") && c.id.ends_with("/valid-call"));
-        for c in valid_calls {
-            match c.verdict {
-                _ if c.message.starts_with(TOOL_FAILED) => o.tool_failed += 1,
-                Verdict::Pass => o.succeeded += 1,
-                Verdict::Skip => o.refused += 1,
-                _ => o.judged_wrong += 1,
-            }
-        }
-        o
-    }
-}
-
 impl RunReport {
     /// The report of findings (a fuzz campaign's, a proxied session's): one
     /// result per finding, with its hits and the inputs grouped into it, in
@@ -411,11 +365,7 @@ impl RunReport {
     /// `initialize answered 2025-11-25`, `server/discover lists
     /// 2026-07-28, 2025-11-25`; empty when setup never got that far.
     pub fn negotiated(&self) -> String {
-        match (&self.protocol_version, self.server_versions.as_slice()) {
-            (_, [_, ..]) => format!("server/discover lists {}", self.server_versions.join(", ")),
-            (Some(v), []) => format!("initialize answered {v}"),
-            (None, []) => String::new(),
-        }
+        negotiated(self.protocol_version.as_deref(), &self.server_versions)
     }
 
     /// A one-line summary: era, transport and counts.
@@ -433,6 +383,17 @@ impl RunReport {
         report.summary = self.summary();
         report.valid_call_outcomes = ValidCallOutcomes::of(self);
         serde_json::to_string_pretty(&report).expect("reports serialize") + "\n"
+    }
+}
+
+/// How a server agreed an era's version: `server/discover lists …` when it
+/// listed versions (2026-07-28), else `initialize answered V`; empty when
+/// neither is known.
+pub fn negotiated(version: Option<&str>, listed: &[String]) -> String {
+    match (version, listed) {
+        (_, [_, ..]) => format!("server/discover lists {}", listed.join(", ")),
+        (Some(v), []) => format!("initialize answered {v}"),
+        (None, []) => String::new(),
     }
 }
 

@@ -25,18 +25,61 @@ pub(super) fn list(args: ListArgs) -> Result<i32, CliError> {
     let selection = selection(&args.select)?;
     let settings = settings(&args.target, target, 1, String::new());
     let rt = runtime()?;
+    // --era auto lists every era the server speaks, each on its own process.
+    let eras: Vec<engine::EraChoice> = match choice {
+        engine::EraChoice::Auto => vec![
+            engine::EraChoice::Pinned(Era::Modern),
+            engine::EraChoice::Pinned(Era::Legacy),
+        ],
+        pinned => vec![pinned],
+    };
     rt.block_on(async {
-        let opened = engine::open(&settings, choice, &selection)
-            .await
-            .map_err(|e| Usage(e.to_string()))?;
-        let era = opened.client.era;
-        opened.client.conn.close().await;
-        out(&render_listing(
-            &settings.target.display(),
-            era,
-            &opened.discovery,
-            &opened.plan,
-        ));
+        let mut listed = Vec::new();
+        let mut unspoken = Vec::new();
+        for choice in eras {
+            match engine::open(&settings, choice, &selection).await {
+                Ok(opened) => {
+                    let era = opened.client.era;
+                    opened.client.conn.close().await;
+                    let mut text = render_listing(
+                        &settings.target.display(),
+                        era,
+                        &opened.discovery,
+                        &opened.plan,
+                    );
+                    let how = mcperr_core::report::negotiated(
+                        opened.versions.0.as_deref(),
+                        &opened.versions.1,
+                    );
+                    if !how.is_empty() {
+                        text = text.replacen(
+                            &format!("· era {era}"),
+                            &format!("· era {era} ({how})"),
+                            1,
+                        );
+                    }
+                    listed.push(text);
+                }
+                // A server that cannot start, or a selection that cannot
+                // plan, fails every era alike.
+                Err(engine::EngineError::Setup(e)) if !e.spawn => {
+                    let era = match choice {
+                        engine::EraChoice::Pinned(e) => e.to_string(),
+                        engine::EraChoice::Auto => "auto".into(),
+                    };
+                    unspoken.push(format!("{era}: {e}"));
+                }
+                Err(e) => return Err(Usage(e.to_string())),
+            }
+        }
+        if listed.is_empty() {
+            return Err(Usage(unspoken.join("; ")));
+        }
+        let mut text = listed.join("\n");
+        for n in unspoken {
+            text.push_str(&format!("\nnot listed: {}\n", n.replace('\n', " ")));
+        }
+        out(&text);
         Ok(0)
     })
 }

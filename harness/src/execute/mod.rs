@@ -24,7 +24,7 @@ use send::{
     capture, clip, clip_body, get_with_side_post, is_error_result, plain_exchange, resumed_get,
     shaped_exchange, short_answer, step,
 };
-use slow::{hung_result, lanes_of, slow_answer, slow_step};
+use slow::{hung_result, lanes_of, long_wait_note, slow_step, unanswered};
 
 /// Runs one planned case on a live client. The second value is false when
 /// the server stopped answering (the caller restarts it).
@@ -424,6 +424,8 @@ async fn execute_paced(
     // The liveness probe runs before judging, so that whatever the server
     // wrote during the case (steps, counts, probe included) is judged here.
     let mut alive = ex.response().is_some() || ex.http.is_some();
+    // A late answer waited for in vain, when that wait was long.
+    let mut long_wait = None;
     // A method already known slow is waited for up to --slow-ms: its answer
     // beyond --timeout-ms is slow again, noted as the first one was.
     if ex.response().is_some() && ex.duration > normal {
@@ -436,20 +438,7 @@ async fn execute_paced(
         let probe = client.probe().await;
         if probe.response().is_some() {
             alive = true;
-            match slow_answer(client, plan, &ex).await {
-                Some((answer, elapsed)) => {
-                    client.pace.mark_slow(&plan.request.method, elapsed);
-                    evidence.slow = Some((elapsed, client.timeout));
-                    ex.ending = answer.ending;
-                    ex.request = answer.request;
-                    ex.duration = elapsed;
-                }
-                None => {
-                    let lane = crate::pace::lane_of_outgoing(&plan.request);
-                    client.pace.mark_hung(&lane, &plan.case.id);
-                    evidence.answered_after = true;
-                }
-            }
+            long_wait = unanswered(client, plan, &mut ex, &mut evidence).await;
             let strays = client.drain();
             ex.strays.extend(strays);
         }
@@ -477,6 +466,11 @@ async fn execute_paced(
         alive = false;
     }
     let mut judgement = mcperr_oracle::judge(plan, &ex, &evidence);
+    if let Some(w) = long_wait {
+        judgement
+            .message
+            .push_str(&long_wait_note(w, client.pace.slow_timeout));
+    }
     if judgement.verdict == Verdict::Error && client.has_stderr() {
         let tail = client.stderr().tail(10);
         if !tail.is_empty() && !judgement.message.contains("stderr tail") {

@@ -19,7 +19,7 @@ use super::send::plain_exchange;
 /// over HTTP, where the timed-out POST is gone, the same request is sent
 /// once more with `--slow-ms` as its timeout. A method already known slow
 /// had its `--slow-ms`: nothing more is waited for.
-pub(super) async fn slow_answer(
+async fn slow_answer(
     client: &mut Client,
     plan: &CasePlan,
     ex: &Exchange,
@@ -44,6 +44,55 @@ pub(super) async fn slow_answer(
     let mut answered = ex.clone();
     answered.ending = Ending::Answered(answer);
     Some((answered, elapsed))
+}
+
+/// A wait for a late answer long enough that the case says which flag
+/// shortens it.
+const LONG_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// A request that timed out while the server answered a probe: its late
+/// answer within the case's own wait (`slow_ms`, at most `--slow-ms`)
+/// makes it slow and takes its place in `ex`; none leaves its lane hung
+/// (J4 judges it). Returns how long it waited in vain, when that was long.
+pub(super) async fn unanswered(
+    client: &mut Client,
+    plan: &CasePlan,
+    ex: &mut Exchange,
+    evidence: &mut mcperr_oracle::Evidence,
+) -> Option<std::time::Duration> {
+    let slow = client.pace.slow_timeout;
+    if let Some(ms) = plan.case.slow_ms {
+        client.pace.slow_timeout = slow.min(std::time::Duration::from_millis(ms));
+    }
+    let waited = std::time::Instant::now();
+    let late = slow_answer(client, plan, ex).await;
+    client.pace.slow_timeout = slow;
+    match late {
+        Some((answer, elapsed)) => {
+            client.pace.mark_slow(&plan.request.method, elapsed);
+            evidence.slow = Some((elapsed, client.timeout));
+            ex.ending = answer.ending;
+            ex.request = answer.request;
+            ex.duration = elapsed;
+            None
+        }
+        None => {
+            let lane = crate::pace::lane_of_outgoing(&plan.request);
+            client.pace.mark_hung(&lane, &plan.case.id);
+            evidence.answered_after = true;
+            Some(waited.elapsed()).filter(|w| *w >= LONG_WAIT)
+        }
+    }
+}
+
+/// The line a case's reason gets after a long wait in vain: the flag that
+/// shortens it.
+pub(super) fn long_wait_note(waited: std::time::Duration, slow: std::time::Duration) -> String {
+    format!(
+        "\n(mcperr waited {:.1} s more for a late answer, up to --slow-ms {} ms after sending: `--slow-ms MS` shortens that wait)",
+        waited.as_secs_f64(),
+        slow.as_millis()
+    )
 }
 
 /// Over a line transport: the late answer to `ex`'s timed-out request if it

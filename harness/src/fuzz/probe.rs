@@ -173,7 +173,7 @@ pub(crate) async fn culprit(w: &mut Worker<'_>, suspects: Vec<FuzzInput>) {
     // stall: no separate loss is recorded then.
     let mut explained = false;
     for input in &suspects {
-        if w.out_of_time() {
+        if w.settings.stats.stop.load(Ordering::Relaxed) {
             break;
         }
         let (ex, ran) = probe(w, &mut client, input).await;
@@ -430,7 +430,7 @@ pub(crate) async fn resend_big_ids(w: &mut Worker<'_>, client: &mut Client) {
         };
         let (first, _, _) = &group.kept[0];
         let writes = first.class == Class::ValidCall && w.gen.writes(&first.target);
-        let proof = if w.out_of_time() || gone || writes {
+        let proof = if w.settings.stats.stop.load(Ordering::Relaxed) || gone || writes {
             // A valid call of a tool that writes is not sent again.
             None
         } else {
@@ -461,7 +461,7 @@ pub(crate) async fn resend_big_ids(w: &mut Worker<'_>, client: &mut Client) {
 /// around, to find which ran its body.
 pub(crate) async fn confirm(w: &mut Worker<'_>, client: &mut Client) {
     for input in std::mem::take(&mut w.suspects) {
-        if w.out_of_time() {
+        if w.settings.stats.stop.load(Ordering::Relaxed) {
             break;
         }
         let (ex, ran) = probe(w, client, &input).await;

@@ -53,7 +53,7 @@ pub(crate) async fn attribute_ids(
         {
             continue;
         }
-        if w.out_of_time() {
+        if w.settings.stats.stop.load(Ordering::Relaxed) {
             break;
         }
         let key = f.request.to_string();

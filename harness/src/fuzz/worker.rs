@@ -58,8 +58,10 @@ impl Worker<'_> {
         self.next_n
     }
 
-    /// Whether confirming and shrinking must stop: Ctrl-C or `--deadline`,
-    /// or the era's share of `--seconds` spent.
+    /// Whether shrinking must stop: Ctrl-C or `--deadline`, or the era's
+    /// share of `--seconds` spent. Confirming suspects and the proofs of
+    /// big ids are not cut by the share (only by a stop): without them a
+    /// finding would be blamed on the wrong cause.
     pub(crate) fn out_of_time(&self) -> bool {
         self.settings.stats.stop.load(Ordering::Relaxed)
             || self.shrink_until.is_some_and(|d| Instant::now() >= d)

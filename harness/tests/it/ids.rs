@@ -187,6 +187,49 @@ fn saved_cases_that_get_no_answer_replay_to_their_own_verdicts_in_any_order() {
         let control = &replay["fuzz/small-id-control"];
         assert_eq!(control.1, "pass", "{order}: {control:?}\n{}", out.stdout);
     }
+    // A saved unanswered request waits no --slow-ms on replay: the
+    // campaign waited for it already. With --slow-ms 30 s the replay of
+    // every saved case still costs about one --timeout-ms each.
+    let j4 = files
+        .iter()
+        .find(|f| {
+            std::fs::read_to_string(f)
+                .unwrap()
+                .contains("(fail under J4)")
+        })
+        .expect("a saved J4 case");
+    assert!(std::fs::read_to_string(j4)
+        .unwrap()
+        .contains("\nslow_ms = 0\n"));
+    let began = std::time::Instant::now();
+    let run_json = dir.join("patient.json");
+    let out = mcperr(&[
+        "run",
+        "--stdio",
+        &server,
+        "--era",
+        "2025-11-25",
+        "--cases",
+        "fuzz/*",
+        "--cases-dir",
+        saved.to_str().unwrap(),
+        "--timeout-ms",
+        "1000",
+        "--slow-ms",
+        "30000",
+        "--json",
+        run_json.to_str().unwrap(),
+    ]);
+    assert!(out.code.is_some_and(|c| c < 2), "{}", out.stderr);
+    assert!(
+        began.elapsed() < std::time::Duration::from_secs(20),
+        "{}",
+        out.stdout
+    );
+    let replay = verdicts(&report(&run_json));
+    for (id, want) in campaign.iter().filter(|(_, (rule, _))| rule == "J4") {
+        assert_eq!(replay.get(id), Some(want), "{id}\n{}", out.stdout);
+    }
 }
 
 #[test]

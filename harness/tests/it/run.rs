@@ -232,11 +232,13 @@ fn baselined_failures_pass_and_stale_entries_fail() {
         toml.to_str().unwrap(),
     ]);
     assert_eq!(out.code, Some(0), "{}", out.stdout);
+    // T5 fails in both eras: both baselined, shown as one cause.
     assert!(
-        out.stdout.contains("1 failures baselined"),
+        out.stdout.contains(" 2 failed, ") && out.stdout.contains("(2 of them baselined)"),
         "{}",
         out.stdout
     );
+    assert_eq!(out.stdout.matches("FAIL* T5").count(), 1, "{}", out.stdout);
     // The same entry against a server that passes it is stale.
     let yaml = dir.join("b.yaml");
     std::fs::write(&yaml, "expected:\n  - tools/unknown-tool\n").unwrap();
@@ -785,5 +787,20 @@ fn a_server_that_fails_in_both_eras_shows_its_stderr_once() {
         out.stderr.contains("stderr tail: as above"),
         "{}",
         out.stderr
+    );
+}
+
+#[test]
+fn list_without_era_lists_every_era_the_server_speaks_with_its_version() {
+    let out = mcperr(&["list"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("· era 2026-07-28 (server/discover lists 2026-07-28)")
+            && out
+                .stdout
+                .contains("· era 2025-11-25 (initialize answered 2025-11-25)"),
+        "{}",
+        out.stdout
     );
 }

@@ -34,6 +34,10 @@ struct CaseOut {
     /// Written only to turn the era's envelope off (the input breaks it).
     #[serde(skip_serializing_if = "Option::is_none")]
     envelope: Option<bool>,
+    /// 0 for an unanswered request: the campaign waited for it already, so
+    /// the replay costs one timeout, not a `--slow-ms` wait as well.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    slow_ms: Option<u64>,
     request: RequestOut,
     expect: toml::Value,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -166,6 +170,7 @@ pub fn case_file(
         needs,
         checks,
         envelope: (!input.envelope).then_some(false),
+        slow_ms: unanswered(finding).then_some(0),
         request: RequestOut {
             method: input.method.clone(),
             id: (input.id_style != IdStyle::Counter)
@@ -184,6 +189,12 @@ pub fn case_file(
         msg = first_line.replace('\n', " "),
     );
     (format!("{}.toml", id.trim_start_matches("fuzz/")), text)
+}
+
+/// Whether the finding's request went unanswered (its J4 silence, a big
+/// id's): the campaign waited for it already.
+fn unanswered(finding: &Finding) -> bool {
+    finding.response.is_null() || finding.signature.ends_with("no answer")
 }
 
 /// The eras a saved finding replays in: every era the campaign saw it in

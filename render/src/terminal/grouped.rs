@@ -177,7 +177,17 @@ fn group(g: &CauseGroup, colour: bool) -> String {
         out.push_str(&hanging("  also:     ", &others(g), WIDTH));
     }
     if !c.title.is_empty() {
-        out.push_str(&hanging("  checks:   ", &c.title, WIDTH));
+        // Decided by another rule than the case's own (a stray message
+        // around its request, say): the title is what the case is for.
+        let title = if c.case_rule.is_empty() || c.case_rule == c.rule {
+            c.title.clone()
+        } else {
+            format!(
+                "{} (what the {} case is for; the finding is {}'s, about what came with its request)",
+                c.title, c.case_rule, c.rule
+            )
+        };
+        out.push_str(&hanging("  checks:   ", &title, WIDTH));
     }
     // Each line's own citation goes: the case's sentence is quoted once, below.
     for (i, line) in visible(&c.message).lines().enumerate() {
@@ -330,7 +340,7 @@ pub(super) fn summary(set: &RunSet, colour: bool) -> String {
         s.skip,
         s.error,
         if baselined > 0 {
-            format!(" ({baselined} failures baselined)")
+            format!(" ({baselined} of them baselined)")
         } else {
             String::new()
         }
