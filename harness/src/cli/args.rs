@@ -188,7 +188,9 @@ impl ReportArgs {
         ];
         for (flag, path, text) in files {
             if let Some(path) = path {
-                write_report(flag, path, &text)?;
+                // A lone surrogate sent is shown as the escape that went
+                // out, not as mcperr's internal placeholder.
+                write_report(flag, path, &mcperr_wire::text::as_sent(&text))?;
             }
         }
         Ok(())

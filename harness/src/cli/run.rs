@@ -141,7 +141,10 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
         (_, true) => terminal::Detail::Verbose,
         _ => terminal::Detail::Normal,
     };
-    out(&terminal::render_set(&set, colour, detail));
+    // A lone surrogate sent is shown as the escape that went out.
+    out(&mcperr_wire::text::as_sent(&terminal::render_set(
+        &set, colour, detail,
+    )));
     let runs = &set.runs;
     if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
         out(&github_annotations(runs));

@@ -206,3 +206,49 @@ fn github_annotations_only_under_github_actions() {
     // One line each: newlines in the message are escaped, as workflow commands need.
     assert!(line.contains("%0AReproduce: mcperr run"), "{line}");
 }
+
+#[test]
+fn a_lone_surrogate_sent_is_shown_as_its_escape_in_the_terminal_and_every_report() {
+    let dir = scratch("lone-surrogate-shown");
+    let cases = dir.join("cases");
+    std::fs::create_dir_all(&cases).unwrap();
+    std::fs::write(
+        cases.join("lone.toml"),
+        r#"id = "mine/lone-surrogate-title"
+rule = "T4"
+title = "a title with a lone surrogate"
+eras = ["2025-11-25"]
+
+[request]
+method = "tools/call"
+params_json = '{"name":"get_author","arguments":{"title":"a\ud800b"}}'
+
+[expect]
+result = "$object"
+"#,
+    )
+    .unwrap();
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let out = crate::support::mcperr(&[
+        "run",
+        "--era",
+        "2025-11-25",
+        "--cases-dir",
+        cases.to_str().unwrap(),
+        "--cases",
+        "mine/*",
+        "-v",
+        "--json",
+        &path("r.json"),
+        "--markdown",
+        &path("r.md"),
+    ]);
+    assert!(out.code.is_some_and(|c| c < 2), "{}", out.stderr);
+    for (what, text) in [
+        ("stdout", out.stdout.clone()),
+        ("json", std::fs::read_to_string(dir.join("r.json")).unwrap()),
+    ] {
+        assert!(!text.contains("mcperr-lone-surrogate"), "{what}: {text}");
+        assert!(text.contains("a\\ud800b"), "{what}: {text}");
+    }
+}
