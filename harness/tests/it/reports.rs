@@ -242,6 +242,11 @@ result = "$object"
         &path("r.json"),
         "--markdown",
         &path("r.md"),
+        // The reference leaves such a line unanswered over stdio: no long wait.
+        "--timeout-ms",
+        "1000",
+        "--slow-ms",
+        "1500",
     ]);
     assert!(out.code.is_some_and(|c| c < 2), "{}", out.stderr);
     for (what, text) in [
