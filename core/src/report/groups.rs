@@ -199,6 +199,24 @@ pub fn cause_of(message: &str) -> String {
                 out.push('…');
                 out.push(close);
             }
+            // A count or a duration ("from 0 to 1", "within 5001 ms"):
+            // not a negative code, nor part of a name or a date.
+            d if d.is_ascii_digit()
+                && !out.ends_with(|p: char| p.is_alphanumeric() || "-._/".contains(p)) =>
+            {
+                let mut rest = String::from(d);
+                while let Some(n) = chars.next_if(|n| n.is_ascii_digit()) {
+                    rest.push(n);
+                }
+                if chars
+                    .peek()
+                    .is_some_and(|n| n.is_alphanumeric() || *n == '-')
+                {
+                    out.push_str(&rest);
+                } else {
+                    out.push('N');
+                }
+            }
             _ => out.push(c),
         }
     }
@@ -228,6 +246,15 @@ mod tests {
                 r#"the result carries structuredContent {"result":"done 1"} but text blocks "done \"1\"", none"#
             ),
             r#"the result carries structuredContent {…} but text blocks "…", none"#
+        );
+        // Counts and durations vary; codes and names do not.
+        assert_eq!(
+            cause_of("limited_calls went from 0 to 1; no response within 5001 ms"),
+            "limited_calls went from N to N; no response within N ms"
+        );
+        assert_eq!(
+            cause_of("got -32603 from T4 at 2025-11-25"),
+            "got -32603 from T4 at 2025-11-25"
         );
         // Only the first line: the rest are the other violations of the case.
         assert_eq!(cause_of("a\nalso warn [T4]: b"), "a");

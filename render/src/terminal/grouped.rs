@@ -330,10 +330,13 @@ pub(super) fn summary(set: &RunSet, colour: bool) -> String {
         .flat_map(|r| &r.cases)
         .filter(|c| c.baselined && c.verdict != Verdict::Pass)
         .count();
+    if set.runs.len() < 2 && baselined == 0 {
+        // The run's own line above is the total.
+        return out;
+    }
     let _ = writeln!(
         out,
-        "{}{} passed, {} failed, {} warned, {} skipped, {} errors{}",
-        if set.runs.len() > 1 { "in all: " } else { "" },
+        "in all: {} passed, {} failed, {} warned, {} skipped, {} errors{}",
         s.pass,
         s.fail,
         s.warn,
