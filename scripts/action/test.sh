@@ -206,7 +206,7 @@ import json, sys, xml.etree.ElementTree as ET
 ET.parse(sys.argv[1]); json.load(open(sys.argv[2]))' "$(out report-junit)" "$(out report-sarif)"
 check "only the four reports are left in RUNNER_TEMP/mcperr" \
     test "$(listing "$dir/runner-temp/mcperr")" = "report.json report.sarif report.xml summary.md "
-check "the job summary has mcperr's table" grep -q '^| era | transport | profile | pass | fail' "$dir/summary"
+check "the job summary has mcperr's table" grep -q '^| era | transport | version | pass | fail' "$dir/summary"
 check "the job summary has the totals: $(grep '^Total:' "$dir/summary" || true)" \
     grep -q "^Total: $(out pass) passed, 0 failed, $(out warn) warned, $(out skip) skipped, 0 errors; exit code 0\.$" "$dir/summary"
 check "no ::error annotation" lacks '^::error' "$dir/stdout"
