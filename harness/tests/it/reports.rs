@@ -173,8 +173,10 @@ fn the_terminal_groups_by_default_lists_each_case_with_v_and_keeps_findings_only
         page.contains(&format!("Skipped: {skipped} (by reason; -v lists each)")),
         "{page}"
     );
+    // The summary last: nothing but counts after it.
+    let (_, summary) = page.rsplit_once("\nSummary:\n").expect("a summary");
     assert!(
-        page.trim_end().lines().last().unwrap().ends_with(" errors"),
+        summary.contains(" errors") && !summary.contains("FAIL ") && !summary.contains("SKIP"),
         "{page}"
     );
     assert!(page.lines().count() < verbose.lines().count() / 2, "{page}");
@@ -256,4 +258,38 @@ result = "$object"
         assert!(!text.contains("mcperr-lone-surrogate"), "{what}: {text}");
         assert!(text.contains("a\\ud800b"), "{what}: {text}");
     }
+}
+
+#[test]
+fn warnings_of_one_cause_in_every_era_and_list_method_are_one_group_on_the_page() {
+    // An unknown cursor answered with the first page on each list method,
+    // in both eras: one cause, shown once with its count.
+    let server = format!("{MCPERR} reference --fault cursor-ignored");
+    let out = crate::support::mcperr(&["run", "--stdio", &server, "--cases", "*/invalid-cursor*"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let groups = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("WARN  U2"))
+        .count();
+    let warned: usize = out
+        .stdout
+        .lines()
+        .filter_map(|l| {
+            l.split(" warned")
+                .next()?
+                .rsplit(", ")
+                .next()?
+                .parse::<usize>()
+                .ok()
+        })
+        .take(2)
+        .sum();
+    assert!(warned >= 6, "{warned}: {}", out.stdout);
+    assert_eq!(groups, 1, "{}", out.stdout);
+    assert!(
+        crate::support::words(&out.stdout).contains(&format!("also: {} more: ", warned - 1)),
+        "{}",
+        out.stdout
+    );
 }
