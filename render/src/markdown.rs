@@ -322,7 +322,12 @@ mod tests {
                 message: if same_cause {
                     format!("result.isError: expected true, got \"{i}\". Spec: x")
                 } else {
-                    format!("cause number {i}. Spec: x")
+                    // Letters: numbers in a reason are blanked (a count varies).
+                    let word: String = format!("{i:03}")
+                        .chars()
+                        .map(|d| (b'a' + d.to_digit(10).unwrap() as u8) as char)
+                        .collect();
+                    format!("cause {word}. Spec: x")
                 },
                 request: Some(serde_json::json!({"method": "tools/call", "id": i})),
                 response: Some(serde_json::json!({"result": "x".repeat(5_000)})),
