@@ -317,10 +317,7 @@ pub(super) fn summary(set: &RunSet, colour: bool) -> String {
         }
     }
     for s in stale {
-        let why = match s.strip_suffix(mcperr_core::report::stale::NAMES_NO_CASE) {
-            Some(entry) => format!("baseline entry {entry} names no case: fix or remove it"),
-            None => format!("baseline entry {s} no longer fails: remove it"),
-        };
+        let why = super::stale_advice(s);
         let _ = writeln!(out, "{} {why}", paint("STALE", "31;1", colour));
     }
     let s = &set.summary;
@@ -334,19 +331,6 @@ pub(super) fn summary(set: &RunSet, colour: bool) -> String {
         // The run's own line above is the total.
         return out;
     }
-    let _ = writeln!(
-        out,
-        "in all: {} passed, {} failed, {} warned, {} skipped, {} errors{}",
-        s.pass,
-        s.fail,
-        s.warn,
-        s.skip,
-        s.error,
-        if baselined > 0 {
-            format!(" ({baselined} of them baselined)")
-        } else {
-            String::new()
-        }
-    );
+    let _ = writeln!(out, "in all: {}", super::counts(s, baselined));
     out
 }

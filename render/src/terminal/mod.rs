@@ -39,7 +39,7 @@ pub fn render_set(set: &RunSet, colour: bool, detail: Detail) -> String {
                 if first {
                     blocks_shown.push(block);
                 }
-                out.push_str(&render_run(r, colour, false, first));
+                out.push_str(&render_run(r, colour, first));
             }
             out.push_str(&grouped::summary(set, colour));
             out
@@ -82,15 +82,11 @@ pub(crate) fn visible(text: &str) -> String {
         .collect()
 }
 
-/// Renders the report for a terminal; `quiet` leaves out the tools block
-/// and the passing and skipped lines (skips are counted in one line).
-pub fn render(report: &RunReport, colour: bool, quiet: bool) -> String {
-    render_run(report, colour, quiet, true)
-}
-
-/// As [`render`]; `tools_block`: false when an earlier run of the same
-/// invocation printed the same block (one line says so instead).
-pub fn render_run(report: &RunReport, colour: bool, quiet: bool, tools_block: bool) -> String {
+/// One run in full, as `-v` prints it: a line per case, each failure
+/// with its request and response whole. `tools_block`: false when an
+/// earlier run of the same invocation printed the same block (one line
+/// says so instead).
+pub fn render_run(report: &RunReport, colour: bool, tools_block: bool) -> String {
     let mut out = String::new();
     let target = report.target.shown();
     let _ = writeln!(
@@ -99,18 +95,14 @@ pub fn render_run(report: &RunReport, colour: bool, quiet: bool, tools_block: bo
         report.era, report.transport, report.profile
     );
     let tools = mcperr_cases::select::tool_calls_block(&report.valid_calls, &report.left_out);
-    if !tools.is_empty() && !quiet {
+    if !tools.is_empty() {
         if tools_block {
             let _ = writeln!(out, "{tools}");
         } else {
             let _ = writeln!(out, "Tools: as above\n");
         }
     }
-    for c in report
-        .cases
-        .iter()
-        .filter(|c| !quiet || !matches!(c.verdict, Verdict::Pass | Verdict::Skip))
-    {
+    for c in &report.cases {
         let note = match c.verdict {
             Verdict::Skip | Verdict::Warn => {
                 format!("  ({})", c.message.lines().next().unwrap_or(""))
@@ -173,34 +165,31 @@ pub fn render_run(report: &RunReport, colour: bool, quiet: bool, tools_block: bo
             c.rule
         );
     }
-    let s = report.summary();
     let baselined = report.cases.iter().filter(|c| c.baselined).count();
-    let _ = writeln!(
-        out,
-        "\n{} passed, {} failed, {} warned, {} skipped, {} errors{}",
-        s.pass,
-        s.fail,
-        s.warn,
-        s.skip,
-        s.error,
-        if baselined > 0 {
-            format!(" ({baselined} failures baselined)")
-        } else {
-            String::new()
-        }
-    );
+    let _ = writeln!(out, "\n{}", counts(&report.summary(), baselined));
     if let Some(c) = &report.coverage {
         let _ = writeln!(out, "{}", c.line());
     }
-    if quiet && s.skip > 0 {
-        let _ = writeln!(out, "(the {} skipped cases are listed without -q)", s.skip);
-    }
-    for stale in &report.stale_baseline {
-        let why = match stale.strip_suffix(mcperr_core::report::stale::NAMES_NO_CASE) {
-            Some(entry) => format!("baseline entry {entry} names no case: fix or remove it"),
-            None => format!("baseline entry {stale} no longer fails: remove it"),
-        };
-        let _ = writeln!(out, "{} {why}", paint("STALE", "31;1", colour));
-    }
     out
+}
+
+/// `N passed, N failed, N warned, N skipped, N errors (N of them baselined)`.
+pub(crate) fn counts(s: &mcperr_core::report::Summary, baselined: usize) -> String {
+    let of_them = if baselined > 0 {
+        format!(" ({baselined} of them baselined)")
+    } else {
+        String::new()
+    };
+    format!(
+        "{} passed, {} failed, {} warned, {} skipped, {} errors{of_them}",
+        s.pass, s.fail, s.warn, s.skip, s.error
+    )
+}
+
+/// What to do about a stale baseline entry (`report.stale_baseline`).
+pub(crate) fn stale_advice(note: &str) -> String {
+    match note.strip_suffix(mcperr_core::report::stale::NAMES_NO_CASE) {
+        Some(entry) => format!("baseline entry {entry} names no case: fix or remove it"),
+        None => format!("baseline entry {note} no longer fails: remove it"),
+    }
 }
