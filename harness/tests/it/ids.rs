@@ -151,16 +151,10 @@ fn saved_cases_that_get_no_answer_replay_to_their_own_verdicts_in_any_order() {
     std::fs::write(&control, small).unwrap();
     let mut files = files;
     files.push(control);
-    // Each order: the files named so that one or the other comes first.
-    for (order, first) in [("forward", 0), ("backward", files.len() - 1)] {
-        let cases = dir.join(order);
-        std::fs::create_dir_all(&cases).unwrap();
-        for (i, f) in files.iter().enumerate() {
-            let rank = if i == first { 0 } else { i + 1 };
-            let name = f.file_name().unwrap().to_string_lossy();
-            std::fs::copy(f, cases.join(format!("{rank:03}-{name}"))).unwrap();
-        }
-        let run_json = dir.join(format!("{order}.json"));
+    // `mcperr run` on the saved cases in `cases`, at --slow-ms `slow_ms`:
+    // its output and its verdicts.
+    let replay_saved = |cases: &std::path::Path, slow_ms: &str, name: &str| {
+        let run_json = dir.join(format!("{name}.json"));
         let out = mcperr(&[
             "run",
             "--stdio",
@@ -174,12 +168,24 @@ fn saved_cases_that_get_no_answer_replay_to_their_own_verdicts_in_any_order() {
             "--timeout-ms",
             "1000",
             "--slow-ms",
-            "1500",
+            slow_ms,
             "--json",
             run_json.to_str().unwrap(),
         ]);
         assert!(out.code.is_some_and(|c| c < 2), "{}", out.stderr);
         let replay = verdicts(&report(&run_json));
+        (out, replay)
+    };
+    // Each order: the files named so that one or the other comes first.
+    for (order, first) in [("forward", 0), ("backward", files.len() - 1)] {
+        let cases = dir.join(order);
+        std::fs::create_dir_all(&cases).unwrap();
+        for (i, f) in files.iter().enumerate() {
+            let rank = if i == first { 0 } else { i + 1 };
+            let name = f.file_name().unwrap().to_string_lossy();
+            std::fs::copy(f, cases.join(format!("{rank:03}-{name}"))).unwrap();
+        }
+        let (out, replay) = replay_saved(&cases, "1500", order);
         for (id, want) in &campaign {
             assert_eq!(replay.get(id), Some(want), "{order}: {id}\n{}", out.stdout);
         }
@@ -202,31 +208,12 @@ fn saved_cases_that_get_no_answer_replay_to_their_own_verdicts_in_any_order() {
         .unwrap()
         .contains("\nslow_ms = 0\n"));
     let began = std::time::Instant::now();
-    let run_json = dir.join("patient.json");
-    let out = mcperr(&[
-        "run",
-        "--stdio",
-        &server,
-        "--era",
-        "2025-11-25",
-        "--cases",
-        "fuzz/*",
-        "--cases-dir",
-        saved.to_str().unwrap(),
-        "--timeout-ms",
-        "1000",
-        "--slow-ms",
-        "30000",
-        "--json",
-        run_json.to_str().unwrap(),
-    ]);
-    assert!(out.code.is_some_and(|c| c < 2), "{}", out.stderr);
+    let (out, replay) = replay_saved(&saved, "30000", "patient");
     assert!(
         began.elapsed() < std::time::Duration::from_secs(20),
         "{}",
         out.stdout
     );
-    let replay = verdicts(&report(&run_json));
     for (id, want) in campaign.iter().filter(|(_, (rule, _))| rule == "J4") {
         assert_eq!(replay.get(id), Some(want), "{id}\n{}", out.stdout);
     }
