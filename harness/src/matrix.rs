@@ -160,10 +160,17 @@ fn stderr_once(note: &str, earlier: &[String]) -> String {
     let Some(at) = note.find(TAIL) else {
         return note.to_string();
     };
-    // The note ends with the handshake failure's closing parenthesis.
-    let tail = note[at..].strip_suffix(')').unwrap_or(&note[at..]);
-    if earlier.iter().any(|n| n.contains(tail)) {
-        note.replacen(tail, "stderr tail: as above", 1)
+    // The note ends with the handshake failure's closing parenthesis; the
+    // tail follows a space or a line break, as the failure was worded.
+    let rest = &note[at + TAIL.len()..];
+    let (text, close) = match rest.strip_suffix(')') {
+        Some(t) => (t, ")"),
+        None => (rest, ""),
+    };
+    let words = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let shown = format!("{TAIL} {}", words(text));
+    if earlier.iter().any(|n| words(n).contains(&shown)) {
+        format!("{}{TAIL} as above{close}", &note[..at])
     } else {
         note.to_string()
     }
@@ -263,7 +270,8 @@ pub async fn embedded_http() -> std::io::Result<String> {
 mod tests {
     #[test]
     fn a_stderr_tail_already_shown_is_not_shown_again() {
-        let first = "2026-07-28: the server `x` did not complete a handshake (2026-07-28: no answer; stderr tail: boom)".to_string();
+        // One worded with a line break, the other with a space.
+        let first = "2026-07-28: the server `x` did not complete a handshake (2026-07-28: no answer; stderr tail:\nboom)".to_string();
         let second = "2025-11-25: the server `x` did not complete a handshake (2025-11-25: no answer; stderr tail: boom)";
         assert_eq!(
             super::stderr_once(second, &[first]),

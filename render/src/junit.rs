@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::time::Duration;
 
-use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
 use mcperr_core::report::{CaseResult, RunReport};
 use mcperr_model::verdict::Verdict;
@@ -76,12 +76,13 @@ fn test_case(area: &str, c: &CaseResult) -> TestCase {
 
 /// Renders the report as JUnit XML.
 pub fn render(report: &RunReport) -> String {
-    render_all(std::slice::from_ref(report))
+    render_all(std::slice::from_ref(report), &[])
 }
 
 /// Renders the reports of one invocation (each era and transport) as one
-/// JUnit document: a suite per area and run.
-pub fn render_all(reports: &[RunReport]) -> String {
+/// JUnit document: a suite per area and run, each with the run's facts as
+/// properties (the version the server agreed, the eras not judged).
+pub fn render_all(reports: &[RunReport], not_judged: &[String]) -> String {
     let mut x = Report::new("mcperr");
     let total_ms: u64 = reports
         .iter()
@@ -90,12 +91,12 @@ pub fn render_all(reports: &[RunReport]) -> String {
         .sum();
     x.set_time(Duration::from_millis(total_ms));
     for report in reports {
-        add_suites(&mut x, report);
+        add_suites(&mut x, report, not_judged);
     }
     x.to_string().expect("JUnit XML serializes to a string")
 }
 
-fn add_suites(x: &mut Report, report: &RunReport) {
+fn add_suites(x: &mut Report, report: &RunReport, not_judged: &[String]) {
     let mut areas: BTreeMap<&str, Vec<&CaseResult>> = BTreeMap::new();
     for c in &report.cases {
         areas.entry(c.area.as_str()).or_default().push(c);
@@ -107,6 +108,13 @@ fn add_suites(x: &mut Report, report: &RunReport) {
         ));
         let ms: u64 = cases.iter().map(|c| c.duration_ms).sum();
         suite.set_time(Duration::from_millis(ms));
+        if let Some(v) = &report.protocol_version {
+            suite.add_property(Property::new("protocolVersion", v.as_str()));
+            suite.add_property(Property::new("negotiated", report.negotiated()));
+        }
+        for n in not_judged {
+            suite.add_property(Property::new("notJudged", n.as_str()));
+        }
         suite.add_test_cases(cases.iter().map(|c| test_case(area, c)));
         x.add_test_suite(suite);
     }

@@ -177,7 +177,11 @@ impl ReportArgs {
         use mcperr_render::{html, junit, markdown, sarif};
         let files = [
             ("--json", &self.json, set.to_json()),
-            ("--junit", &self.junit, junit::render_all(&set.runs)),
+            (
+                "--junit",
+                &self.junit,
+                junit::render_all(&set.runs, &set.not_judged),
+            ),
             ("--html", &self.html, html::render_all(set)),
             ("--markdown", &self.markdown, markdown::render_all(set)),
             (

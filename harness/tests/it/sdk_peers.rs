@@ -179,6 +179,8 @@ fn typescript_sdk_v1_bookshop_matches_its_baselines() {
         &path("r.html"),
         "--sarif",
         &path("r.sarif"),
+        "--junit",
+        &path("r.xml"),
     ]);
     assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
     // Read as words: the terminal wraps long notes where the path's length says.
@@ -193,6 +195,12 @@ fn typescript_sdk_v1_bookshop_matches_its_baselines() {
     );
     let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
     let (md, html, sarif) = (read("r.md"), read("r.html"), read("r.sarif"));
+    let junit = read("r.xml");
+    assert!(
+        junit.contains(r#"<property name="protocolVersion" value="2025-11-25"/>"#)
+            && junit.contains(r#"<property name="notJudged" value="2026-07-28"#),
+        "{junit}"
+    );
     assert!(md.contains("- Not judged: 2026-07-28"), "{md}");
     assert!(md.contains("| initialize answered 2025-11-25 |"), "{md}");
     assert!(
