@@ -89,14 +89,7 @@ pub fn tool_calls_block(calls: &[ToolCalls], left_out: &[LeftOut]) -> String {
     }
     let _ = writeln!(out, "Tools:");
     for c in calls {
-        let how = match (c.valid, c.valid_limit) {
-            (true, Some(n)) => {
-                format!("valid calls (at most {n} per era and job in fuzz) and invalid calls")
-            }
-            (true, None) => "valid and invalid calls".into(),
-            (false, _) => "invalid calls only".into(),
-        };
-        let _ = writeln!(out, "  {}: {how} ({})", c.name, c.reason);
+        let _ = writeln!(out, "  {}: {} ({})", c.name, c.how(), c.reason);
     }
     for l in left_out {
         let _ = writeln!(out, "  {}: not called ({})", l.name, l.reason);
@@ -119,6 +112,20 @@ pub struct ToolCalls {
     /// campaign sends it at most, per era and job (a run sends a few).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub valid_limit: Option<u64>,
+}
+
+impl ToolCalls {
+    /// How the tool is called, in words: `valid and invalid calls`,
+    /// `invalid calls only`, or with the cap of valid calls a campaign sends.
+    pub fn how(&self) -> String {
+        match (self.valid, self.valid_limit) {
+            (true, Some(n)) => {
+                format!("valid calls (at most {n} per era and job in fuzz) and invalid calls")
+            }
+            (true, None) => "valid and invalid calls".into(),
+            (false, _) => "invalid calls only".into(),
+        }
+    }
 }
 
 /// How many valid calls a campaign sends a tool that may write (allowed by

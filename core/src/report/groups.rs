@@ -55,15 +55,13 @@ impl<'a> CauseGroup<'a> {
 
     /// The distinct `era over transport` labels, in the order met.
     pub fn run_labels(&self) -> Vec<String> {
-        let labels: Vec<String> = self.members.iter().map(Member::run_label).collect();
-        distinct(labels.iter().map(String::as_str))
-            .into_iter()
-            .map(str::to_string)
-            .collect()
+        labels(&self.members)
     }
 }
 
-fn distinct<'a>(items: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+/// `items` without repeats, in the order met (the report's lists are
+/// short: eras, transports, case ids of one cause).
+pub fn distinct<'a>(items: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
     let mut out: Vec<&str> = Vec::new();
     for i in items {
         if !out.contains(&i) {
@@ -71,6 +69,15 @@ fn distinct<'a>(items: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
         }
     }
     out
+}
+
+/// The distinct `era over transport` labels of `members`, in the order met.
+pub fn labels(members: &[Member]) -> Vec<String> {
+    let labels: Vec<String> = members.iter().map(Member::run_label).collect();
+    distinct(labels.iter().map(String::as_str))
+        .into_iter()
+        .map(str::to_string)
+        .collect()
 }
 
 /// The failures and errors (not baselined), then the warnings, then the

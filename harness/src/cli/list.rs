@@ -41,23 +41,21 @@ pub(super) fn list(args: ListArgs) -> Result<i32, CliError> {
                 Ok(opened) => {
                     let era = opened.client.era;
                     opened.client.conn.close().await;
-                    let mut text = render_listing(
-                        &settings.target.display(),
-                        era,
-                        &opened.discovery,
-                        &opened.plan,
-                    );
                     let how = mcperr_core::report::negotiated(
                         opened.versions.0.as_deref(),
                         &opened.versions.1,
                     );
-                    if !how.is_empty() {
-                        text = text.replacen(
-                            &format!("· era {era}"),
-                            &format!("· era {era} ({how})"),
-                            1,
-                        );
-                    }
+                    let shown = if how.is_empty() {
+                        era.to_string()
+                    } else {
+                        format!("{era} ({how})")
+                    };
+                    let text = render_listing(
+                        &settings.target.display(),
+                        &shown,
+                        &opened.discovery,
+                        &opened.plan,
+                    );
                     listed.push(text);
                 }
                 // A server that cannot start, or a selection that cannot
@@ -84,10 +82,11 @@ pub(super) fn list(args: ListArgs) -> Result<i32, CliError> {
     })
 }
 
-/// The `mcperr list` text: what the server offers and which cases apply.
+/// The `mcperr list` text: what the server offers and which cases apply;
+/// `era`: the era with how the server agreed its version.
 pub(super) fn render_listing(
     shown: &str,
-    era: Era,
+    era: &str,
     discovery: &mcperr_cases::discovery::Discovery,
     plan: &mcperr_cases::select::RunPlan,
 ) -> String {

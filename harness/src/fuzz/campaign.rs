@@ -197,7 +197,8 @@ pub(crate) async fn era(
     let jobs = settings.run.jobs.max(1);
     let quota = budget.requests.map(|r| r.div_ceil(jobs as u64));
     let start = Instant::now();
-    let deadline = budget.until.or(budget.time.map(|t| start + t));
+    // Set per era from --seconds (era_budget in fuzz/mod.rs).
+    let deadline = budget.until;
     let judge = Judge {
         era,
         profile: settings.profile.clone(),

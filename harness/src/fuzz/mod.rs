@@ -46,6 +46,8 @@ pub struct Budget {
     /// starting the server, fuzzing, confirming and shrinking, split evenly
     /// over the eras the server speaks; each era fuzzes for
     /// [`FUZZ_SHARE`] of its share and confirms and shrinks in the rest.
+    /// Read once, by [`fuzz`]: each era's budget carries `until` and
+    /// `shrink_until` instead.
     pub time: Option<Duration>,
     /// Requests of the whole campaign, split the same way.
     pub requests: Option<u64>,
@@ -74,7 +76,7 @@ fn era_budget(
     let now = Instant::now();
     let share = (started + time).saturating_duration_since(now) / eras_left.max(1) as u32;
     Budget {
-        time: Some(share),
+        time: None,
         requests,
         until: Some(now + share.mul_f64(FUZZ_SHARE)),
         shrink_until: Some(now + share),

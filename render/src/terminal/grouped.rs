@@ -7,7 +7,7 @@
 
 use std::fmt::Write;
 
-use mcperr_core::report::groups::{self, CauseGroup};
+use mcperr_core::report::groups::{self, distinct, CauseGroup};
 use mcperr_core::report::{RunReport, RunSet};
 use mcperr_model::verdict::Verdict;
 
@@ -48,32 +48,22 @@ fn header(set: &RunSet) -> String {
         return out;
     };
     let _ = writeln!(out, "mcperr run: {}", first.target.shown());
-    let mut transports: Vec<&str> = Vec::new();
-    for r in &set.runs {
-        if !transports.contains(&r.transport.as_str()) {
-            transports.push(&r.transport);
-        }
-    }
+    let transports = distinct(set.runs.iter().map(|r| r.transport.as_str()));
     let _ = writeln!(
         out,
         "profile {} · {}",
         first.profile,
         transports.join(" and ")
     );
-    let mut eras: Vec<&str> = Vec::new();
-    for r in &set.runs {
-        if eras.contains(&r.era.as_str()) {
-            continue;
-        }
-        eras.push(&r.era);
+    for era in distinct(set.runs.iter().map(|r| r.era.as_str())) {
         let how = set
             .runs
             .iter()
-            .filter(|o| o.era == r.era)
+            .filter(|o| o.era == era)
             .map(RunReport::negotiated)
             .find(|n| !n.is_empty())
             .unwrap_or_else(|| "no handshake (see below)".to_string());
-        out.push_str(&hanging(&format!("  {}: ", r.era), &how, WIDTH));
+        out.push_str(&hanging(&format!("  {era}: "), &how, WIDTH));
     }
     for n in &set.not_judged {
         // With --era auto an era the server does not speak is not a failure.
@@ -89,40 +79,20 @@ fn tools(runs: &[RunReport]) -> String {
     // (how, why) -> names, in the order met.
     let mut ways: Vec<(String, &str, Vec<String>)> = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
+    let listing = |r: &&RunReport| !r.valid_calls.is_empty() || !r.left_out.is_empty();
     let eras_listing = |name: &str| -> Vec<&str> {
-        let mut eras: Vec<&str> = Vec::new();
-        for r in runs {
-            let listed = r.valid_calls.iter().any(|c| c.name == name)
-                || r.left_out.iter().any(|l| l.name == name);
-            if listed && !eras.contains(&r.era.as_str()) {
-                eras.push(&r.era);
-            }
-        }
-        eras
+        let lists = |r: &&RunReport| {
+            r.valid_calls.iter().any(|c| c.name == name)
+                || r.left_out.iter().any(|l| l.name == name)
+        };
+        distinct(runs.iter().filter(lists).map(|r| r.era.as_str()))
     };
-    let all_eras = {
-        let mut eras: Vec<&str> = Vec::new();
-        for r in runs
-            .iter()
-            .filter(|r| !r.valid_calls.is_empty() || !r.left_out.is_empty())
-        {
-            if !eras.contains(&r.era.as_str()) {
-                eras.push(&r.era);
-            }
-        }
-        eras.len()
-    };
+    let all_eras = distinct(runs.iter().filter(listing).map(|r| r.era.as_str())).len();
     for r in runs {
-        let calls = r.valid_calls.iter().map(|c| {
-            let how = match (c.valid, c.valid_limit) {
-                (true, Some(n)) => {
-                    format!("valid calls (at most {n} per era and job in fuzz) and invalid calls")
-                }
-                (true, None) => "valid and invalid calls".to_string(),
-                (false, _) => "invalid calls only".to_string(),
-            };
-            (how, c.reason.as_str(), c.name.as_str())
-        });
+        let calls = r
+            .valid_calls
+            .iter()
+            .map(|c| (c.how(), c.reason.as_str(), c.name.as_str()));
         let left = r
             .left_out
             .iter()
@@ -223,13 +193,7 @@ fn group(g: &CauseGroup, colour: bool) -> String {
 fn others(g: &CauseGroup) -> String {
     let ids = g.case_ids();
     let example_run = g.example().run_label();
-    let mut runs: Vec<String> = Vec::new();
-    for m in &g.members[1..] {
-        let label = m.run_label();
-        if !runs.contains(&label) {
-            runs.push(label);
-        }
-    }
+    let runs = groups::labels(&g.members[1..]);
     let mut text = format!("{} more", g.members.len() - 1);
     if ids.len() > 1 {
         let shown: Vec<&str> = ids[1..].iter().take(OTHER_IDS_SHOWN).copied().collect();
@@ -310,13 +274,8 @@ pub(super) fn summary(set: &RunSet, colour: bool) -> String {
         // The tools and their consent are the same in every run.
         out.push_str(&hanging("  ", &r.valid_call_line(), WIDTH));
     }
-    let mut stale: Vec<&str> = Vec::new();
-    for s in set.runs.iter().flat_map(|r| &r.stale_baseline) {
-        if !stale.contains(&s.as_str()) {
-            stale.push(s);
-        }
-    }
-    for s in stale {
+    let stale = set.runs.iter().flat_map(|r| &r.stale_baseline);
+    for s in distinct(stale.map(String::as_str)) {
         let why = super::stale_advice(s);
         let _ = writeln!(out, "{} {why}", paint("STALE", "31;1", colour));
     }
