@@ -11,6 +11,8 @@
 //! - [`matrix`]: servers × columns as one grid of verdicts, with its gate
 //!   (unexpected failures, baseline entries stale in every column).
 //! - [`html`]: one server's report, or the matrix grid, as one HTML page.
+//! - [`snapshot`]: each case's transcript as an insta snapshot file, with
+//!   what changes from run to run redacted.
 //!
 //! Why a crate of its own: it depends on the core (the report types, the
 //! rule table, the rule pages' paths) and nothing in the core depends on it,
@@ -21,4 +23,5 @@ pub mod junit;
 pub mod markdown;
 pub mod matrix;
 pub mod sarif;
+pub mod snapshot;
 pub mod terminal;

@@ -14,7 +14,7 @@
 //! starting the peers and turning a cell into its transcript.
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -25,7 +25,7 @@ use mcperr::target;
 use mcperr::transport::{InProcess, Target};
 use mcperr_protocol::Era;
 use mcperr_render::matrix::Cell;
-use serde_json::{json, Value};
+use mcperr_render::snapshot::{Redactions, Snapshot};
 
 /// The repository's root.
 pub const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -284,80 +284,17 @@ pub fn servers() -> Result<(Vec<Server>, Vec<HttpChild>), String> {
     Ok((servers, children))
 }
 
-/// Where a cell's snapshot lives, relative to this package:
-/// `<server>/<transport>-<era>/<case id's folders>`, and its name (the case
-/// id's last segment), so that `tools/crash-hides-text` over stdio in
-/// 2026-07-28 is `reference/stdio-2026-07-28/tools/crash-hides-text.snap`.
-/// Characters a file name should not hold (a generated case's id carries
-/// its URI template, `books://{title}`) become `_`, empty segments go.
-pub fn snapshot_place(cell: &Cell) -> (PathBuf, String) {
-    let clean = |s: &str| -> String {
-        s.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect()
-    };
-    let mut segments: Vec<String> = cell
-        .case
-        .split('/')
-        .filter(|s| !s.is_empty())
-        .map(clean)
-        .collect();
-    let name = segments.pop().unwrap_or_else(|| "case".into());
-    let mut dir = PathBuf::from(&cell.server).join(format!("{}-{}", cell.transport, cell.era));
-    for s in segments {
-        dir.push(s);
-    }
-    (dir, name)
-}
-
-/// A cell's transcript: the request as sent, the response as received (or,
-/// over HTTP, the body that held none), the HTTP status where there is one,
-/// and the verdict with its deciding rule. Left out: the judge's message
-/// (mcperr's prose, not the server's behaviour; it would churn every
-/// snapshot when a wording improves) and timings. A numeric id the response
-/// echoes is written `[id]` on both sides: it is mcperr's running counter,
-/// and one case more or less would renumber every later snapshot (so is the
-/// numeric id of a step's answer shown without its request, in a skipped
-/// case); an id the response does not echo, and every string id, stay as
-/// they are.
-/// `None` where the case did not run in this column.
-pub fn transcript(cell: &Cell) -> Option<Value> {
+/// A cell's snapshot: the transcript mcperr writes for a user's server
+/// (`mcperr matrix --snapshots`), under this package's folder
+/// `<server>/<transport>-<era>/<case id's folders>/<name>.snap`; `None`
+/// where the case did not run in this column.
+pub fn snapshot(cell: &Cell, redactions: &Redactions) -> Option<Snapshot> {
     let r = cell.result.as_ref()?;
-    let mut request = r.request.clone();
-    let mut response = r.response.clone();
-    let sent = request.as_ref().and_then(|q| q.get("id")).cloned();
-    let echoed = response.as_ref().and_then(|a| a.get("id")).cloned();
-    match (&sent, &echoed) {
-        (Some(Value::Number(a)), Some(Value::Number(b))) if a == b => {
-            for v in [request.as_mut(), response.as_mut()].into_iter().flatten() {
-                v["id"] = json!("[id]");
-            }
-        }
-        // A case skipped after a step: the step's answer, to a request the
-        // transcript does not hold, numbered by the same running counter.
-        (None, Some(Value::Number(_))) if request.is_none() => {
-            if let Some(v) = response.as_mut() {
-                v["id"] = json!("[id]");
-            }
-        }
-        _ => {}
-    }
-    let mut t = json!({
-        "case": r.id,
-        "rule": r.rule,
-        "verdict": r.verdict,
-        "http_status": r.http_status,
-        "request": request,
-        "response": response,
-    });
-    if let Some(body) = &r.body {
-        t["body"] = json!(body);
-    }
-    Some(t)
+    Some(Snapshot::of(
+        Some(&cell.server),
+        &cell.transport,
+        &cell.era,
+        r,
+        redactions,
+    ))
 }

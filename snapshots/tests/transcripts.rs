@@ -19,9 +19,9 @@ use mcperr_cases::select::Selection;
 use mcperr_model::verdict::Verdict;
 use mcperr_render::html::render_matrix;
 use mcperr_render::matrix::Matrix;
-use mcperr_snapshots::{
-    servers, snapshot_place, transcript, CANARY, ERAS, ERA_NOT_SPOKEN, SERVER_NAMES,
-};
+use mcperr_render::snapshot::{Redactions, SnapFile};
+use mcperr_snapshots::{servers, snapshot, CANARY, ERAS, ERA_NOT_SPOKEN, SERVER_NAMES};
+use regex::Regex;
 
 const PACKAGE: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -68,59 +68,42 @@ fn matrix() -> &'static Matrix {
     })
 }
 
-/// What legitimately varies between runs, redacted, each for its reason.
-fn settings() -> insta::Settings {
-    let mut s = insta::Settings::clone_current();
-    // Key order is the server's choice (and serde_json keeps it): sorted, a
-    // reordered object is not a change of behaviour.
-    s.set_sort_maps(true);
-    s.set_prepend_module_to_snapshot(false);
-    s.set_omit_expression(true);
-    // The SDKs' versions move with every release; the behaviour is what the
-    // snapshot holds. 2025-11-25 sends it in `serverInfo`, 2026-07-28 also in
-    // `_meta` of every result.
-    s.add_redaction(".**.serverInfo.version", "[version]");
-    s.add_redaction(
-        ".**[\"io.modelcontextprotocol/serverInfo\"].version",
-        "[version]",
-    );
-    // mcperr's own version, in the 2026-07-28 `_meta` of every request it
-    // sends: a release of mcperr is not a change of the server.
-    s.add_redaction(
-        ".request.params._meta[\"io.modelcontextprotocol/clientInfo\"].version",
-        "[version]",
-    );
+/// What legitimately varies between runs, redacted, each for its reason:
+/// mcperr's standard redactions (what changes in every run of any server:
+/// versions, the canary, timestamps, minted ids), after our peers' own,
+/// added as a user adds theirs.
+fn redactions() -> Redactions {
+    let mut ours = Redactions::new();
+    let filter = |r: &mut Redactions, pattern: &str, with: &str| {
+        r.filter(Regex::new(pattern).unwrap(), with);
+    };
     // pydantic's validation messages link its docs under its minor version
     // (https://errors.pydantic.dev/2.11/v/int_parsing).
-    s.add_filter(
+    filter(
+        &mut ours,
         r"errors\.pydantic\.dev/[0-9.]+/",
         "errors.pydantic.dev/[version]/",
     );
-    // The canary mcperr plants in crash inputs. The test fixes it, but a leak
-    // shows where it went, not what it was.
-    // (The canary is letters and digits: it is its own regex.)
-    s.add_filter(CANARY, "[canary]");
     // Stack traces in error pages (the TypeScript SDK 1.x's express page for
     // bad JSON) name files under the checkout, which lives elsewhere on every
     // machine, and node's own frames, whose lines move with node's version.
-    s.add_filter(&regex_escape(&repo_root()), "[repo]");
-    s.add_filter(r"\(node:[a-z_/]+:\d+:\d+\)", "(node:[frame])");
-    // A task's id is the server's to mint (the reference draws it from a
-    // keyed hash, so it cannot be guessed: basic/utilities/tasks'
-    // "cryptographically secure task IDs"), and its timestamps are the
-    // wall clock's: the same task is a new id and new times in every run.
-    s.add_filter(r"task-[0-9a-f]{16,}", "[task-id]");
-    s.add_filter(
-        r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})",
-        "[timestamp]",
-    );
-    // A multi-round-trip requestState is the server's own opaque string
-    // (the reference's carries its issue time and a MAC under keys drawn
-    // per process): another in every run, whatever the server.
-    s.add_filter(r#""requestState": "[^"]*""#, r#""requestState": "[state]""#);
+    filter(&mut ours, &regex::escape(&repo_root()), "[repo]");
+    filter(&mut ours, r"\(node:[a-z_/]+:\d+:\d+\)", "(node:[frame])");
+    // The reference's task ids are drawn from a keyed hash (basic/utilities/
+    // tasks' "cryptographically secure task IDs"), and also quoted in its
+    // messages, where no selector reaches them.
+    filter(&mut ours, r"task-[0-9a-f]{16,}", "[task-id]");
     // Session ids travel only in HTTP headers, which transcripts do not hold,
     // and timings (`duration_ms`) are left out of transcripts for the same
     // reason as the judge's message: neither is the server's behaviour.
+    ours.then(Redactions::standard(CANARY, None))
+}
+
+/// insta's settings for a snapshot written as mcperr writes it.
+fn settings() -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.set_prepend_module_to_snapshot(false);
+    s.set_omit_expression(true);
     s
 }
 
@@ -135,37 +118,34 @@ fn repo_root() -> String {
         .to_string()
 }
 
-/// `s` as a regex matching itself.
-fn regex_escape(s: &str) -> String {
-    s.chars()
-        .flat_map(|c| {
-            let special = "\\.+*?()|[]{}^$".contains(c);
-            special.then_some('\\').into_iter().chain([c])
-        })
-        .collect()
-}
-
 #[test]
 fn every_case_against_every_server_matches_its_transcript() {
     let m = matrix();
+    let redactions = redactions();
     let mut expected = BTreeSet::new();
     for cell in &m.cells {
-        let Some(value) = transcript(cell) else {
+        let Some(snap) = snapshot(cell, &redactions) else {
             continue;
         };
-        let (dir, name) = snapshot_place(cell);
         assert!(
-            expected.insert(dir.join(format!("{name}.snap"))),
-            "two cells share the snapshot {}/{name}.snap",
-            dir.display()
+            expected.insert(snap.path()),
+            "two cells share the snapshot {}",
+            snap.path().display()
         );
         let mut s = settings();
-        s.set_snapshot_path(Path::new(PACKAGE).join(&dir));
-        s.set_description(format!(
-            "{} over {} in {}: {}",
-            cell.server, cell.transport, cell.era, cell.case
-        ));
-        s.bind(|| insta::assert_json_snapshot!(name, value));
+        s.set_snapshot_path(Path::new(PACKAGE).join(&snap.dir));
+        s.set_description(&snap.file.description);
+        let (name, contents) = (&snap.name, &snap.file.contents);
+        s.bind(|| insta::assert_snapshot!(name.as_str(), contents));
+        // The file insta keeps reads back, through mcperr's own reader, as
+        // the contents mcperr writes: `mcperr run --snapshots` sees no
+        // change where insta sees none.
+        let kept = std::fs::read_to_string(Path::new(PACKAGE).join(snap.path()))
+            .ok()
+            .and_then(|t| SnapFile::parse(&t));
+        if let Some(kept) = kept {
+            assert_eq!(&kept.contents, contents, "{}", snap.path().display());
+        }
     }
     // A snapshot nothing produces any more is a case or a server that went
     // away: it must be deleted, not left to rot.
