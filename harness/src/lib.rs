@@ -34,6 +34,7 @@ pub mod pace;
 pub mod parts;
 pub mod proxy;
 pub mod settings;
+pub mod snapshots;
 pub mod target;
 pub mod transport;
 

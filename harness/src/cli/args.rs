@@ -212,6 +212,8 @@ pub(crate) struct RunArgs {
     pub(crate) baseline: Option<String>,
     #[command(flatten)]
     pub(crate) reports: ReportArgs,
+    #[command(flatten)]
+    pub(crate) snapshots: super::snapshot_args::SnapshotArgs,
     /// Run independent cases on N server processes. Each pays the server's
     /// start-up, so this pays off only when the suite outlasts a start-up.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]

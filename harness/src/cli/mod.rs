@@ -18,9 +18,11 @@ mod matrix;
 mod proxy;
 mod reference;
 mod requirements;
+mod review;
 mod run;
 mod setup;
 mod signals;
+mod snapshot_args;
 
 pub(crate) use args::{
     check_report_paths, ReferenceArgs, ReportArgs, RunArgs, SelectArgs, TargetArgs,
@@ -134,6 +136,18 @@ enum Command {
     ///
     /// Examples: `mcperr requirements`, `mcperr requirements --era 2026-07-28 --json`.
     Requirements(requirements::RequirementsArgs),
+    /// Review the snapshots `run --snapshots DIR` left pending: accept, reject or skip each.
+    ///
+    /// Each pending snapshot (a `.snap.new` beside the accepted `.snap`) is
+    /// shown with its diff; `a` accepts it (the `.snap.new` becomes the
+    /// `.snap`), `r` rejects it (deleted; the accepted one stays), `s`
+    /// skips it. For scripts: `--accept`, `--reject`, `--list`. The files
+    /// are insta's: in a Cargo package, `cargo insta review` and `cargo
+    /// insta accept` work on them too.
+    ///
+    /// Exit codes: 0 done (also with snapshots skipped), 2 DIR is not a
+    /// folder, a pending file is not a snapshot, or no terminal to ask.
+    Review(review::ReviewArgs),
 }
 
 #[derive(Debug, Args)]
@@ -198,6 +212,7 @@ pub fn main() -> i32 {
         Command::Matrix(args) => matrix::matrix(args),
         Command::Explain(args) => explain(args),
         Command::Requirements(args) => requirements::requirements(args),
+        Command::Review(args) => review::review(args),
     };
     match result {
         Ok(code) => code,

@@ -72,6 +72,7 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
         .map(|path| load_baseline("--baseline", path))
         .transpose()?;
     args.reports.check()?;
+    let snapshots = args.snapshots.plan()?;
     let eras: Vec<Era> = match choice {
         EraChoice::Pinned(e) => vec![e],
         EraChoice::Auto => vec![Era::Modern, Era::Legacy],
@@ -151,6 +152,18 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
     }
     args.reports.write(&set)?;
     let mut code = set.exit_code();
+    if let Some(plan) = &snapshots {
+        let snaps = runs
+            .iter()
+            .flat_map(|r| {
+                let redactions = plan.redactions(&canary, r.target.url.as_deref());
+                r.cases
+                    .iter()
+                    .map(move |c| plan.snapshot(None, r, c, &redactions))
+            })
+            .collect::<Vec<_>>();
+        code = code.max(plan.record(&snaps, args.select.cases.is_empty())?);
+    }
     if let Some(min) = args.min_coverage {
         for r in runs {
             let percent = r.coverage.as_ref().map_or(100, |c| c.percent());

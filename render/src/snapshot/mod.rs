@@ -151,11 +151,13 @@ impl Redactions {
                 json!(with),
             );
         }
-        // A task's id is minted by the server in its answer; the request of
-        // a later step carries it back. mcperr's own made-up ids (an unknown
-        // task's) stay as sent.
+        // A task's id is minted by the server in an earlier step's answer,
+        // and a later request carries it back (its answer may only quote
+        // it): every taskId the transcript holds is replaced wherever it
+        // appears. (mcperr's own made-up id for an unknown task goes too:
+        // it is the case file's, and the case's id says what it was.)
         r.mint(
-            Selector::parse(".response.**.taskId").expect("a valid selector"),
+            Selector::parse(".**.taskId").expect("a valid selector"),
             "[task-id]",
         );
         if !canary.is_empty() {
