@@ -13,6 +13,7 @@ use mcperr_protocol::Era;
 use mcperr_render::html;
 use mcperr_render::matrix::Matrix;
 
+use super::snapshot_args::SnapshotPlan;
 use super::{
     check_report_paths, era_choice, load_baseline, out, runtime, selection, CliError, SelectArgs,
     Usage,
@@ -65,6 +66,8 @@ pub(crate) struct MatrixArgs {
     /// Print only the summary per column.
     #[arg(long, short)]
     pub(crate) quiet: bool,
+    #[command(flatten)]
+    pub(crate) snapshots: super::snapshot_args::SnapshotArgs,
 }
 
 /// What `--server NAME=TARGET` names.
@@ -163,6 +166,7 @@ pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, CliError> {
         ("--html", args.html.as_ref()),
         ("--json", args.json.as_ref()),
     ])?;
+    let snapshots = args.snapshots.plan()?;
     let canary = engine::canary();
     let settings = |t: Target| {
         RunSettings::new(
@@ -224,6 +228,10 @@ pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, CliError> {
         super::write_report("--json", path, &matrix.to_json())?;
     }
     out(&render_terminal(&matrix, args.quiet));
+    let snapshot_code = match &snapshots {
+        Some(plan) => record_snapshots(plan, &matrix, &canary, args.select.cases.is_empty())?,
+        None => 0,
+    };
     // A server that could not be judged in any era makes its columns errors
     // only: that is a setup error, as for `mcperr run`. Verdicts are the
     // page's content and do not set the exit code.
@@ -241,7 +249,7 @@ pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, CliError> {
     }
     let gate = matrix.gate();
     if gate.is_empty() {
-        return Ok(0);
+        return Ok(snapshot_code);
     }
     let mut text = format!("\nThe gate fails ({}):\n", gate.len());
     for g in &gate {
@@ -249,6 +257,33 @@ pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, CliError> {
     }
     out(&text);
     Ok(1)
+}
+
+/// Every cell's snapshot under DIR/<server>/<transport>-<era>/, each
+/// column with its own redactions (its endpoint's port).
+fn record_snapshots(
+    plan: &SnapshotPlan,
+    matrix: &Matrix,
+    canary: &str,
+    whole: bool,
+) -> Result<i32, CliError> {
+    let mut redactions = std::collections::BTreeMap::new();
+    for c in &matrix.columns {
+        let key = (c.server.as_str(), c.transport.as_str(), c.era.as_str());
+        redactions.insert(key, plan.redactions(canary, c.target.url.as_deref()));
+    }
+    let mut snaps = Vec::new();
+    for cell in &matrix.cells {
+        let key = (
+            cell.server.as_str(),
+            cell.transport.as_str(),
+            cell.era.as_str(),
+        );
+        if let (Some(r), Some(red)) = (&cell.result, redactions.get(&key)) {
+            snaps.push(plan.snapshot((Some(key.0), key.1, key.2), r, red));
+        }
+    }
+    plan.record(&snaps, whole)
 }
 
 /// The terminal's view: a line per column, then the cases on which the

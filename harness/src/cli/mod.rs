@@ -53,7 +53,8 @@ enum Command {
     /// Run the conformance cases against a server and judge every rule.
     ///
     /// Exit codes: 0 all pass (or only baselined failures), 1 a failure, an
-    /// error verdict or a stale baseline entry, 2 a usage or setup error.
+    /// error verdict, a stale baseline entry or (with --snapshots) a new or
+    /// changed snapshot not accepted, 2 a usage or setup error.
     Run(RunArgs),
     /// Fuzz a server: requests drawn from its own schemas, judged on every answer.
     ///
@@ -105,7 +106,7 @@ enum Command {
     ///
     /// Exit codes: 0 every server was judged and no gated server (one given
     /// a --baseline) has an unexpected failure or a stale entry; 1 a gated
-    /// server does; 2 a usage error or a server that could not be judged in
+    /// server does, or (with --snapshots) a snapshot is new or changed; 2 a usage error or a server that could not be judged in
     /// any era (the reports are still written). Servers without a baseline
     /// are compared, never gated.
     Matrix(matrix::MatrixArgs),

@@ -159,7 +159,7 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
                 let redactions = plan.redactions(&canary, r.target.url.as_deref());
                 r.cases
                     .iter()
-                    .map(move |c| plan.snapshot(None, r, c, &redactions))
+                    .map(move |c| plan.snapshot((None, &r.transport, &r.era), c, &redactions))
             })
             .collect::<Vec<_>>();
         code = code.max(plan.record(&snaps, args.select.cases.is_empty())?);

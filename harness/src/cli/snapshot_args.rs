@@ -96,16 +96,16 @@ impl SnapshotPlan {
             .then(Redactions::standard(canary, endpoint(url).as_deref()))
     }
 
-    /// A case's snapshot in `run`'s column, the run's secrets redacted as in
+    /// A case's snapshot in the column `(server, transport, era)`, the run's secrets redacted as in
     /// every report mcperr writes.
     pub(crate) fn snapshot(
         &self,
-        server: Option<&str>,
-        run: &mcperr_core::report::RunReport,
+        column: (Option<&str>, &str, &str),
         case: &mcperr_core::report::CaseResult,
         redactions: &Redactions,
     ) -> Snapshot {
-        let mut snap = Snapshot::of(server, &run.transport, &run.era, case, redactions);
+        let (server, transport, era) = column;
+        let mut snap = Snapshot::of(server, transport, era, case, redactions);
         snap.file.contents = super::redact(&snap.file.contents);
         snap
     }
