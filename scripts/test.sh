@@ -129,13 +129,26 @@ fi
 
 echo "== [${SECONDS}s] cargo test (workspace, the snapshot suite apart)"
 cargo test --workspace --locked --exclude mcperr-snapshots
+# The example crate (examples/rmcp-bookshop: mcperr inside a Rust server's
+# own cargo test) passed above against the rmcp Bookshop; against the same
+# server broken on purpose it must fail, on the snapshot the break changes.
+echo "== [${SECONDS}s] examples/rmcp-bookshop against a broken server (BOOKSHOP_BREAK=1): must fail"
+if CI=true BOOKSHOP_BREAK=1 cargo test --locked -p mcperr-example-rmcp >target/example-broken.log 2>&1; then
+    echo "test.sh: examples/rmcp-bookshop passed against a broken server" >&2
+    exit 1
+fi
+if ! grep -q "Snapshot: error-returned-as-success" target/example-broken.log; then
+    cat target/example-broken.log >&2
+    echo "test.sh: examples/rmcp-bookshop failed, but not on the snapshot the break changes" >&2
+    exit 1
+fi
 MCPERR_BIN=target/debug/mcperr scripts/action/test.sh   # the GitHub Action's run step, run as a runner runs it (docs/github-action.md)
 
 # Every case against every server as insta snapshots (snapshots/), and the
 # matrix page of the same run opened in headless chromium. --check: insta
 # writes no .snap.new, and a changed or missing snapshot fails.
-echo "== [${SECONDS}s] snapshots: cargo insta test --check"
-cargo insta test --check --unreferenced=reject -p mcperr-snapshots
+echo "== [${SECONDS}s] snapshots (ours, and the example crate's): cargo insta test --check"
+cargo insta test --check --unreferenced=reject -p mcperr-snapshots -p mcperr-example-rmcp
 
 # The Python wheel first, while target/debug still holds the workspace's
 # debug build that maturin reuses (the packaging below cleans it).

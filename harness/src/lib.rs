@@ -21,10 +21,15 @@
 //! - [`proxy`]: a byte-exact relay between a real host and a stdio server,
 //!   its lines judged on the way (`mcperr proxy`).
 //! - [`target`]: the server from the command line or an MCP host's config.
+//! - [`snapshots`]: each case's transcript of a user's server as an insta
+//!   snapshot on disk, pending where new or changed (`--snapshots DIR`).
+//! - [`conformance`]: the cases from a Rust server's own `cargo test`,
+//!   each transcript a snapshot for insta to assert.
 //! - [`cli`]: the `mcperr` command line: parses, prints, picks exit codes.
 
 pub mod cli;
 pub mod client;
+pub mod conformance;
 pub mod connect;
 pub mod engine;
 pub mod execute;

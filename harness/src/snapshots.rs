@@ -176,6 +176,13 @@ pub fn user_redactions(dir: &Path, flags: &[String]) -> Result<Redactions, Snaps
     Ok(r)
 }
 
+/// A run's host and port, redacted as `[endpoint]` (a loopback server's
+/// port is the kernel's choice).
+pub fn endpoint(url: Option<&str>) -> Option<String> {
+    let rest = url?.split_once("://")?.1;
+    Some(rest.split(['/', '?']).next().unwrap_or(rest).to_string())
+}
+
 /// What recording a run's snapshots found and did.
 #[derive(Debug, Default)]
 pub struct Recorded {

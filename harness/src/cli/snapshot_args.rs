@@ -81,19 +81,13 @@ impl SnapshotArgs {
     }
 }
 
-/// A run's host and port, redacted as `[endpoint]` (a loopback server's
-/// port is the kernel's choice).
-pub(crate) fn endpoint(url: Option<&str>) -> Option<String> {
-    let rest = url?.split_once("://")?.1;
-    Some(rest.split(['/', '?']).next().unwrap_or(rest).to_string())
-}
-
 impl SnapshotPlan {
     /// The redactions of a column: the user's, then the standard ones.
     pub(crate) fn redactions(&self, canary: &str, url: Option<&str>) -> Redactions {
-        self.user
-            .clone()
-            .then(Redactions::standard(canary, endpoint(url).as_deref()))
+        self.user.clone().then(Redactions::standard(
+            canary,
+            snapshots::endpoint(url).as_deref(),
+        ))
     }
 
     /// A case's snapshot in the column `(server, transport, era)`, the run's secrets redacted as in

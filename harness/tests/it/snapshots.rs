@@ -372,3 +372,50 @@ fn bad_snapshot_input_is_one_line_and_exit_2() {
         "pass --accept, --reject or --list",
     );
 }
+
+#[test]
+fn the_library_gives_the_snapshots_the_cli_writes_and_says_why_it_cannot_run() {
+    use mcperr::conformance::{Conformance, ConformanceError};
+    let server = format!("node {}", typescript());
+    let outcome = Conformance::stdio(&server)
+        .unwrap()
+        .cases("tools/unknown-tool")
+        .cases("tools/invalid-args-*")
+        .run()
+        .unwrap();
+    assert!(outcome.not_judged.is_empty(), "{:?}", outcome.not_judged);
+    assert!(outcome.snapshots().len() >= 2, "both eras");
+
+    let dir = scratch("snapshots-library");
+    let cli = run(
+        &server,
+        &dir,
+        &[
+            "--cases",
+            "tools/unknown-tool",
+            "--cases",
+            "tools/invalid-args-*",
+        ],
+        &[("INSTA_UPDATE", "always")],
+    );
+    assert_eq!(cli.code, Some(0), "{}", cli.stdout);
+    let written = tree(&dir);
+    assert_eq!(written.len(), outcome.snapshots().len());
+    for snap in outcome.snapshots() {
+        let text = std::fs::read_to_string(dir.join(snap.path())).unwrap();
+        assert_eq!(text, snap.file.to_text(), "{}", snap.path().display());
+    }
+
+    let refused = |r: Result<Conformance, ConformanceError>| match r {
+        Err(ConformanceError::Input(why)) => why,
+        other => panic!("expected an input error, got {other:?}"),
+    };
+    assert!(refused(Conformance::stdio("")).contains("needs a command"));
+    assert!(!refused(Conformance::stdio("x").unwrap().era("1999-01-01")).is_empty());
+    assert!(refused(Conformance::stdio("x").unwrap().redact("nope", "")).contains("insta selector"));
+    let unstartable = Conformance::stdio("/nonexistent/server").unwrap().run();
+    assert!(
+        matches!(unstartable, Err(ConformanceError::Unjudged(_))),
+        "{unstartable:?}"
+    );
+}
