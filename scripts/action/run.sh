@@ -14,6 +14,7 @@
 #   INPUT_BASELINE  --baseline FILE (optional)
 #   INPUT_PARTS     --parts FILE (optional)
 #   INPUT_MIN_COVERAGE  --min-coverage PERCENT (optional)
+#   INPUT_SNAPSHOTS --snapshots DIR (optional); INSTA_UPDATE=new unless set
 #   INPUT_ARGS      extra arguments, split like a shell (needs python3)
 #   MCPERR          the mcperr binary (default: mcperr on PATH)
 # and the runner's RUNNER_TEMP, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY (each
@@ -24,7 +25,8 @@
 # report, read with python3 or else jq; all empty when no report was
 # written, i.e. the run could not start), report-json, report-junit, report-sarif, report-markdown (paths;
 # empty for a file that was not written, and then no such file is left) and
-# exit-code.
+# exit-code, snapshots-pending (with INPUT_SNAPSHOTS: how many snapshots
+# are new or changed after the run; listed in the job summary).
 #
 # Written for bash 3.2 too (macOS runners): no mapfile, no `wait` on a
 # process substitution, no expansion of a possibly empty array under set -u.
@@ -37,9 +39,11 @@ sarif="$outdir/report.sarif"
 markdown="$outdir/summary.md"
 stderr_log="$outdir/.stderr.log"
 args_file="$outdir/.args"
+pending_file="$outdir/.pending"
 output_file="${GITHUB_OUTPUT:-/dev/null}"
 summary_file="${GITHUB_STEP_SUMMARY:-/dev/null}"
 counts=""   # name=count lines, once the JSON report is read
+pending_count=""   # pending snapshots, with INPUT_SNAPSHOTS
 
 # Blank: unset, empty or only whitespace.
 blank() { [ -z "${1//[[:space:]]/}" ]; }
@@ -91,6 +95,7 @@ write_outputs() {
             printf 'report-%s=%s\n' "${name%%:*}" "$path"
         done
         printf 'exit-code=%s\n' "$rc"
+        printf 'snapshots-pending=%s\n' "$pending_count"
     } >>"$output_file"
 }
 
@@ -109,12 +114,31 @@ error_line() {
     grep -E '^(mcperr: )?error: ' "$stderr_log" | tail -n 1 || true
 }
 
+# With INPUT_SNAPSHOTS: the pending snapshots (`mcperr review DIR --list`)
+# counted, annotated and listed in the job summary.
+snapshots_summary() {
+    local dir="${INPUT_SNAPSHOTS:-}"
+    if blank "$dir" || [ ! -d "$dir" ]; then return 0; fi
+    "$mcperr" review "$dir" --list >"$pending_file" 2>/dev/null || : >"$pending_file"
+    pending_count="$(wc -l <"$pending_file" | tr -d ' ')"
+    if [ "$pending_count" = 0 ]; then
+        printf '\n### Snapshots\n\nEvery transcript matches its accepted snapshot in `%s`.\n' "$dir" >>"$summary_file"
+        return 0
+    fi
+    echo "::error title=mcperr snapshots::$(escape_data "$pending_count snapshots in $dir are new or changed: accept them with \`mcperr review $dir\` (or cargo insta review) and commit the .snap files")"
+    {
+        printf '\n### Snapshots: %s new or changed in `%s`\n\n| | case |\n|---|---|\n' "$pending_count" "$dir"
+        sed -e 's/^\([a-z]*\) *\(.*\)\.snap$/| \1 | `\2` |/' "$pending_file"
+        printf '\nEach is a `.snap.new` beside the accepted `.snap`: accept with `mcperr review %s` (or `cargo insta review`), then commit.\n' "$dir"
+    } >>"$summary_file"
+}
+
 mkdir -p "$outdir"
 # A second use of the action in the same job writes the same paths: remove
 # the last reports first, so that nothing stale is read or published. The
 # scratch files go at exit, leaving only the reports in $outdir.
 rm -f "$json" "$junit" "$sarif" "$markdown"
-trap 'rm -f "$stderr_log" "$args_file"' EXIT
+trap 'rm -f "$stderr_log" "$args_file" "$pending_file"' EXIT
 
 # Exactly one server, given as a command or as a URL.
 if ! blank "${INPUT_COMMAND:-}" && ! blank "${INPUT_URL:-}"; then
@@ -150,6 +174,13 @@ if ! blank "${INPUT_PARTS:-}"; then
 fi
 if ! blank "${INPUT_MIN_COVERAGE:-}"; then
     cmd+=(--min-coverage "$INPUT_MIN_COVERAGE")
+fi
+if ! blank "${INPUT_SNAPSHOTS:-}"; then
+    cmd+=(--snapshots "$INPUT_SNAPSHOTS")
+    # On CI insta's own default (auto) writes nothing: the action leaves the
+    # new and changed transcripts as .snap.new files, for an artifact or a
+    # review, unless the job chose a mode.
+    export INSTA_UPDATE="${INSTA_UPDATE:-new}"
 fi
 cmd+=(--json "$json" --junit "$junit" --sarif "$sarif" --markdown "$markdown")
 # GitHub code scanning takes only results located in a file of the
@@ -243,6 +274,7 @@ if [ -s "$markdown" ]; then
         echo "The full summary is too large for a job summary: see the report-markdown output ($markdown)." >>"$summary_file"
     fi
 fi
+snapshots_summary
 if [ -n "$(count pass)" ]; then
     total="$(count pass) passed, $(count fail) failed, $(count warn) warned, $(count skip) skipped, $(count error) errors"
     if [ -n "$(count baselined)" ] && [ "$(count baselined)" != "0" ]; then

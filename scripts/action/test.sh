@@ -159,7 +159,7 @@ run_action() {
                 GITHUB_OUTPUT="$dir/output" GITHUB_STEP_SUMMARY="$dir/summary" \
                 GITHUB_ACTION_PATH="$repo" MCPERR="$bin" \
                 INPUT_COMMAND= INPUT_URL= INPUT_PROFILE=spec INPUT_ERA=auto \
-                INPUT_BASELINE= INPUT_ARGS= \
+                INPUT_BASELINE= INPUT_SNAPSHOTS= INPUT_ARGS= \
                 "$@" bash "$repo/scripts/action/run.sh" >"$dir/stdout" 2>"$dir/stderr"
     )
     rc=$?
@@ -368,6 +368,27 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 runs = d.get("runs", [d])
 sys.exit(0 if all(r["parts"]["crash"]["found"]["by"] == "named" for r in runs) else 1)' "$(out report-json)"
+show_on_failure "$before"
+
+# ---------------------------------------------------------------------------
+section "snapshots: a first run leaves them pending and fails; accepted, the next run passes; a fault lists what it changed"
+before=$failures
+snap_args=(INPUT_ERA=2026-07-28 "INPUT_ARGS=--cases 'tools/*'" INPUT_SNAPSHOTS=snaps)
+run_action snap INPUT_COMMAND="$bin reference" "${snap_args[@]}"
+check "exit code 1 (got $rc): every snapshot is new" test "$rc" = 1
+check "snapshots-pending=$(out snapshots-pending) is more than 0" is_positive "$(out snapshots-pending)"
+check "the .snap.new files are left in the workspace, on CI too (INSTA_UPDATE=new)" \
+    test "$(find "$dir/workspace/snaps" -name '*.snap.new' | wc -l | tr -d ' ')" = "$(out snapshots-pending)"
+check "an ::error annotation says how to accept them" grep -q '^::error title=mcperr snapshots::.*mcperr review snaps' "$dir/stdout"
+check "the job summary lists each new case" grep -q '^| new | `stdio-2026-07-28/tools/' "$dir/summary"
+"$bin" review "$dir/workspace/snaps" --accept >/dev/null
+run_action snap INPUT_COMMAND="$bin reference" "${snap_args[@]}"
+check "accepted: exit code 0 (got $rc), snapshots-pending=0" test "$rc,$(out snapshots-pending)" = "0,0"
+check "the job summary says every transcript matches" grep -q '^Every transcript matches its accepted snapshot' "$dir/summary"
+run_action snap INPUT_COMMAND="$bin reference --fault no-input-validation" "${snap_args[@]}"
+check "a fault: exit code 1 (got $rc)" test "$rc" = 1
+check "the job summary lists the changed cases, and only changed ones" \
+    sh -c 'grep -q "^| changed | \`stdio-2026-07-28/tools/invalid-args-" "$1" && ! grep -q "^| new |" "$1"' _ "$dir/summary"
 show_on_failure "$before"
 
 echo
