@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::fixtures::typescript;
 use crate::sdk_peers::python;
-use crate::support::{mcperr_env, report, scratch, Output};
+use crate::support::{mcperr_env, report, scratch, Output, MCPERR};
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
@@ -418,4 +418,69 @@ fn the_library_gives_the_snapshots_the_cli_writes_and_says_why_it_cannot_run() {
         matches!(unstartable, Err(ConformanceError::Unjudged(_))),
         "{unstartable:?}"
     );
+}
+
+#[test]
+fn mcperr_review_shows_each_diff_and_asks_on_a_terminal() {
+    // A terminal from util-linux's `script` (Debian's bsdutils, always there).
+    if Command::new("script").arg("--version").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI needs `script` (bsdutils)"
+        );
+        eprintln!("skipped: no `script` here to give mcperr review a terminal");
+        return;
+    }
+    let dir = scratch("snapshots-review");
+    let column = dir.join("stdio-2026-07-28/tools");
+    std::fs::create_dir_all(&column).unwrap();
+    let file = |name: &str, body: &str| {
+        let text = format!("---\nsource: mcperr\ndescription: \"stdio in 2026-07-28: tools/{name}\"\n---\n{body}\n");
+        std::fs::write(column.join(name), text).unwrap();
+    };
+    file("changed.snap", "{\n  \"a\": 1\n}");
+    file("changed.snap.new", "{\n  \"a\": 2\n}");
+    file("new.snap.new", "{}");
+    file("skipped.snap.new", "[]");
+    // Bounded: a review that waited for input forever fails the test.
+    let mut child = Command::new("timeout")
+        .args([
+            "60",
+            "script",
+            "-qec",
+            &format!("{MCPERR} review {}", dir.display()),
+            "/dev/null",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child.stdin.take().unwrap().write_all(b"a\nr\ns\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{shown}");
+    assert!(
+        shown.contains("[1/3] stdio-2026-07-28/tools/changed.snap (changed)"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("  -   \"a\": 1") && shown.contains("  +   \"a\": 2"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("accepted 1, rejected 1, skipped 1"),
+        "{shown}"
+    );
+    let read = |name: &str| std::fs::read_to_string(column.join(name)).ok();
+    assert!(
+        read("changed.snap").unwrap().contains("\"a\": 2"),
+        "accepted"
+    );
+    assert!(read("changed.snap.new").is_none());
+    assert!(
+        read("new.snap").is_none() && read("new.snap.new").is_none(),
+        "rejected"
+    );
+    assert!(read("skipped.snap.new").is_some(), "skipped stays pending");
 }
