@@ -133,7 +133,8 @@ cargo test --workspace --locked --exclude mcperr-snapshots
 # own cargo test) passed above against the rmcp Bookshop; against the same
 # server broken on purpose it must fail, on the snapshot the break changes.
 echo "== [${SECONDS}s] examples/rmcp-bookshop against a broken server (BOOKSHOP_BREAK=1): must fail"
-if CI=true BOOKSHOP_BREAK=1 cargo test --locked -p mcperr-example-rmcp >target/example-broken.log 2>&1; then
+if env -u INSTA_FORCE_PASS CI=true INSTA_UPDATE=no BOOKSHOP_BREAK=1 \
+    cargo test --locked -p mcperr-example-rmcp >target/example-broken.log 2>&1; then
     echo "test.sh: examples/rmcp-bookshop passed against a broken server" >&2
     exit 1
 fi

@@ -9,7 +9,7 @@
 //! // builds and runs exactly this.)
 //! use mcperr::conformance::Conformance;
 //!
-//! let outcome = Conformance::stdio(env!("CARGO_BIN_EXE_mcperr"))
+//! let outcome = Conformance::command(env!("CARGO_BIN_EXE_my-server"), &["--stdio"])
 //!     .unwrap()
 //!     .cases("tools/*")
 //!     .run()
@@ -85,10 +85,29 @@ impl Conformance {
 
     /// A server started as a child over stdio, a fresh process per era:
     /// `command_line` is split as a shell would (`"target/debug/my-server
-    /// --stdio"`).
+    /// --stdio"`; [`Conformance::command`] takes a program and arguments
+    /// as they are).
     pub fn stdio(command_line: &str) -> Result<Conformance, ConformanceError> {
         let t = target::from_command_line(command_line, None, &[]).map_err(input)?;
         Ok(Conformance::new(Target::Stdio(t)))
+    }
+
+    /// A server started as a child over stdio: `program` with `args`, as
+    /// given (no splitting: a path with spaces, `env!("CARGO_BIN_EXE_…")`
+    /// wherever cargo put it).
+    pub fn command(program: &str, args: &[&str]) -> Result<Conformance, ConformanceError> {
+        if program.is_empty() {
+            return Err(input("the server's program is empty"));
+        }
+        Ok(Conformance::new(Target::Stdio(
+            crate::transport::StdioTarget {
+                program: program.to_string(),
+                args: args.iter().map(|a| a.to_string()).collect(),
+                cwd: None,
+                env: Vec::new(),
+                max_line: target::DEFAULT_MAX_LINE,
+            },
+        )))
     }
 
     /// A running Streamable HTTP endpoint (`http://127.0.0.1:PORT/mcp`), for
@@ -182,6 +201,9 @@ impl Conformance {
             return Err(ConformanceError::Unjudged(why));
         }
         let mut snapshots = Vec::new();
+        // The secrets mcperr redacts from every file it writes (secret-named
+        // environment variables, secret-shaped text), as `run` does.
+        let redactor = mcperr_oracle::redact::Redactor::from_env(std::env::vars());
         for r in &judged.runs {
             let endpoint = crate::snapshots::endpoint(r.target.url.as_deref());
             let redactions = self
@@ -192,6 +214,7 @@ impl Conformance {
                 snapshots.push(Snapshot::of(None, &r.transport, &r.era, c, &redactions));
             }
         }
+        let snapshots = crate::snapshots::for_disk(snapshots, &redactor);
         Ok(Outcome {
             runs: judged.runs,
             not_judged: judged.notes,

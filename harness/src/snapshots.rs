@@ -7,7 +7,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use mcperr_render::snapshot::{Redactions, Selector, SnapFile, Snapshot};
+use mcperr_oracle::redact::Redactor;
+use mcperr_render::snapshot::{self as snap, Redactions, Selector, SnapFile, Snapshot};
 use regex::Regex;
 use serde_json::Value;
 
@@ -122,9 +123,34 @@ impl UpdateMode {
     }
 }
 
+/// `redactions.toml`: each table's keys with where they stand, so that the
+/// filters apply in the order written (a TOML table has no order of its
+/// own here).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RedactionsFile {
+    #[serde(default)]
+    redactions: std::collections::BTreeMap<toml::Spanned<String>, toml::Value>,
+    #[serde(default)]
+    filters: std::collections::BTreeMap<toml::Spanned<String>, toml::Value>,
+}
+
+/// A table's entries in the order the file wrote them.
+fn in_file_order(
+    table: std::collections::BTreeMap<toml::Spanned<String>, toml::Value>,
+) -> Vec<(String, toml::Value)> {
+    let mut entries: Vec<_> = table.into_iter().collect();
+    entries.sort_by_key(|(k, _)| k.span().start);
+    entries
+        .into_iter()
+        .map(|(k, v)| (k.into_inner(), v))
+        .collect()
+}
+
 /// A user's redactions: `DIR/redactions.toml` if there is one (insta
 /// selectors under `[redactions]`, regexes under `[filters]`, each with the
-/// text it becomes), then each `--redact SELECTOR[=TEXT]`.
+/// text it becomes, applied in the order written), then each `--redact
+/// SELECTOR[=TEXT]`.
 pub fn user_redactions(dir: &Path, flags: &[String]) -> Result<Redactions, SnapshotError> {
     let mut r = Redactions::new();
     let file = dir.join(REDACTIONS_FILE);
@@ -135,38 +161,35 @@ pub fn user_redactions(dir: &Path, flags: &[String]) -> Result<Redactions, Snaps
             at: at.clone(),
             reason,
         };
-        let table: toml::Table = text
-            .parse()
-            .map_err(|e: toml::de::Error| bad(e.message().to_string()))?;
-        for (key, value) in &table {
-            let entries = value
-                .as_table()
-                .filter(|_| key == "redactions" || key == "filters")
-                .ok_or_else(|| {
-                    bad(format!(
-                        "[{key}]: expected a [redactions] or [filters] table"
-                    ))
-                })?;
-            for (pattern, with) in entries {
-                if key == "redactions" {
-                    let selector = Selector::parse(pattern).map_err(|e| bad(e.to_string()))?;
-                    let with = serde_json::to_value(with).unwrap_or(Value::Null);
-                    r.redact(selector, with);
-                } else {
-                    let regex =
-                        Regex::new(pattern).map_err(|e| bad(format!("{pattern:?}: {e}")))?;
-                    let with = with.as_str().ok_or_else(|| {
-                        bad(format!(
-                            "[filters] {pattern:?}: the replacement must be a string"
-                        ))
-                    })?;
-                    r.filter(regex, with);
-                }
-            }
+        let parsed: RedactionsFile = toml::from_str(&text).map_err(|e| {
+            bad(format!(
+                "{} (expected [redactions] and [filters] tables)",
+                e.message()
+            ))
+        })?;
+        for (pattern, with) in in_file_order(parsed.redactions) {
+            let selector = Selector::parse(&pattern).map_err(|e| bad(e.to_string()))?;
+            r.redact(selector, serde_json::to_value(with).unwrap_or(Value::Null));
+        }
+        for (pattern, with) in in_file_order(parsed.filters) {
+            let regex = Regex::new(&pattern).map_err(|e| bad(format!("{pattern:?}: {e}")))?;
+            let with = with.as_str().ok_or_else(|| {
+                bad(format!(
+                    "[filters] {pattern:?}: the replacement must be a string"
+                ))
+            })?;
+            r.filter(regex, with);
         }
     }
     for flag in flags {
-        let (selector, with) = flag.split_once('=').unwrap_or((flag, "[redacted]"));
+        // At the first `=` outside a quoted key (`.x["a=b"]=TEXT`).
+        let (selector, with) = match flag.find('=').and_then(|_| {
+            let parts = snap::split_outside_quotes(flag, '=');
+            (parts.len() > 1).then(|| parts[0].len())
+        }) {
+            Some(at) => (&flag[..at], &flag[at + 1..]),
+            None => (flag.as_str(), "[redacted]"),
+        };
         let selector = Selector::parse(selector).map_err(|e| SnapshotError::Redaction {
             at: format!("--redact {flag}"),
             reason: e.to_string(),
@@ -177,24 +200,46 @@ pub fn user_redactions(dir: &Path, flags: &[String]) -> Result<Redactions, Snaps
 }
 
 /// A run's host and port, redacted as `[endpoint]` (a loopback server's
-/// port is the kernel's choice).
+/// port is the kernel's choice); `None` without a port (a bare host name
+/// would match inside other words).
 pub fn endpoint(url: Option<&str>) -> Option<String> {
     let rest = url?.split_once("://")?.1;
-    Some(rest.split(['/', '?']).next().unwrap_or(rest).to_string())
+    let authority = rest.split(['/', '?']).next().unwrap_or(rest);
+    let port = authority.rsplit_once(':')?.1;
+    (!port.is_empty() && port.bytes().all(|b| b.is_ascii_digit())).then(|| authority.to_string())
+}
+
+/// Makes snapshots ready to be written: the run's secrets (its `--env`
+/// and `--header` values, secret-shaped text) redacted in the contents and
+/// in the description, which quotes the case id (a resource URI may carry
+/// a password); a case whose id held one gets its file named by the id's
+/// hash instead; and two cases whose ids clean to one file each get one.
+pub fn for_disk(mut snaps: Vec<Snapshot>, redactor: &Redactor) -> Vec<Snapshot> {
+    for s in &mut snaps {
+        s.file.contents = redactor.redact(&s.file.contents);
+        let description = redactor.redact(&s.file.description);
+        if description != s.file.description {
+            s.dir = s.column.clone();
+            s.name = format!("redacted-{:016x}", snap::stable_hash(&s.file.description));
+            s.file.description = description;
+        }
+    }
+    snap::disambiguate(&mut snaps);
+    snaps
 }
 
 /// What recording a run's snapshots found and did.
 #[derive(Debug, Default)]
 pub struct Recorded {
-    /// Snapshots equal to the accepted ones.
-    pub unchanged: usize,
+    /// Snapshots equal to the accepted ones (paths under the folder).
+    pub unchanged: Vec<PathBuf>,
     /// Snapshots with no accepted file yet (paths under the folder).
     pub new: Vec<PathBuf>,
     /// Snapshots that differ from the accepted file.
     pub changed: Vec<PathBuf>,
-    /// How many new or changed were accepted in place (`always`, `force`,
-    /// `unseen` for new ones); the rest are pending or unwritten.
-    pub accepted: usize,
+    /// The new or changed accepted in place (`always`, `force`, `unseen`
+    /// for new ones); the rest are pending or unwritten.
+    pub accepted: Vec<PathBuf>,
     /// Accepted snapshots in the recorded columns no case produced.
     pub unreferenced: Vec<PathBuf>,
 }
@@ -203,7 +248,37 @@ impl Recorded {
     /// Whether a new or changed snapshot was left unaccepted: the run fails,
     /// as a failing snapshot assertion does.
     pub fn failing(&self) -> bool {
-        self.new.len() + self.changed.len() > self.accepted
+        self.new.len() + self.changed.len() > self.accepted.len()
+    }
+
+    /// What became of the snapshots in `column` (a folder under the
+    /// snapshots folder), for the run's report; `written` says how the
+    /// new and changed were written.
+    pub fn outcome(
+        &self,
+        column: &Path,
+        written: &str,
+    ) -> mcperr_core::report::snapshots::SnapshotOutcome {
+        let within = |paths: &[PathBuf]| -> Vec<String> {
+            paths
+                .iter()
+                .filter(|p| p.starts_with(column))
+                .map(|p| p.display().to_string())
+                .collect()
+        };
+        let (new, changed) = (within(&self.new), within(&self.changed));
+        mcperr_core::report::snapshots::SnapshotOutcome {
+            column: column.display().to_string(),
+            unchanged: within(&self.unchanged).len(),
+            written: if new.is_empty() && changed.is_empty() {
+                String::new()
+            } else {
+                written.to_string()
+            },
+            new,
+            changed,
+            accepted: within(&self.accepted).len(),
+        }
     }
 }
 
@@ -226,9 +301,7 @@ pub fn record(
         let path = dir.join(&rel);
         let pending = pending_path(&path);
         produced.insert(rel.clone());
-        if let Some(column) = snap.dir.components().next() {
-            columns.insert(PathBuf::from(column.as_os_str()));
-        }
+        columns.insert(snap.column.clone());
         let accepted = std::fs::read_to_string(&path)
             .ok()
             .and_then(|t| SnapFile::parse(&t));
@@ -236,7 +309,7 @@ pub fn record(
             .as_ref()
             .is_some_and(|a| a.contents == snap.file.contents);
         if same {
-            out.unchanged += 1;
+            out.unchanged.push(rel);
             if pending.exists() {
                 std::fs::remove_file(&pending).map_err(|e| io(&pending, e))?;
             }
@@ -247,9 +320,9 @@ pub fn record(
         }
         let existed = accepted.is_some();
         if existed {
-            out.changed.push(rel);
+            out.changed.push(rel.clone());
         } else {
-            out.new.push(rel);
+            out.new.push(rel.clone());
         }
         match mode.write(existed, on_ci) {
             Write::InPlace => {
@@ -257,7 +330,7 @@ pub fn record(
                 if pending.exists() {
                     std::fs::remove_file(&pending).map_err(|e| io(&pending, e))?;
                 }
-                out.accepted += 1;
+                out.accepted.push(rel);
             }
             Write::Pending => write_file(&pending, &snap.file)?,
             Write::Nothing => {}
@@ -269,6 +342,14 @@ pub fn record(
                 let rel = file.strip_prefix(dir).unwrap_or(&file).to_path_buf();
                 if !produced.contains(&rel) {
                     out.unreferenced.push(rel);
+                }
+            }
+            // A pending file no case produced: its accepted file is listed
+            // above if there is one; else it is listed here.
+            for file in files(&dir.join(column), ".snap.new") {
+                let rel = file.strip_prefix(dir).unwrap_or(&file).with_extension("");
+                if !produced.contains(&rel) && !dir.join(&rel).exists() {
+                    out.unreferenced.push(pending_path(&rel));
                 }
             }
         }
@@ -300,7 +381,9 @@ pub fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
         };
         for e in entries.flatten() {
             let p = e.path();
-            if p.is_dir() {
+            // Not through a symbolic link: a link to a folder above would
+            // loop, and list one file many times.
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
                 todo.push(p);
             } else if p.to_str().is_some_and(|s| s.ends_with(suffix)) {
                 out.push(p);
@@ -357,5 +440,46 @@ impl Pending {
     /// Rejects it: the `.snap.new` goes, the `.snap` stays as it was.
     pub fn reject(&self) -> Result<(), SnapshotError> {
         std::fs::remove_file(&self.new_path).map_err(|e| io(&self.new_path, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filters_apply_in_the_order_the_file_writes_them() {
+        let dir = std::env::temp_dir().join(format!("mcperr-redactions-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Sorted, `a` would go first and `b-[x]` would stay.
+        let text = "[filters]\n'b' = 'a'\n'a' = '[x]'\n";
+        std::fs::write(dir.join(REDACTIONS_FILE), text).unwrap();
+        let r = user_redactions(&dir, &[]).unwrap();
+        assert_eq!(r.contents(&serde_json::json!("b")), "\"[x]\"");
+        std::fs::write(dir.join(REDACTIONS_FILE), "[filter]\n").unwrap();
+        let e = user_redactions(&dir, &[]).unwrap_err().to_string();
+        assert!(
+            e.contains("redactions.toml") && e.contains("[filters]"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_redact_flag_splits_at_the_first_equals_sign_outside_a_quoted_key() {
+        let flags = [".x[\"a=b\"]=T".to_string()];
+        let r = user_redactions(Path::new("/nonexistent"), &flags).unwrap();
+        let v = serde_json::json!({"x": {"a=b": 1}});
+        assert_eq!(r.contents(&v), "{\n  \"x\": {\n    \"a=b\": \"T\"\n  }\n}");
+    }
+
+    #[test]
+    fn only_an_endpoint_with_a_port_is_redacted() {
+        assert_eq!(
+            endpoint(Some("http://127.0.0.1:8000/mcp")).as_deref(),
+            Some("127.0.0.1:8000")
+        );
+        assert_eq!(endpoint(Some("http://server/mcp")), None);
+        assert_eq!(endpoint(None), None);
     }
 }

@@ -221,7 +221,8 @@ pub fn redact_secrets(text: &str) -> String {
 }
 
 /// For `scheme://user:password@host` with the `://` at `i`: the password's
-/// span, the password not empty and not a mask.
+/// span, the password not empty and not a mask (`***`, or a marker in
+/// brackets such as `[canary]`, text already redacted).
 fn url_password(t: &[u8], i: usize) -> Option<(usize, usize)> {
     let scheme = t[..i]
         .iter()
@@ -241,8 +242,9 @@ fn url_password(t: &[u8], i: usize) -> Option<(usize, usize)> {
     let host = rest
         .get(at + 1)
         .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'[');
-    (host && colon > 0 && !password.is_empty() && !password.iter().all(|b| *b == b'*'))
-        .then_some((i + 3 + colon + 1, i + 3 + at))
+    let marker = password.len() > 2 && password[0] == b'[' && password[password.len() - 1] == b']';
+    let mask = password.iter().all(|b| *b == b'*') || marker;
+    (host && colon > 0 && !password.is_empty() && !mask).then_some((i + 3 + colon + 1, i + 3 + at))
 }
 
 #[cfg(test)]
@@ -300,6 +302,8 @@ mod tests {
             "sk-this-is-a-long-hyphenated-phrase-not-a-key-at-all",
             "eyJ is how base64 JSON starts",
             "task-AIza short",
+            // A password already redacted (a snapshot's canary marker).
+            "connection string postgres://admin:[canary]@db.internal/shop refused",
             "Error executing tool get_author: No book titled 'mmmmmm' in the catalog.",
             // Inside an opaque base64url token (a sealed requestState, a
             // cursor): random text, not a key someone pasted.

@@ -114,22 +114,55 @@ error_line() {
     grep -E '^(mcperr: )?error: ' "$stderr_log" | tail -n 1 || true
 }
 
-# With INPUT_SNAPSHOTS: the pending snapshots (`mcperr review DIR --list`)
-# counted, annotated and listed in the job summary.
+# With INPUT_SNAPSHOTS: what the run did with its snapshots, from the JSON
+# report (each run's `snapshots`): the new and changed ones listed in the
+# job summary, those left unaccepted counted and annotated.
+snapshot_lines() {   # "new<TAB>PATH", "changed<TAB>PATH", "accepted<TAB>N", "written<TAB>TEXT"
+    if command -v python3 >/dev/null 2>&1; then
+        python3 -c '
+import json, sys
+report = json.load(open(sys.argv[1], encoding="utf-8"))
+for run in report.get("runs", [report]):
+    s = run.get("snapshots") or {}
+    for kind in ("new", "changed"):
+        for path in s.get(kind, []):
+            print("%s\t%s" % (kind, path))
+    print("accepted\t%d" % s.get("accepted", 0))
+    if s.get("written"):
+        print("written\t%s" % s["written"])
+' "$json"
+    elif command -v jq >/dev/null 2>&1; then
+        jq -r '(.runs // [.])[] | .snapshots // {} |
+               (.new[]? | "new\t\(.)"), (.changed[]? | "changed\t\(.)"),
+               "accepted\t\(.accepted // 0)", (.written // empty | "written\t\(.)")' "$json"
+    else
+        return 1
+    fi
+}
 snapshots_summary() {
-    local dir="${INPUT_SNAPSHOTS:-}"
-    if blank "$dir" || [ ! -d "$dir" ]; then return 0; fi
-    "$mcperr" review "$dir" --list >"$pending_file" 2>/dev/null || : >"$pending_file"
-    pending_count="$(wc -l <"$pending_file" | tr -d ' ')"
-    if [ "$pending_count" = 0 ]; then
+    local dir="${INPUT_SNAPSHOTS:-}" listed accepted written
+    if blank "$dir" || [ ! -s "$json" ]; then return 0; fi
+    if ! snapshot_lines >"$pending_file" 2>/dev/null; then
+        echo "::warning title=mcperr snapshots::the JSON report could not be read for the snapshots (python3 or jq needed)"
+        return 0
+    fi
+    listed="$(awk -F '\t' '$1 == "new" || $1 == "changed" { n++ } END { print n + 0 }' "$pending_file")"
+    accepted="$(awk -F '\t' '$1 == "accepted" { n += $2 } END { print n + 0 }' "$pending_file")"
+    written="$(awk -F '\t' '$1 == "written" { print $2; exit }' "$pending_file")"
+    pending_count=$((listed - accepted))
+    if [ "$listed" = 0 ]; then
         printf '\n### Snapshots\n\nEvery transcript matches its accepted snapshot in `%s`.\n' "$dir" >>"$summary_file"
         return 0
     fi
-    echo "::error title=mcperr snapshots::$(escape_data "$pending_count snapshots in $dir are new or changed: accept them with \`mcperr review $dir\` (or cargo insta review) and commit the .snap files")"
+    if [ "$pending_count" -gt 0 ]; then
+        echo "::error title=mcperr snapshots::$(escape_data "$pending_count snapshots in $dir are new or changed ($written): accept them with \`mcperr review $dir\` (or cargo insta review) and commit the .snap files")"
+    fi
     {
-        printf '\n### Snapshots: %s new or changed in `%s`\n\n| | case |\n|---|---|\n' "$pending_count" "$dir"
-        sed -e 's/^\([a-z]*\) *\(.*\)\.snap$/| \1 | `\2` |/' "$pending_file"
-        printf '\nEach is a `.snap.new` beside the accepted `.snap`: accept with `mcperr review %s` (or `cargo insta review`), then commit.\n' "$dir"
+        printf '\n### Snapshots: %s new or changed in `%s`\n\n%s.\n\n| | case |\n|---|---|\n' "$listed" "$dir" "$written"
+        awk -F '\t' '$1 == "new" || $1 == "changed" { p = $2; sub(/\.snap$/, "", p); printf "| %s | `%s` |\n", $1, p }' "$pending_file"
+        if [ "$pending_count" -gt 0 ]; then
+            printf '\nAccept them with `mcperr review %s` (or `cargo insta review`), then commit the `.snap` files.\n' "$dir"
+        fi
     } >>"$summary_file"
 }
 

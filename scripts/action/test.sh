@@ -389,6 +389,10 @@ run_action snap INPUT_COMMAND="$bin reference --fault no-input-validation" "${sn
 check "a fault: exit code 1 (got $rc)" test "$rc" = 1
 check "the job summary lists the changed cases, and only changed ones" \
     sh -c 'grep -q "^| changed | \`stdio-2026-07-28/tools/invalid-args-" "$1" && ! grep -q "^| new |" "$1"' _ "$dir/summary"
+run_action snapno INSTA_UPDATE=no INPUT_COMMAND="$bin reference --fault no-input-validation" "${snap_args[@]}"
+check "INSTA_UPDATE=no: exit code 1 (got $rc), nothing written, still counted and listed" \
+    sh -c 'test "$1" = 1 && test -z "$(find "$2/snaps" -type f)" && grep -q "^| new | \`stdio-2026-07-28/tools/" "$3" && grep -q "not written (INSTA_UPDATE=no)" "$3"' _ "$rc" "$dir/workspace" "$dir/summary"
+check "INSTA_UPDATE=no: snapshots-pending=$(out snapshots-pending) is more than 0" is_positive "$(out snapshots-pending)"
 show_on_failure "$before"
 
 echo

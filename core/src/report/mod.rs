@@ -6,6 +6,7 @@
 
 pub mod coverage;
 pub mod groups;
+pub mod snapshots;
 pub mod stale;
 mod valid_calls;
 
@@ -247,6 +248,9 @@ pub struct RunReport {
     /// `supportedVersions`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub server_versions: Vec<String>,
+    /// With `--snapshots`: what became of this run's transcripts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshots: Option<snapshots::SnapshotOutcome>,
 }
 
 impl RunReport {
@@ -327,6 +331,7 @@ impl RunReport {
             coverage: None,
             protocol_version: None,
             server_versions: vec![],
+            snapshots: None,
         }
     }
 

@@ -229,7 +229,7 @@ pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, CliError> {
     }
     out(&render_terminal(&matrix, args.quiet));
     let snapshot_code = match &snapshots {
-        Some(plan) => record_snapshots(plan, &matrix, &canary, args.select.cases.is_empty())?,
+        Some(plan) => record_snapshots(plan, &matrix, &canary, &args.select)?,
         None => 0,
     };
     // A server that could not be judged in any era makes its columns errors
@@ -265,7 +265,7 @@ fn record_snapshots(
     plan: &SnapshotPlan,
     matrix: &Matrix,
     canary: &str,
-    whole: bool,
+    select: &SelectArgs,
 ) -> Result<i32, CliError> {
     let mut redactions = std::collections::BTreeMap::new();
     for c in &matrix.columns {
@@ -283,7 +283,9 @@ fn record_snapshots(
             snaps.push(plan.snapshot((Some(key.0), key.1, key.2), r, red));
         }
     }
-    plan.record(&snaps, whole)
+    let recording = plan.record(snaps, select)?;
+    out(&recording.text);
+    Ok(recording.code)
 }
 
 /// The terminal's view: a line per column, then the cases on which the

@@ -134,6 +134,12 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
     }
     let mut set = RunSet::new(runs);
     set.not_judged = notes;
+    // Before the reports are written: each run's report says what became
+    // of its snapshots (the GitHub Action reads it there).
+    let recording = snapshots
+        .as_ref()
+        .map(|plan| plan.record_runs(&mut set.runs, &canary, &args.select))
+        .transpose()?;
     // A baseline entry failing in one era or transport is not stale in the others.
     set.keep_stale_in_all();
     let colour = io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
@@ -152,17 +158,9 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
     }
     args.reports.write(&set)?;
     let mut code = set.exit_code();
-    if let Some(plan) = &snapshots {
-        let snaps = runs
-            .iter()
-            .flat_map(|r| {
-                let redactions = plan.redactions(&canary, r.target.url.as_deref());
-                r.cases
-                    .iter()
-                    .map(move |c| plan.snapshot((None, &r.transport, &r.era), c, &redactions))
-            })
-            .collect::<Vec<_>>();
-        code = code.max(plan.record(&snaps, args.select.cases.is_empty())?);
+    if let Some(recording) = &recording {
+        out(&recording.text);
+        code = code.max(recording.code);
     }
     if let Some(min) = args.min_coverage {
         for r in runs {

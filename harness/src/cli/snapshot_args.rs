@@ -6,9 +6,10 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use mcperr_render::snapshot::{Redactions, Snapshot};
+use mcperr_core::report::RunReport;
+use mcperr_render::snapshot::{place, Redactions, Snapshot};
 
-use super::{out, CliError};
+use super::{CliError, SelectArgs};
 use crate::snapshots::{self, Recorded, UpdateMode};
 
 /// What to do with an accepted snapshot no case produced.
@@ -49,9 +50,21 @@ pub(crate) struct SnapshotArgs {
     /// Accepted snapshots that no case produced in a column this run
     /// recorded (a case or tool that went away): warn lists them, reject
     /// also fails the run, delete removes them, ignore says nothing.
-    /// Checked only when no --cases narrows the suite.
+    /// Checked only when no --cases, --tools or --cases-dir narrows the
+    /// suite.
     #[arg(long, value_name = "MODE", value_enum, default_value_t = Unreferenced::Warn)]
     pub(crate) unreferenced: Unreferenced,
+}
+
+/// What recording gave: the lines to print after the run's page, the exit
+/// code it asks for, and what it found.
+pub(crate) struct Recording {
+    /// The summary lines.
+    pub(crate) text: String,
+    /// 1 while a snapshot is pending (or `--unreferenced reject` fails).
+    pub(crate) code: i32,
+    /// What was found and done.
+    pub(crate) recorded: Recorded,
 }
 
 /// The checked settings: read before the run, so that a bad redaction or
@@ -90,8 +103,7 @@ impl SnapshotPlan {
         ))
     }
 
-    /// A case's snapshot in the column `(server, transport, era)`, the run's secrets redacted as in
-    /// every report mcperr writes.
+    /// A case's snapshot in the column `(server, transport, era)`.
     pub(crate) fn snapshot(
         &self,
         column: (Option<&str>, &str, &str),
@@ -99,17 +111,50 @@ impl SnapshotPlan {
         redactions: &Redactions,
     ) -> Snapshot {
         let (server, transport, era) = column;
-        let mut snap = Snapshot::of(server, transport, era, case, redactions);
-        snap.file.contents = super::redact(&snap.file.contents);
-        snap
+        Snapshot::of(server, transport, era, case, redactions)
     }
 
-    /// Records `snaps`, prints what changed, and returns the exit code it
-    /// asks for (1 while a snapshot is pending or unwritten, or with
+    /// Records each run's snapshots, each run's report saying what became
+    /// of its own.
+    pub(crate) fn record_runs(
+        &self,
+        runs: &mut [RunReport],
+        canary: &str,
+        select: &SelectArgs,
+    ) -> Result<Recording, CliError> {
+        let mut snaps = Vec::new();
+        for r in runs.iter() {
+            let redactions = self.redactions(canary, r.target.url.as_deref());
+            let column = (None, r.transport.as_str(), r.era.as_str());
+            snaps.extend(
+                r.cases
+                    .iter()
+                    .map(|c| self.snapshot(column, c, &redactions)),
+            );
+        }
+        let recording = self.record(snaps, select)?;
+        let written = self.mode.describe(UpdateMode::on_ci());
+        for r in runs {
+            let (column, _) = place(None, &r.transport, &r.era, "");
+            r.snapshots = Some(recording.recorded.outcome(&column, written));
+        }
+        Ok(recording)
+    }
+
+    /// Records `snaps`: compares and writes them, deletes what
+    /// `--unreferenced delete` says, and returns what to print and the exit
+    /// code it asks for (1 while a snapshot is pending or unwritten, or with
     /// `--unreferenced reject` when one is unreferenced).
-    pub(crate) fn record(&self, snaps: &[Snapshot], whole: bool) -> Result<i32, CliError> {
-        let r = snapshots::record(&self.dir, snaps, self.mode, whole)?;
-        out(&self.summary(&r));
+    pub(crate) fn record(
+        &self,
+        snaps: Vec<Snapshot>,
+        select: &SelectArgs,
+    ) -> Result<Recording, CliError> {
+        let snaps = super::redactor()
+            .lock()
+            .map(|r| snapshots::for_disk(snaps, &r))
+            .map_err(|_| CliError::Usage("the secret redactor is poisoned".into()))?;
+        let r = snapshots::record(&self.dir, &snaps, self.mode, whole_suite(select))?;
         let mut code = i32::from(r.failing() && !force_pass());
         if self.unreferenced == Unreferenced::Delete {
             for rel in &r.unreferenced {
@@ -121,14 +166,18 @@ impl SnapshotPlan {
         if self.unreferenced == Unreferenced::Reject && !r.unreferenced.is_empty() {
             code = 1;
         }
-        Ok(code)
+        Ok(Recording {
+            text: self.summary(&r),
+            code,
+            recorded: r,
+        })
     }
 
     fn summary(&self, r: &Recorded) -> String {
         let dir = self.dir.display();
         let mut text = format!(
             "\nSnapshots in {dir}: {} unchanged, {} new, {} changed",
-            r.unchanged,
+            r.unchanged.len(),
             r.new.len(),
             r.changed.len()
         );
@@ -158,6 +207,14 @@ impl SnapshotPlan {
         }
         text
     }
+}
+
+/// Whether the run ran the whole suite, so that an accepted snapshot no
+/// case produced is one that went away: no `--cases`, no `--tools` (which
+/// leaves out the generated cases of the other tools), no `--cases-dir`
+/// (which replaces the built-in cases).
+fn whole_suite(select: &SelectArgs) -> bool {
+    select.cases.is_empty() && select.tools.is_empty() && select.cases_dir.is_none()
 }
 
 /// `INSTA_FORCE_PASS=1`: snapshots are written but never fail the run.

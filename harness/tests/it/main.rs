@@ -22,6 +22,7 @@ mod reference_wire;
 mod reports;
 mod run;
 mod sdk_peers;
+mod snapshot_columns;
 mod snapshots;
 mod support;
 mod validation;

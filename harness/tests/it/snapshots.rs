@@ -21,7 +21,7 @@ const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 /// writes nothing, as insta does: tested below).
 const LOCAL: &[(&str, &str)] = &[("CI", "false")];
 
-fn python_recipes(fault: Option<&str>) -> String {
+pub(crate) fn python_recipes(fault: Option<&str>) -> String {
     let fault = fault.map(|f| format!(" --fault {f}")).unwrap_or_default();
     format!(
         "{} {ROOT}/fixtures/servers/python/recipes.py{fault}",
@@ -37,7 +37,7 @@ fn run(server: &str, dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Output
 }
 
 /// Every file under `dir` with its contents.
-fn tree(dir: &Path) -> Vec<(PathBuf, String)> {
+pub(crate) fn tree(dir: &Path) -> Vec<(PathBuf, String)> {
     let mut out = Vec::new();
     let mut todo = vec![dir.to_path_buf()];
     while let Some(d) = todo.pop() {
@@ -165,6 +165,13 @@ fn a_user_server_s_snapshots_are_pending_then_accepted_then_unchanged_and_a_faul
         .stdout
         .contains(&format!("{} unchanged, 0 new, 0 changed", pending.len())));
     assert_eq!(tree(&snaps), before, "an unchanged server writes nothing");
+    // Each run's report says what became of its snapshots.
+    let runs = report(&json_clean)["runs"].as_array().unwrap().clone();
+    let unchanged: u64 = runs
+        .iter()
+        .map(|r| r["snapshots"]["unchanged"].as_u64().unwrap())
+        .sum();
+    assert_eq!(unchanged as usize, pending.len());
 
     // A deviation: pending for exactly the cases whose transcript changed.
     let json_fault = dir.join("fault.json");
@@ -324,6 +331,13 @@ fn insta_s_update_modes_redactions_and_unreferenced_snapshots_do_what_they_say()
         "{}",
         rejecting.stdout
     );
+    // A run that narrows the suite cannot tell what went away.
+    let narrowed = [
+        &era[..],
+        &["--tools", "find_recipe", "--unreferenced", "reject"],
+    ]
+    .concat();
+    assert_eq!(run(&server, &snaps, &narrowed, &env).code, Some(0));
     let deleting = run(
         &server,
         &snaps,

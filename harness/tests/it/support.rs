@@ -187,11 +187,16 @@ pub fn mcperr(args: &[&str]) -> Output {
     mcperr_env(args, &[])
 }
 
-/// [`mcperr`] with `env` set; `GITHUB_ACTIONS` is unset unless `env` sets
-/// it, so no run prints workflow commands by accident.
+/// [`mcperr`] with `env` set; `GITHUB_ACTIONS`, `INSTA_UPDATE` and
+/// `INSTA_FORCE_PASS` are unset unless `env` sets them, so no run prints
+/// workflow commands or picks a snapshot mode by accident.
 pub fn mcperr_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(MCPERR);
     cmd.env_remove("GITHUB_ACTIONS");
+    // `cargo insta test` sets these for its own assertions; a test of
+    // `--snapshots` says which mode it wants.
+    cmd.env_remove("INSTA_UPDATE")
+        .env_remove("INSTA_FORCE_PASS");
     for (k, v) in env {
         cmd.env(k, v);
     }

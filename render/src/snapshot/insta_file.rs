@@ -39,9 +39,22 @@ impl SnapFile {
     /// as insta compares it.
     pub fn parse(text: &str) -> Option<SnapFile> {
         let text = text.replace("\r\n", "\n");
-        let rest = text.strip_prefix("---\n")?;
-        let end = rest.find("\n---\n")?;
-        let (header, contents) = (&rest[..end], &rest[end + 5..]);
+        let mut lines = text.split_inclusive('\n');
+        if lines.next()?.trim() != "---" {
+            return None;
+        }
+        // The header ends at the next line that is `---` (trailing blanks
+        // allowed, as insta's reader allows them; or at the end of the text).
+        let mut header = String::new();
+        let mut taken = text.find('\n').map_or(text.len(), |i| i + 1);
+        for line in lines {
+            taken += line.len();
+            if line.trim() == "---" {
+                break;
+            }
+            header.push_str(line);
+        }
+        let contents = &text[taken.min(text.len())..];
         let field = |name: &str| {
             header
                 .lines()

@@ -20,7 +20,7 @@ use regex::Regex;
 use serde_json::{json, Map, Value};
 
 pub use insta_file::{insta_json, SnapFile};
-pub use selector::{Selector, SelectorError};
+pub use selector::{split_outside_quotes, Selector, SelectorError};
 
 /// What `source:` says in the files mcperr writes (insta shows it in a
 /// review; insta's own assertions write the test's file there instead).
@@ -28,11 +28,13 @@ pub const SOURCE: &str = "mcperr";
 
 /// A case's transcript: the request as sent, the response as received (or,
 /// over HTTP, the body that held none), the HTTP status where there is one,
-/// and the verdict with its deciding rule. A numeric id the response echoes
-/// is written `[id]` on both sides: it is mcperr's running counter, and one
-/// case more or less would renumber every later snapshot (so is the numeric
-/// id of a step's answer shown without its request, in a skipped case); an
-/// id the response does not echo, and every string id, stay as they are.
+/// and the verdict with its deciding rule. A numeric id of a request is
+/// written `[id]`: it is mcperr's running counter, and one case more or less
+/// (a `--cases`, a tool the server gained, `--jobs`) would renumber every
+/// later snapshot; so is the response's id where it echoes it (so is the
+/// numeric id of a step's answer shown without its request, in a skipped
+/// case). A response id that is not the request's stays as it came: that
+/// is a finding. String ids stay as they are.
 pub fn transcript(r: &CaseResult) -> Value {
     let mut request = r.request.clone();
     let mut response = r.response.clone();
@@ -41,6 +43,11 @@ pub fn transcript(r: &CaseResult) -> Value {
     match (&sent, &echoed) {
         (Some(Value::Number(a)), Some(Value::Number(b))) if a == b => {
             for v in [request.as_mut(), response.as_mut()].into_iter().flatten() {
+                v["id"] = json!("[id]");
+            }
+        }
+        (Some(Value::Number(_)), _) => {
+            if let Some(v) = request.as_mut() {
                 v["id"] = json!("[id]");
             }
         }
@@ -72,12 +79,15 @@ pub fn transcript(r: &CaseResult) -> Value {
 /// id's folders>`, so `tools/crash-hides-text` over stdio in 2026-07-28 is
 /// `stdio-2026-07-28/tools/crash-hides-text.snap`. Characters a file name
 /// should not hold (a generated case's id carries its URI template,
-/// `books://{title}`) become `_`; empty segments go.
+/// `books://{title}`) become `_`, and so does every dot of a segment made
+/// of dots only (`..` in a server's URI must not climb out of the folder);
+/// empty segments go.
 pub fn place(server: Option<&str>, transport: &str, era: &str, case: &str) -> (PathBuf, String) {
     let clean = |s: &str| -> String {
+        let dots_only = s.chars().all(|c| c == '.');
         s.chars()
             .map(|c| {
-                if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                if (c.is_ascii_alphanumeric() || "._-".contains(c)) && !dots_only {
                     c
                 } else {
                     '_'
@@ -234,7 +244,7 @@ impl Redactions {
         // The longest first: one id that begins another does not cut it.
         minted.sort_by_key(|(s, _)| std::cmp::Reverse(s.len()));
         for (raw, with) in minted {
-            text = text.replace(&raw, with);
+            text = replace_minted(&text, &raw, with);
         }
         for (pattern, with) in &self.filters {
             if let std::borrow::Cow::Owned(replaced) = pattern.replace_all(&text, with.as_str()) {
@@ -243,6 +253,32 @@ impl Redactions {
         }
         text
     }
+}
+
+/// `text` with `id` replaced where it stands alone: not inside a longer
+/// word (an id `t1` must not cut `t10` or a date), and, shorter than four
+/// characters, only as a whole JSON string.
+fn replace_minted(text: &str, id: &str, with: &str) -> String {
+    if id.chars().count() < 4 {
+        let quoted = |s: &str| format!("\"{s}\"");
+        return text.replace(&quoted(id), &quoted(with));
+    }
+    let part_of_word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || "_-".contains(c));
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(id) {
+        out.push_str(&rest[..at]);
+        let before = out.chars().next_back();
+        let after = rest[at + id.len()..].chars().next();
+        if part_of_word(before) || part_of_word(after) {
+            out.push_str(id);
+        } else {
+            out.push_str(with);
+        }
+        rest = &rest[at + id.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `value` with every object's keys in order, as insta's `sort_maps` does.
@@ -265,6 +301,9 @@ pub fn sorted(value: &Value) -> Value {
 /// One case's snapshot in one column, ready to compare or write.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshot {
+    /// Its column's folder under the snapshots folder
+    /// (`[<server>/]<transport>-<era>`).
+    pub column: PathBuf,
     /// Its folder under the snapshots folder ([`place`]).
     pub dir: PathBuf,
     /// Its name: the file is `<name>.snap`.
@@ -283,16 +322,18 @@ impl Snapshot {
         redactions: &Redactions,
     ) -> Snapshot {
         let (dir, name) = place(server, transport, era, &result.id);
-        let column = match server.filter(|s| !s.is_empty()) {
+        let (column, _) = place(server, transport, era, "");
+        let described = match server.filter(|s| !s.is_empty()) {
             Some(s) => format!("{s} over {transport} in {era}"),
             None => format!("{transport} in {era}"),
         };
         Snapshot {
+            column,
             dir,
             name,
             file: SnapFile {
                 source: SOURCE.into(),
-                description: format!("{column}: {}", result.id),
+                description: format!("{described}: {}", result.id),
                 contents: redactions.contents(&transcript(result)),
             },
         }
@@ -301,5 +342,64 @@ impl Snapshot {
     /// The snapshot's path under the snapshots folder.
     pub fn path(&self) -> PathBuf {
         self.dir.join(format!("{}.snap", self.name))
+    }
+}
+
+/// Gives each of `snaps` a file of its own: cases whose ids clean to the
+/// same path (`books://{title}` and `books:/{title}`, tools `a b` and
+/// `a_b`) get their id's stable hash after the name. Returns how many were
+/// renamed.
+pub fn disambiguate(snaps: &mut [Snapshot]) -> usize {
+    let mut seen = std::collections::BTreeMap::<PathBuf, usize>::new();
+    for s in snaps.iter() {
+        *seen.entry(s.path()).or_default() += 1;
+    }
+    let mut renamed = 0;
+    for s in snaps.iter_mut() {
+        if seen[&s.path()] > 1 {
+            let case = s.file.description.rsplit(": ").next().unwrap_or_default();
+            s.name = format!("{}-{:08x}", s.name, stable_hash(case) as u32);
+            renamed += 1;
+        }
+    }
+    renamed
+}
+
+/// FNV-1a: a hash that is the same on every machine and release, for file
+/// names made from text that cannot be one.
+pub fn stable_hash(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_minted_id_is_replaced_where_it_stands_alone() {
+        let t = r#"{"taskId": "t1", "m": "task t1 of 2025-11-25, t10"}"#;
+        assert_eq!(
+            replace_minted(t, "t1", "[task-id]"),
+            r#"{"taskId": "[task-id]", "m": "task t1 of 2025-11-25, t10"}"#
+        );
+        let t = "task abcd1234 failed; abcd12345 did not";
+        assert_eq!(
+            replace_minted(t, "abcd1234", "[id]"),
+            "task [id] failed; abcd12345 did not"
+        );
+    }
+
+    #[test]
+    fn no_segment_climbs_out_of_the_folder() {
+        let (dir, name) = place(
+            None,
+            "stdio",
+            "2026-07-28",
+            "generated/resources/file:///srv/../x/..",
+        );
+        assert!(dir.components().all(|c| c.as_os_str() != ".."), "{dir:?}");
+        assert_eq!(name, "__");
     }
 }

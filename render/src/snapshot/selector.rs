@@ -11,13 +11,14 @@ use serde_json::Value;
 enum Segment {
     /// `.name` or `["name"]`: that key of an object.
     Key(String),
-    /// `[3]`, `[-1]`: that element of an array (negative: from its end).
+    /// `[3]`: that element of an array.
     Index(i64),
-    /// `[]`, `[a:b]`, `[:b]`, `[a:]`: the elements in that range.
+    /// `[]`, `[a:b]`, `[:b]`, `[a:]`: the elements in that range (a
+    /// negative bound counts from the end).
     Range(Option<i64>, Option<i64>),
     /// `.*`: any one key or element.
     Any,
-    /// `.**`: any number of keys and elements, none included.
+    /// `.**`: any number of keys and elements (see [`matches`]).
     Deep,
 }
 
@@ -44,8 +45,16 @@ impl Selector {
             why: why.to_string(),
         };
         let mut paths = Vec::new();
-        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            paths.push(parse_path(part).map_err(|w| fail(&w))?);
+        for part in split_outside_quotes(text, ',')
+            .iter()
+            .map(|p| p.trim())
+            .filter(|p| !p.is_empty())
+        {
+            let path = parse_path(part).map_err(|w| fail(&w))?;
+            if path.iter().filter(|s| **s == Segment::Deep).count() > 1 {
+                return Err(fail("`.**` may appear once in a selector, as in insta"));
+            }
+            paths.push(path);
         }
         if paths.is_empty() {
             return Err(fail("it is empty"));
@@ -131,29 +140,39 @@ fn walk(
     n
 }
 
+/// insta's rule: without `.**` the path has the selector's length and each
+/// step matches; with it, the path is longer than the part before `.**`,
+/// which matches its start, and the part after matches its end (so `.**`
+/// covers none or more steps before later segments, and at least one at
+/// the end: `.result.**` selects what `result` holds, not `result`).
 fn matches(selector: &[Segment], path: &[Step]) -> bool {
-    match (selector.first(), path.first()) {
-        (None, None) => true,
-        (Some(Segment::Deep), _) => {
-            matches(&selector[1..], path) || (!path.is_empty() && matches(selector, &path[1..]))
+    match selector.iter().position(|s| *s == Segment::Deep) {
+        None => selector.len() == path.len() && selector.iter().zip(path).all(|(s, p)| one(s, p)),
+        Some(at) => {
+            let (before, after) = (&selector[..at], &selector[at + 1..]);
+            path.len() > at
+                && before.iter().zip(path).all(|(s, p)| one(s, p))
+                && after
+                    .iter()
+                    .rev()
+                    .zip(path.iter().rev())
+                    .all(|(s, p)| one(s, p))
         }
-        (Some(segment), Some(step)) => one(segment, step) && matches(&selector[1..], &path[1..]),
-        _ => false,
     }
 }
 
 fn one(segment: &Segment, step: &Step) -> bool {
     let from_end = |i: i64, len: usize| {
         if i < 0 {
-            len as i64 + i
+            (len as i64 + i).max(0)
         } else {
             i
         }
     };
     match (segment, step) {
-        (Segment::Any, _) => true,
+        (Segment::Any | Segment::Deep, _) => true,
         (Segment::Key(k), Step::Key(s)) => k == s,
-        (Segment::Index(i), Step::Index(at, len)) => from_end(*i, *len) == *at as i64,
+        (Segment::Index(i), Step::Index(at, _)) => *i == *at as i64,
         (Segment::Range(a, b), Step::Index(at, len)) => {
             let at = *at as i64;
             a.is_none_or(|a| at >= from_end(a, *len)) && b.is_none_or(|b| at < from_end(b, *len))
@@ -175,6 +194,9 @@ fn parse_path(text: &str) -> Result<Vec<Segment>, String> {
             rest = r;
         } else if let Some(r) = rest.strip_prefix(".*") {
             out.push(Segment::Any);
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix('.').filter(|r| r.starts_with('[')) {
+            // `.["key"]`: the subscript of the value itself.
             rest = r;
         } else if let Some(r) = rest.strip_prefix('.') {
             let end = r
@@ -201,7 +223,15 @@ fn parse_path(text: &str) -> Result<Vec<Segment>, String> {
 fn bracket_end(r: &str) -> Option<usize> {
     if let Some(s) = r.trim_start().strip_prefix('"') {
         let offset = r.len() - s.len();
-        let close = s.find('"')?;
+        let close = s
+            .char_indices()
+            .scan(false, |escaped, (i, c)| {
+                let end = c == '"' && !*escaped;
+                *escaped = c == '\\' && !*escaped;
+                Some((i, end))
+            })
+            .find(|(_, end)| *end)?
+            .0;
         return r[offset + close..].find(']').map(|e| offset + close + e);
     }
     r.find(']')
@@ -217,14 +247,54 @@ fn subscript(inner: &str) -> Result<Segment, String> {
         return Ok(Segment::Range(None, None));
     }
     if let Some(key) = inner.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
-        return Ok(Segment::Key(key.to_string()));
+        // insta's unescaping: a backslash keeps the character after it.
+        let mut out = String::new();
+        let mut escaped = false;
+        for c in key.chars() {
+            if c == '\\' && !escaped {
+                escaped = true;
+                continue;
+            }
+            escaped = false;
+            out.push(c);
+        }
+        return Ok(Segment::Key(out));
     }
     if let Some((a, b)) = inner.split_once(':') {
         let a = (!a.trim().is_empty()).then(|| int(a)).transpose()?;
         let b = (!b.trim().is_empty()).then(|| int(b)).transpose()?;
         return Ok(Segment::Range(a, b));
     }
-    Ok(Segment::Index(int(inner)?))
+    match int(inner)? {
+        i if i < 0 => Err(format!(
+            "[{i}]: an index counts from 0 (a range may count from the end: [{i}:])"
+        )),
+        i => Ok(Segment::Index(i)),
+    }
+}
+
+/// `text` cut at each `sep` that is outside a double-quoted key (commas
+/// between selectors, the `=` of `--redact SELECTOR=TEXT`).
+pub fn split_outside_quotes(text: &str, sep: char) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut start, mut quoted, mut escaped) = (0, false, false);
+    for (i, c) in text.char_indices() {
+        match c {
+            '\\' if quoted && !escaped => {
+                escaped = true;
+                continue;
+            }
+            '"' if !escaped => quoted = !quoted,
+            c if c == sep && !quoted => {
+                parts.push(&text[start..i]);
+                start = i + c.len_utf8();
+            }
+            _ => {}
+        }
+        escaped = false;
+    }
+    parts.push(&text[start..]);
+    parts
 }
 
 #[cfg(test)]
@@ -265,7 +335,7 @@ mod tests {
     fn indexes_ranges_and_wildcards_select_elements() {
         let v = json!({"items": [1, 2, 3, 4]});
         assert_eq!(
-            redacted(".items[-1]", v.clone()),
+            redacted(".items[-1:]", v.clone()),
             json!({"items": [1, 2, 3, "[r]"]})
         );
         assert_eq!(
@@ -281,8 +351,35 @@ mod tests {
     }
 
     #[test]
+    fn a_deep_wildcard_at_the_end_selects_below_never_the_key_itself() {
+        let v = json!({"result": {"a": 1, "b": {"c": 2}}});
+        assert_eq!(
+            redacted(".result.**", v),
+            json!({"result": {"a": "[r]", "b": "[r]"}})
+        );
+    }
+
+    #[test]
+    fn quoted_keys_may_hold_commas_and_escaped_quotes() {
+        let v = json!({"a,b": 1, "q\"x": 2, "c": 3});
+        assert_eq!(
+            redacted(".[\"a,b\"], .[\"q\\\"x\"]", v),
+            json!({"a,b": "[r]", "q\"x": "[r]", "c": 3})
+        );
+    }
+
+    #[test]
     fn a_selector_that_is_not_one_says_what_to_write() {
-        for bad in ["", "serverInfo", ".a[", ".a[x]", ". b", ".9"] {
+        for bad in [
+            "",
+            "serverInfo",
+            ".a[",
+            ".a[x]",
+            ". b",
+            ".9",
+            ".a[-1]",
+            ".**.a.**",
+        ] {
             let e = Selector::parse(bad).unwrap_err().to_string();
             assert!(e.contains("is not an insta selector"), "{bad}: {e}");
         }
