@@ -132,9 +132,11 @@ cargo test --workspace --locked --exclude mcperr-snapshots
 # The example crate (examples/rmcp-bookshop: mcperr inside a Rust server's
 # own cargo test) passed above against the rmcp Bookshop; against the same
 # server broken on purpose it must fail, on the snapshot the break changes.
+# (`--workspace … --test conformance`, the example's one test target, and
+# not `-p`: the workspace's feature resolution, so nothing is rebuilt.)
 echo "== [${SECONDS}s] examples/rmcp-bookshop against a broken server (BOOKSHOP_BREAK=1): must fail"
 if env -u INSTA_FORCE_PASS CI=true INSTA_UPDATE=no BOOKSHOP_BREAK=1 \
-    cargo test --locked -p mcperr-example-rmcp >target/example-broken.log 2>&1; then
+    cargo test --workspace --exclude mcperr-snapshots --locked --test conformance >target/example-broken.log 2>&1; then
     echo "test.sh: examples/rmcp-bookshop passed against a broken server" >&2
     exit 1
 fi

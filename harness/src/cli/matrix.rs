@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use mcperr_cases::profile::Profile;
+use mcperr_core::baseline::Baseline;
 use mcperr_core::report::TargetInfo;
 use mcperr_model::verdict::Verdict;
 use mcperr_protocol::Era;
@@ -117,9 +118,10 @@ fn parse_server(arg: &str) -> Result<(String, Spec), CliError> {
     Ok((name.to_string(), spec))
 }
 
-pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, CliError> {
-    // A name given twice, once over stdio and once over HTTP, is one server
-    // with both transports (its columns side by side, one baseline).
+/// The `--server` arguments by name: a name given twice, once over stdio
+/// and once over HTTP, is one server with both transports (its columns side
+/// by side, one baseline).
+fn servers_by_name(args: &MatrixArgs) -> Result<Vec<(String, Vec<Spec>)>, CliError> {
     let mut parsed: Vec<(String, Vec<Spec>)> = Vec::new();
     for s in &args.servers {
         let (name, spec) = parse_server(s)?;
@@ -138,6 +140,14 @@ pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, CliError> {
             }
         }
     }
+    Ok(parsed)
+}
+
+/// Each `--baseline NAME=FILE`, read, for a server that is named.
+fn baselines_by_name(
+    args: &MatrixArgs,
+    parsed: &[(String, Vec<Spec>)],
+) -> Result<std::collections::HashMap<String, Baseline>, CliError> {
     let mut baselines = std::collections::HashMap::new();
     for b in &args.baseline {
         let (name, path) = b
@@ -155,6 +165,12 @@ pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, CliError> {
             )));
         }
     }
+    Ok(baselines)
+}
+
+pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, CliError> {
+    let parsed = servers_by_name(&args)?;
+    let mut baselines = baselines_by_name(&args, &parsed)?;
     let eras: Vec<Era> = match era_choice(&args.era)? {
         EraChoice::Pinned(e) => vec![e],
         EraChoice::Auto => vec![Era::Modern, Era::Legacy],
