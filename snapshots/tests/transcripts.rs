@@ -8,7 +8,7 @@
 //! `.snap.new` is written.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -158,7 +158,7 @@ fn every_case_against_every_server_matches_its_transcript() {
     // away: it must be deleted, not left to rot.
     let mut orphans = Vec::new();
     for server in SERVER_NAMES {
-        for file in snap_files(&Path::new(PACKAGE).join(server)) {
+        for file in mcperr::snapshots::files(&Path::new(PACKAGE).join(server), ".snap") {
             let rel = file.strip_prefix(PACKAGE).unwrap().to_path_buf();
             if !expected.contains(&rel) {
                 orphans.push(rel.display().to_string());
@@ -169,25 +169,6 @@ fn every_case_against_every_server_matches_its_transcript() {
         orphans.is_empty(),
         "snapshots no case produces (delete them, or run `cargo insta test --unreferenced=delete`): {orphans:?}"
     );
-}
-
-fn snap_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                todo.push(p);
-            } else if p.extension().is_some_and(|x| x == "snap") {
-                out.push(p);
-            }
-        }
-    }
-    out
 }
 
 /// A headless Chromium: `MCPERR_CHROMIUM`, or `chromium` on PATH (scripts/
