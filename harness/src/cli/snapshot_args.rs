@@ -31,8 +31,9 @@ pub(crate) struct SnapshotArgs {
     /// case per era and transport (DIR/stdio-2026-07-28/tools/….snap; under
     /// `matrix`, DIR/<server>/…): the request as sent, the answer with its
     /// keys sorted, the HTTP status, the verdict and its rule. What changes
-    /// in every run is redacted (versions, the canary, timestamps, UUIDs,
-    /// task ids, requestState, the endpoint's port). A new or changed
+    /// in every run is redacted (versions, request ids, the canary,
+    /// timestamps, UUIDs, task ids, requestState, the endpoint's port), and
+    /// so are secrets, as in every report. A new or changed
     /// snapshot is written as insta writes it, a .snap.new beside the
     /// accepted .snap, and fails the run (exit 1) until accepted with
     /// `mcperr review DIR` or `cargo insta review`; an unchanged server
