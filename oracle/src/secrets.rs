@@ -220,9 +220,14 @@ pub fn redact_secrets(text: &str) -> String {
     out
 }
 
+/// What a snapshot writes in place of the run's canary: already redacted,
+/// never a secret where it stands.
+pub const CANARY_MARKER: &str = "[canary]";
+
 /// For `scheme://user:password@host` with the `://` at `i`: the password's
-/// span, the password not empty and not a mask (`***`, or a marker in
-/// brackets such as `[canary]`, text already redacted).
+/// span, the password not empty and not a mask: `***`, or a marker mcperr
+/// itself writes in place of a value ([`CANARY_MARKER`], `[redacted: …]`),
+/// text already redacted. Any other password in brackets is a password.
 fn url_password(t: &[u8], i: usize) -> Option<(usize, usize)> {
     let scheme = t[..i]
         .iter()
@@ -242,7 +247,8 @@ fn url_password(t: &[u8], i: usize) -> Option<(usize, usize)> {
     let host = rest
         .get(at + 1)
         .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'[');
-    let marker = password.len() > 2 && password[0] == b'[' && password[password.len() - 1] == b']';
+    let marker = password == CANARY_MARKER.as_bytes()
+        || (password.starts_with(b"[redacted") && password.ends_with(b"]"));
     let mask = password.iter().all(|b| *b == b'*') || marker;
     (host && colon > 0 && !password.is_empty() && !mask).then_some((i + 3 + colon + 1, i + 3 + at))
 }
@@ -304,6 +310,7 @@ mod tests {
             "task-AIza short",
             // A password already redacted (a snapshot's canary marker).
             "connection string postgres://admin:[canary]@db.internal/shop refused",
+            "postgres://admin:[redacted: a URL with a password in it]@db/shop",
             "Error executing tool get_author: No book titled 'mmmmmm' in the catalog.",
             // Inside an opaque base64url token (a sealed requestState, a
             // cursor): random text, not a key someone pasted.
@@ -329,5 +336,7 @@ mod tests {
             "{out}"
         );
         assert_eq!(redact_secrets("plain"), "plain");
+        // Brackets do not make a password a marker.
+        assert!(secret_shape("postgres://app:[s3cret]@db/shop").is_some());
     }
 }

@@ -23,6 +23,7 @@ use crate::engine::{self, EraChoice, RunSettings};
 use crate::matrix::{embedded_http, run_matrix, Server, ServerTarget};
 use crate::target;
 use crate::transport::Target;
+use mcperr_render::snapshot::Snapshot;
 
 #[derive(Debug, Args)]
 pub(crate) struct MatrixArgs {
@@ -296,7 +297,7 @@ fn record_snapshots(
             cell.era.as_str(),
         );
         if let (Some(r), Some(red)) = (&cell.result, redactions.get(&key)) {
-            snaps.push(plan.snapshot((Some(key.0), key.1, key.2), r, red));
+            snaps.push(Snapshot::of(Some(key.0), key.1, key.2, r, red));
         }
     }
     let recording = plan.record(snaps, select)?;

@@ -104,17 +104,6 @@ impl SnapshotPlan {
         ))
     }
 
-    /// A case's snapshot in the column `(server, transport, era)`.
-    pub(crate) fn snapshot(
-        &self,
-        column: (Option<&str>, &str, &str),
-        case: &mcperr_core::report::CaseResult,
-        redactions: &Redactions,
-    ) -> Snapshot {
-        let (server, transport, era) = column;
-        Snapshot::of(server, transport, era, case, redactions)
-    }
-
     /// Records each run's snapshots, each run's report saying what became
     /// of its own.
     pub(crate) fn record_runs(
@@ -126,11 +115,10 @@ impl SnapshotPlan {
         let mut snaps = Vec::new();
         for r in runs.iter() {
             let redactions = self.redactions(canary, r.target.url.as_deref());
-            let column = (None, r.transport.as_str(), r.era.as_str());
             snaps.extend(
                 r.cases
                     .iter()
-                    .map(|c| self.snapshot(column, c, &redactions)),
+                    .map(|c| Snapshot::of(None, &r.transport, &r.era, c, &redactions)),
             );
         }
         let recording = self.record(snaps, select)?;

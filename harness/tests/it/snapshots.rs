@@ -211,8 +211,9 @@ fn cargo_insta() -> Option<()> {
 }
 
 fn insta(project: &Path, args: &[&str]) -> String {
-    let o = Command::new("cargo")
-        .arg("insta")
+    // Bounded, as every wait: cargo-insta runs `cargo metadata`.
+    let o = Command::new("timeout")
+        .args(["120", "cargo", "insta"])
         .args(args)
         .current_dir(project)
         .output()

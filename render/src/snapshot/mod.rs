@@ -173,7 +173,7 @@ impl Redactions {
         if !canary.is_empty() {
             r.filter(
                 Regex::new(&regex::escape(canary)).expect("escaped"),
-                "[canary]",
+                mcperr_oracle::secrets::CANARY_MARKER,
             );
         }
         r.filter(Regex::new(TIMESTAMP).expect("valid"), "[timestamp]");
