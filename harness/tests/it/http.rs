@@ -260,21 +260,27 @@ fn fastmcp_bookshop_over_http_matches_its_baselines() {
     let mut words = command.split(' ');
     let (python, script) = (words.next().unwrap(), words.next().unwrap());
     let server = HttpServer::start(python, &[script, "--http", "127.0.0.1:0"]);
-    crate::sdk_peers::judge_against_baselines(
-        "fastmcp",
-        &crate::sdk_peers::BOTH_ERAS,
-        &["spec", "model"],
-        "http",
-        ["--http", &server.url],
-    );
     let masked = HttpServer::start(python, &[script, "--mask-errors", "--http", "127.0.0.1:0"]);
-    crate::sdk_peers::judge_against_baselines(
-        "fastmcp-masked",
-        &crate::sdk_peers::BOTH_ERAS,
-        &["spec", "model"],
-        "http",
-        ["--http", &masked.url],
-    );
+    // Two servers, each judged by one thread: side by side, as neither's
+    // calls change the other's state.
+    std::thread::scope(|s| {
+        let jobs = [("fastmcp", &server.url), ("fastmcp-masked", &masked.url)].map(|(sdk, url)| {
+            s.spawn(move || {
+                crate::sdk_peers::judge_against_baselines(
+                    sdk,
+                    &crate::sdk_peers::BOTH_ERAS,
+                    &["spec", "model"],
+                    "http",
+                    ["--http", url],
+                )
+            })
+        });
+        for job in jobs {
+            if let Err(panic) = job.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    });
 }
 
 #[test]

@@ -21,7 +21,10 @@ pub const BOTH_ERAS: [&str; 2] = ["2026-07-28", "2025-11-25"];
 
 /// Judges the Bookshop at `target` (`--stdio CMD` or `--http URL`) in each
 /// of `eras` under each of `profiles` against
-/// `fixtures/baselines/<sdk>.<transport>.<era>.<profile>.toml`.
+/// `fixtures/baselines/<sdk>.<transport>.<era>.<profile>.toml`. Over stdio
+/// two runs at a time (each starts processes of its own, which mostly wait
+/// on each other); over HTTP one after the other (one server, whose state
+/// one run's calls change for the next).
 pub fn judge_against_baselines(
     sdk: &str,
     eras: &[&str],
@@ -29,52 +32,71 @@ pub fn judge_against_baselines(
     transport: &str,
     target: [&str; 2],
 ) {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    for &era in eras {
-        for &profile in profiles {
-            let baseline =
-                format!("{root}/fixtures/baselines/{sdk}.{transport}.{era}.{profile}.toml");
-            let json = crate::support::scratch(&format!("peer-{sdk}-{transport}-{era}-{profile}"))
-                .join("r.json");
-            let out = mcperr(&[
-                "run",
-                "--json",
-                json.to_str().unwrap(),
-                target[0],
-                target[1],
-                "--era",
-                era,
-                "--profile",
-                profile,
-                "--baseline",
-                &baseline,
-                "--timeout-ms",
-                "10000",
-            ]);
-            if out.code == Some(1) && bless_stale(&baseline, &out.stdout) {
-                continue;
+    let runs: Vec<(&str, &str)> = eras
+        .iter()
+        .flat_map(|&era| profiles.iter().map(move |&profile| (era, profile)))
+        .collect();
+    let side_by_side = if transport == "stdio" { 2 } else { 1 };
+    for chunk in runs.chunks(side_by_side) {
+        std::thread::scope(|s| {
+            let jobs: Vec<_> = chunk
+                .iter()
+                .map(|&(era, profile)| {
+                    s.spawn(move || judge_one_run(sdk, era, profile, transport, target))
+                })
+                .collect();
+            for job in jobs {
+                if let Err(panic) = job.join() {
+                    std::panic::resume_unwind(panic);
+                }
             }
-            assert_eq!(
-                out.code,
-                Some(0),
-                "{transport} {era} {profile}:\n{}{}",
-                out.stdout,
-                out.stderr
-            );
-            assert!(out.stdout.contains(" 0 errors"), "{}", out.stdout);
-            let what = format!("{sdk} {transport} {era} {profile}");
-            let r = crate::support::report(&json);
-            crate::fixtures::assert_valid_calls_were_accepted(&r, &what);
-            // Every Bookshop's read-only slow reports progress: the probe
-            // finds it, not the contract's name (over stdio: over HTTP
-            // mcp-framework sends no progress on the call's stream).
-            assert!(
-                transport != "stdio" || r["parts"]["progress"]["found"]["by"] == "probe",
-                "{what}: {}",
-                r["parts"]
-            );
-        }
+        });
     }
+}
+
+/// One run of [`judge_against_baselines`].
+fn judge_one_run(sdk: &str, era: &str, profile: &str, transport: &str, target: [&str; 2]) {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let baseline = format!("{root}/fixtures/baselines/{sdk}.{transport}.{era}.{profile}.toml");
+    let json =
+        crate::support::scratch(&format!("peer-{sdk}-{transport}-{era}-{profile}")).join("r.json");
+    let out = mcperr(&[
+        "run",
+        "--json",
+        json.to_str().unwrap(),
+        target[0],
+        target[1],
+        "--era",
+        era,
+        "--profile",
+        profile,
+        "--baseline",
+        &baseline,
+        "--timeout-ms",
+        "10000",
+    ]);
+    if out.code == Some(1) && bless_stale(&baseline, &out.stdout) {
+        return;
+    }
+    assert_eq!(
+        out.code,
+        Some(0),
+        "{transport} {era} {profile}:\n{}{}",
+        out.stdout,
+        out.stderr
+    );
+    assert!(out.stdout.contains(" 0 errors"), "{}", out.stdout);
+    let what = format!("{sdk} {transport} {era} {profile}");
+    let r = crate::support::report(&json);
+    crate::fixtures::assert_valid_calls_were_accepted(&r, &what);
+    // Every Bookshop's read-only slow reports progress: the probe
+    // finds it, not the contract's name (over stdio: over HTTP
+    // mcp-framework sends no progress on the call's stream).
+    assert!(
+        transport != "stdio" || r["parts"]["progress"]["found"]["by"] == "probe",
+        "{what}: {}",
+        r["parts"]
+    );
 }
 
 /// With `MCPERR_BLESS=1`: removes from `baseline` each entry the run called
