@@ -144,6 +144,11 @@ pub struct Player {
     pub extra: BTreeMap<String, Value>,
     /// How it was chosen.
     pub found: Found,
+    /// How long its valid call took when the parts probe made it (`None`:
+    /// not probed): the pace of a case that watches it in flight. Not in
+    /// reports: it varies from run to run.
+    #[serde(skip)]
+    pub took: Option<std::time::Duration>,
 }
 
 fn empty_object() -> Value {
@@ -163,6 +168,7 @@ impl Player {
             arguments,
             extra: BTreeMap::new(),
             found,
+            took: None,
         }
     }
 }

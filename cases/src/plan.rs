@@ -250,6 +250,10 @@ pub struct CasePlan {
     pub logging_declared: Option<bool>,
     /// Whether the server declared `tasks.requests.tools.call`, when known.
     pub tool_tasks_declared: Option<bool>,
+    /// How long the valid call of the part the case needs took when the
+    /// parts probe made it (the slowest, if it needs several): how long a
+    /// request the case leaves in flight is watched. `None`: not probed.
+    pub parts_took: Option<std::time::Duration>,
     /// What each step's answer gives the later ones, by step index: (name,
     /// dotted path), from the case's `capture`.
     pub captures: Vec<(usize, Vec<(String, String)>)>,
@@ -367,6 +371,7 @@ impl CasePlan {
             over_http,
             logging_declared: None,
             tool_tasks_declared: None,
+            parts_took: None,
             captures: case
                 .send
                 .iter()

@@ -174,6 +174,12 @@ pub async fn run(
                 plan.logging_declared = Some(opened.discovery.advertises("logging"));
                 plan.tool_tasks_declared =
                     Some(opened.discovery.advertises("tasks.requests.tools.call"));
+                plan.parts_took = case
+                    .needs
+                    .iter()
+                    .filter_map(|n| n.strip_prefix("part:"))
+                    .filter_map(|p| opened.discovery.parts.get(p)?.took)
+                    .max();
                 plans.push(plan);
                 slots.push(None);
             }
@@ -293,15 +299,31 @@ async fn run_group(
 ) -> Vec<(usize, CaseResult)> {
     let mut client = client;
     let mut out = Vec::new();
+    // Cases on a process of their own that only start it run beside the
+    // session, one at a time: a slow-starting server's start-ups (a second
+    // or more each for a Python server) no longer add up with the session's.
+    let (beside, group): (Vec<_>, Vec<_>) = group.into_iter().partition(|(_, plan)| {
+        crate::execute::runs_beside_the_session(plan, settings.target.is_http())
+    });
+    let beside = (!beside.is_empty()).then(|| {
+        let settings = settings.clone();
+        tokio::spawn(async move {
+            let mut out = Vec::new();
+            for (i, plan) in beside {
+                let result = match past_deadline(&settings, &plan) {
+                    Some(skipped) => skipped,
+                    None => execute_alone(&settings, era, &plan, None).await,
+                };
+                out.push((i, result));
+            }
+            out
+        })
+    });
     // What a dead process taught of the server's pace, for the next one.
     let mut pace = None;
     for (i, plan) in group {
-        if settings
-            .deadline
-            .is_some_and(|d| std::time::Instant::now() >= d)
-        {
-            let why = "not run: the --deadline was reached before this case".to_string();
-            out.push((i, CaseResult::skipped(&plan.case, &plan.citation, why)));
+        if let Some(skipped) = past_deadline(settings, &plan) {
+            out.push((i, skipped));
             continue;
         }
         if !plan.case.handshake {
@@ -344,7 +366,19 @@ async fn run_group(
     if let Some(c) = client {
         c.conn.close().await;
     }
+    if let Some(beside) = beside {
+        out.extend(beside.await.expect("a case beside the session panicked"));
+    }
     out
+}
+
+/// The skip of a case not run because `--deadline` was reached, if it was.
+fn past_deadline(settings: &RunSettings, plan: &CasePlan) -> Option<CaseResult> {
+    let past = settings
+        .deadline
+        .is_some_and(|d| std::time::Instant::now() >= d);
+    let why = "not run: the --deadline was reached before this case";
+    past.then(|| CaseResult::skipped(&plan.case, &plan.citation, why.to_string()))
 }
 
 /// Runs a case that opens a connection of its own, with no handshake

@@ -142,5 +142,6 @@ async fn call_once(client: &mut Client, name: &str, arguments: Value) -> ProbeCa
         progress,
         asked_input: input_required || asked_by_request,
         succeeded,
+        took: ex.duration,
     }
 }

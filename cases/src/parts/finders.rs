@@ -23,6 +23,10 @@ pub struct ProbeCall {
     pub asked_input: bool,
     /// The call ended in a result without `isError`.
     pub succeeded: bool,
+    /// How long the call took, from its request to its answer: the pace a
+    /// case that cancels it in flight watches for (a server that ignores
+    /// the cancellation answers about this long after the call).
+    pub took: std::time::Duration,
 }
 
 /// What the probe saw: its tool calls, and the prompts that rendered when
@@ -107,10 +111,9 @@ pub fn from_probe(calls: &[ProbeCall], tools: &[Value]) -> Cast {
     let mut cast = Cast::new();
     let mut first = |part: &str, found: &dyn Fn(&ProbeCall) -> Option<String>| {
         if let Some((c, why)) = calls.iter().find_map(|c| found(c).map(|w| (c, w))) {
-            cast.insert(
-                part.into(),
-                Player::new(&c.tool, c.arguments.clone(), Found::Probe(why)),
-            );
+            let mut player = Player::new(&c.tool, c.arguments.clone(), Found::Probe(why));
+            player.took = Some(c.took);
+            cast.insert(part.into(), player);
         }
     };
     first("progress", &|c| {
@@ -459,6 +462,7 @@ mod tests {
             progress,
             asked_input: asked,
             succeeded: ok,
+            took: std::time::Duration::from_millis(100),
         }
     }
 

@@ -69,7 +69,8 @@ pub struct CaseResult {
     /// error page, say): what the server sent instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body: Option<String>,
-    /// Wall time of the judged exchange.
+    /// Wall time of the case, from its first message to its verdict (its
+    /// steps, watches and judged exchange; 0 when nothing was sent).
     pub duration_ms: u64,
     /// The case's area (first id segment).
     #[serde(default)]

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use mcperr_cases::plan;
 use mcperr_protocol::jsonrpc;
 use mcperr_protocol::{Era, Id};
-use mcperr_wire::exchange::push_stray;
+use mcperr_wire::exchange::{push_stray, Stray};
 use serde_json::Value;
 
 use crate::transport::StdoutEvent;
@@ -19,7 +19,8 @@ impl Client {
     /// Sends a request and leaves it in flight (a line transport only): it
     /// is not awaited, so that the steps after it (a cancellation) reach the
     /// server while it works. Waits up to `first` for a first sign of work
-    /// (a progress notification for its token), which is dropped; `Err`
+    /// (a progress notification for its token, which is dropped; a
+    /// subscription's first message, kept for the case); `Err`
     /// with the answer when it was answered before that (nothing left in
     /// flight to cancel). Everything else that arrives goes to the next
     /// judged case.
@@ -49,7 +50,13 @@ impl Client {
             {
                 return Ok(());
             }
+            // A subscription at work: its acknowledgment (or whatever it
+            // sent first, which the case judges in order) carries its id.
+            let streamed = mcperr_wire::exchange::subscription_id(&m) == Some(&want);
             self.keep_for_next_case(m);
+            if streamed {
+                return Ok(());
+            }
         }
         Ok(())
     }
@@ -85,6 +92,9 @@ impl Client {
         let mut before = Vec::new();
         while let Some(m) = self.next_message(deadline).await {
             if m.get("method").is_none() && m.get("id") == Some(&want) {
+                // A second answer to it is a duplicate, never the answer
+                // to the next case's request.
+                self.remember_answered(want);
                 return Ok(before);
             }
             if about_in_flight(&m, id, token) {
@@ -93,6 +103,8 @@ impl Client {
                 self.keep_for_next_case(m);
             }
         }
+        // Its answer may still come: a late answer, not a stray.
+        self.ignore([want.to_string()]);
         Err(before)
     }
 
@@ -107,19 +119,28 @@ impl Client {
         self.late_seen.insert(id.to_string(), answer);
     }
 
-    /// Watches for `wait` for messages about in-flight request `id` (its
+    /// Watches until `until` for messages about in-flight request `id` (its
     /// answer, progress for `token`), returning them in order; everything
-    /// else goes to the next judged case.
+    /// else goes to the next judged case. The watch ends sooner once what
+    /// it watches for is known (`ends`).
     pub async fn watch_in_flight(
         &mut self,
         id: &Value,
         token: Option<&Value>,
-        wait: Duration,
+        until: Instant,
+        ends: WatchEnds,
     ) -> Vec<Value> {
-        let deadline = Instant::now() + wait;
         let mut about = Vec::new();
-        while let Some(m) = self.next_message(deadline).await {
+        let mut answered = ends.answered;
+        loop {
+            if answered && (!ends.and_cancelled || self.server_cancelled(id)) {
+                break;
+            }
+            let Some(m) = self.next_message(until).await else {
+                break;
+            };
             if about_in_flight(&m, id, token) {
+                answered |= m.get("method").is_none();
                 about.push(m);
             } else {
                 self.keep_for_next_case(m);
@@ -163,6 +184,23 @@ impl Client {
         }
     }
 
+    /// Keeps `id` among the recently answered ids, so that a second answer
+    /// to it is told as a duplicate.
+    pub(super) fn remember_answered(&mut self, id: Value) {
+        self.answered.push_back(id);
+        if self.answered.len() > 256 {
+            self.answered.pop_front();
+        }
+    }
+
+    /// Whether a `notifications/cancelled` naming request `id` arrived and
+    /// waits for the next case.
+    pub fn server_cancelled(&self, id: &Value) -> bool {
+        self.pending.iter().any(
+            |s| matches!(s, Stray::ServerCancel(m) if m.pointer("/params/requestId") == Some(id)),
+        )
+    }
+
     /// Keeps a message that arrived outside any exchange for the next case.
     pub(super) fn keep_for_next_case(&mut self, m: Value) {
         let Some(line) = serde_json::to_vec(&m).ok() else {
@@ -204,6 +242,20 @@ impl Client {
             }
         }
     }
+}
+
+/// When a watch of a request in flight may end before its bound: its
+/// answer has come (`answered`: before the watch), and, with
+/// `and_cancelled`, a `notifications/cancelled` naming it too (a
+/// subscription the server ends sends both). After that nothing more can
+/// come about it that the case does not know already.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WatchEnds {
+    /// Its answer came before the watch.
+    pub answered: bool,
+    /// The answer alone does not end the watch: the server's
+    /// `notifications/cancelled` naming the request must have come too.
+    pub and_cancelled: bool,
 }
 
 /// Whether `m` is about in-flight request `id`: its answer, or progress

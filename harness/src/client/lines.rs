@@ -119,10 +119,7 @@ impl Client {
             // unsolicited one (the caller may ask whether it came).
             self.ignore([want.to_string()]);
         } else {
-            self.answered.push_back(want);
-            if self.answered.len() > 256 {
-                self.answered.pop_front();
-            }
+            self.remember_answered(want);
         }
         let ending = match ending {
             Ending::Died(_) => Ending::Died(self.death().await),

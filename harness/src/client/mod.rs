@@ -16,6 +16,7 @@ use crate::transport::{LineConn, StderrLog};
 
 mod http;
 mod in_flight;
+pub use in_flight::WatchEnds;
 mod lines;
 
 use lines::stray_of;

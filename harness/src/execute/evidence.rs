@@ -9,7 +9,9 @@ use mcperr_model::Verdict;
 use mcperr_wire::exchange::Exchange;
 use serde_json::Value;
 
-use crate::client::{Client, Conn};
+use std::time::{Duration, Instant};
+
+use crate::client::{Client, Conn, WatchEnds};
 
 use super::send::id_for;
 
@@ -78,25 +80,55 @@ pub(super) async fn resource_metadata(
 /// notification) before the next step goes anyway.
 pub(super) const IN_FLIGHT_FIRST: std::time::Duration = std::time::Duration::from_millis(500);
 
-/// How long the in-flight request is watched after the steps: longer than
-/// the Bookshop's `slow` works at most (50 steps of 10 ms), so that a server
-/// that ignores the cancellation is seen answering.
-pub(super) const IN_FLIGHT_WATCH: std::time::Duration = std::time::Duration::from_millis(1000);
+/// The longest watch of a request in flight after the steps (counted from
+/// the server's answer to the probe that follows them): longer than the
+/// Bookshop's `slow` works at most (50 steps of 10 ms). It is the watch of
+/// a call whose pace the parts probe did not measure (a player the user
+/// named); a measured call, or a subscription, is watched for less
+/// ([`watch_until`]).
+pub(super) const IN_FLIGHT_WATCH: Duration = Duration::from_millis(1000);
 
-/// Sends an in-flight step; its id and progress token, or the skip result
+/// The least time anything is watched for after the probe's answer: a
+/// concurrent server may write what it decided while reading the lines
+/// before the probe just after the probe's answer.
+const AFTER_PROBE: Duration = Duration::from_millis(200);
+
+/// A request a case left in flight.
+pub(super) struct InFlight {
+    /// Its id.
+    id: Value,
+    /// The progress token it carries, if any.
+    token: Option<Value>,
+    /// When it was sent.
+    sent: Instant,
+    /// It is a `subscriptions/listen` (a stream, not a call that works).
+    subscription: bool,
+}
+
+impl InFlight {
+    /// Its id.
+    pub(super) fn id(&self) -> &Value {
+        &self.id
+    }
+}
+
+/// Sends an in-flight step; the request left in flight, or the skip result
 /// when it was answered before the next step could go.
 pub(super) async fn start_in_flight(
     client: &mut Client,
     plan: &CasePlan,
     o: &Outgoing,
-) -> Result<(Value, Option<Value>), CaseResult> {
+) -> Result<InFlight, CaseResult> {
     let id = id_for(client, &o.id).unwrap_or_else(|| client.fresh_id());
     let msg = o.message(Some(&id));
+    let sent = Instant::now();
     match client.send_in_flight(&id, &msg, IN_FLIGHT_FIRST).await {
-        Ok(()) => {
-            let token = mcperr_wire::exchange::progress_token(&msg).cloned();
-            Ok((id.to_value(), token))
-        }
+        Ok(()) => Ok(InFlight {
+            id: id.to_value(),
+            token: mcperr_wire::exchange::progress_token(&msg).cloned(),
+            sent,
+            subscription: o.method == "subscriptions/listen",
+        }),
         Err(answer) => {
             let j = mcperr_oracle::Judgement::new(
                 Verdict::Skip,
@@ -115,9 +147,14 @@ pub(super) async fn start_in_flight(
     }
 }
 
-/// Watches the in-flight request `id` after the steps. When a step
+/// Watches the request left in flight after the steps. When a step
 /// cancelled it, what came about it after the server had shown that it read
 /// the cancellation (U7); otherwise nothing: it was only in flight.
+///
+/// The watch lasts as long as the server's own pace makes necessary: it
+/// ends when the request's answer has come (and, for a subscription the
+/// server ends, its `notifications/cancelled`): nothing more can be
+/// learnt; otherwise at [`watch_until`].
 ///
 /// Stdio's "MUST NOT send any further messages for it" counts from the
 /// server's receipt of the cancellation, and the spec's Timing
@@ -128,22 +165,37 @@ pub(super) async fn start_in_flight(
 /// it: a worker may have had it in hand when the server read the
 /// cancellation (a concurrent server writes it through the same queue as
 /// the probe's answer). A response, or any second progress notification,
-/// is judged. A server that ignores the cancellation keeps working for the
-/// whole watch and is still seen; an excuse counted only from the
-/// cancellation's send, as before, failed rmcp under load.
+/// is judged. A server that ignores the cancellation answers within three
+/// times the call's uncancelled duration and is seen; an excuse counted
+/// only from the cancellation's send, as before, failed rmcp under load.
 pub(super) async fn watch_cancelled(
     client: &mut Client,
     plan: &CasePlan,
-    id: &Value,
-    token: Option<&Value>,
+    in_flight: &InFlight,
 ) -> Vec<Value> {
+    let (id, token) = (&in_flight.id, in_flight.token.as_ref());
+    // The probe after the steps: its answer proves the server read them.
+    let asked = Instant::now();
+    let barrier = client.read_barrier(id, token).await;
+    let answered_at = Instant::now();
+    let until = match barrier {
+        Ok(_) => watch_until(in_flight, plan.parts_took, asked, answered_at),
+        Err(_) => answered_at + IN_FLIGHT_WATCH,
+    };
+    let barrier_answered = barrier.is_ok();
+    let (Ok(mut about) | Err(mut about)) = barrier;
     if !cancelled_by_case(plan, id) {
         // Left open: a subscription's notifications are the judged case's
         // (U9 reads them in order); its answer, which a server that ends a
         // subscription sends, is kept for the teardown's judgement; the
         // progress of a call left in flight is its own business, as before.
         let early = client.late_answer(id);
-        for m in client.watch_in_flight(id, token, IN_FLIGHT_WATCH).await {
+        let ends = WatchEnds {
+            answered: early.is_some() || about.iter().any(is_answer),
+            and_cancelled: in_flight.subscription,
+        };
+        about.extend(client.watch_in_flight(id, token, until, ends).await);
+        for m in about {
             if m.get("method").is_none() {
                 client.note_late_answer(id, m);
             } else if mcperr_wire::exchange::subscription_id(&m).is_some() {
@@ -159,17 +211,53 @@ pub(super) async fn watch_cancelled(
         }
         return vec![];
     }
-    // Unanswered, the probe proves nothing: what came during it is judged
-    // with the watch then, its first progress notification excused as above.
-    let mut about = match client.read_barrier(id, token).await {
-        Ok(_crossed) => Vec::new(),
-        Err(seen) => seen,
+    // Answered, the probe excuses what crossed it; unanswered, it proves
+    // nothing: what came during it is judged with the watch then, its first
+    // progress notification excused as above.
+    if barrier_answered {
+        about.clear();
+    }
+    let ends = WatchEnds {
+        answered: about.iter().any(is_answer),
+        and_cancelled: false,
     };
-    about.extend(client.watch_in_flight(id, token, IN_FLIGHT_WATCH).await);
+    about.extend(client.watch_in_flight(id, token, until, ends).await);
     if about.first().is_some_and(|m| m.get("method").is_some()) {
         about.remove(0);
     }
     about
+}
+
+/// Whether `m` is a response (to the request in flight), not a notification.
+fn is_answer(m: &Value) -> bool {
+    m.get("method").is_none()
+}
+
+/// Until when a request in flight is watched after the probe that follows
+/// the steps (`asked`, answered at `answered`): a subscription only as long
+/// as [`AFTER_PROBE`] (or four of the probe's round trips, if longer): the
+/// server has read every step by then, and what they make it write it
+/// writes as it reads them. A call the parts probe timed (`took`) until
+/// three times its uncancelled duration has passed since it was sent (a
+/// server that ignores the cancellation answers by then), at least that
+/// long after the probe. Never longer than [`IN_FLIGHT_WATCH`] after the
+/// probe's answer, which is also the watch of a call not timed.
+pub(super) fn watch_until(
+    in_flight: &InFlight,
+    took: Option<Duration>,
+    asked: Instant,
+    answered: Instant,
+) -> Instant {
+    let after_probe = answered + AFTER_PROBE.max((answered - asked) * 4);
+    let longest = answered + IN_FLIGHT_WATCH;
+    let paced = if in_flight.subscription {
+        after_probe
+    } else if let Some(took) = took {
+        (in_flight.sent + took * 3).max(after_probe)
+    } else {
+        longest
+    };
+    paced.min(longest)
 }
 
 /// Most `tasks/list` pages followed for `task-listed`.

@@ -15,14 +15,14 @@ use crate::client::Client;
 mod evidence;
 mod send;
 mod slow;
+mod tries;
 
 use evidence::{
     cancelled_by_case, limited_calls, resource_metadata, start_in_flight, task_listing,
     watch_cancelled,
 };
 use send::{
-    capture, clip, clip_body, get_with_side_post, is_error_result, plain_exchange, resumed_get,
-    shaped_exchange, short_answer, step,
+    capture, clip_body, get_with_side_post, plain_exchange, resumed_get, shaped_exchange, step,
 };
 use slow::{hung_result, lanes_of, long_wait_note, slow_step, unanswered};
 
@@ -36,165 +36,33 @@ use slow::{hung_result, lanes_of, long_wait_note, slow_step, unanswered};
 /// refusal that breaks a rule (a leak in its text, a wrong shape) is the
 /// verdict at once.
 pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool) {
-    if let Some(rebase) = &plan.case.rebase {
-        return rebased(client, plan, rebase).await;
+    let began = std::time::Instant::now();
+    let (mut result, alive) = tries::execute_tries(client, plan).await;
+    // The case's own wall time (steps and watches too), not only its
+    // judged exchange's; a case not sent (its method hung) took none.
+    if result.request.is_some() || result.response.is_some() {
+        let ms = u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX);
+        result.duration_ms = result.duration_ms.max(ms);
     }
-    let Some(tries) = &plan.case.arguments_to_try else {
-        return execute_once(client, plan).await;
-    };
-    let mut attempt = plan.clone();
-    let mut refusals = Vec::new();
-    for next in tries.iter().map(Some).chain([None]) {
-        let (result, alive) = execute_once(client, &attempt).await;
-        let refused = result
-            .response
-            .as_ref()
-            .is_some_and(mcperr_cases::expect::refusal);
-        if !alive || result.verdict != Verdict::Pass || !refused {
-            return (result, alive);
-        }
-        refusals.push(short_answer(result.response.as_ref()));
-        let Some(args) = next else {
-            let mut result = result;
-            if plan.case.takes_no_arguments && is_error_result(result.response.as_ref()) {
-                // Nothing to vary: the tool ran on its one valid call and
-                // reported its own failure. Its answer was judged above (its
-                // shape, leaks, strays); but a failure shows no success, so
-                // T8 gives no pass: a skip, counted apart.
-                result.verdict = Verdict::Skip;
-                result.message = format!(
-                    "{}, not a refusal of the call, and no success to judge: {}",
-                    mcperr_core::report::TOOL_FAILED,
-                    refusals.join("; ")
-                );
-                return (result, alive);
-            }
-            result.verdict = Verdict::Skip;
-            let sets = match refusals.len() {
-                1 => "the one schema-derived argument set".to_string(),
-                n => format!("all {n} schema-derived argument sets (the last is shown)"),
-            };
-            result.message = format!(
-                "no valid call to judge: the tool refused {sets}; answers: {}",
-                refusals.join("; ")
-            );
-            return (result, alive);
-        };
-        if let Some(p) = attempt
-            .request
-            .params
-            .as_mut()
-            .and_then(Value::as_object_mut)
-        {
-            p.insert("arguments".into(), args.clone());
-        }
-    }
-    unreachable!("the loop returns on its last set")
+    (result, alive)
 }
 
-/// A T4 case sent on an argument set the tool is first seen to accept
-/// ([`mcperr_cases::case::Rebase`]): valid sets go unjudged (their strays
-/// go to the case) until one is accepted, then the case's call is that set
-/// with its change. When the tool refuses every set, the case is sent on the
-/// last one and its passing refusal counts only if it says something the
-/// set's own refusal did not, beyond the extra property's name and value
-/// (else the tool failed for another reason, perhaps quoting its
-/// arguments): a skip.
-async fn rebased(
-    client: &mut Client,
-    plan: &CasePlan,
-    rebase: &mcperr_cases::case::Rebase,
-) -> (CaseResult, bool) {
-    let tool = plan
-        .case
-        .request
-        .params
-        .as_ref()
-        .and_then(|p| p.get("name"))
-        .cloned();
-    let with_args = |args: Value| {
-        let mut attempt = plan.clone();
-        if let Some(p) = attempt
-            .request
-            .params
-            .as_mut()
-            .and_then(Value::as_object_mut)
-        {
-            p.insert("arguments".into(), args);
-        }
-        attempt
-    };
-    // A hung tools/call: the case is an error at once, as any of its cases.
-    if client
-        .pace
-        .hung(&crate::pace::lane_of_outgoing(&plan.request))
-        .is_some()
-    {
-        return execute_once(client, plan).await;
-    }
-    let mark = client.stderr().mark();
-    let mut last = None;
-    let mut accepted = None;
-    let normal = client.timeout;
-    client.set_timeout(client.pace.timeout_for("tools/call", normal));
-    for set in &rebase.sets {
-        let params = serde_json::json!({"name": tool, "arguments": set});
-        let ex = client.request("tools/call", Some(params), true).await;
-        let Some(answer) = ex.response() else {
-            // No answer to a valid call: not the extra property's doing.
-            client.set_timeout(normal);
-            let alive = client.probe().await.response().is_some();
-            let j = mcperr_oracle::Judgement::new(
-                Verdict::Error,
-                &plan.case.rule,
-                format!(
-                    "not judged: the valid call this case stands on got no answer ({:?}): arguments {set}",
-                    ex.ending
-                ),
-            );
-            return (
-                CaseResult::planned(plan, &plan.citation, j, Some(ex.request), None, 0),
-                alive,
-            );
-        };
-        if !mcperr_cases::expect::refusal(answer) {
-            accepted = Some(set);
-            break;
-        }
-        last = Some((set, mcperr_cases::expect::answer_text(answer)));
-    }
-    client.set_timeout(normal);
-    // What the unjudged calls logged is not the case's (a crash's traceback
-    // would break a log check): it is let through before the case's mark.
-    if client.has_stderr() && plan.wants_log() {
-        client.settle_stderr(mark).await;
-    }
-    if let Some(set) = accepted {
-        return execute_once(client, &with_args(rebase.apply(set))).await;
-    }
-    let Some((set, refused)) = last else {
-        return execute_once(client, plan).await;
-    };
-    let (result, alive) = execute_once(client, &with_args(rebase.apply(set))).await;
-    let case_text = result
-        .response
-        .as_ref()
-        .map(mcperr_cases::expect::answer_text)
-        .unwrap_or_default();
-    if result.verdict != Verdict::Pass
-        || mcperr_cases::expect::refusal_says_more(&case_text, &refused, rebase)
-    {
-        return (result, alive);
-    }
-    let mut result = result;
-    result.verdict = Verdict::Skip;
-    result.message = format!(
-        "not judged: the tool refused every valid argument set ({} tried), and its refusal of the extra property says nothing its refusal of the same set without it did not (without: {:?}; with: {:?}): it may have failed for another reason",
-        rebase.sets.len(),
-        clip(&refused),
-        clip(&case_text)
-    );
-    (result, alive)
+/// Whether a case that opens a connection of its own can run beside the
+/// run's session without disturbing it or being disturbed: over stdio (a
+/// process of its own), sending only what starts or probes a connection
+/// (`initialize`, `ping`, `server/discover`; never a tool, a resource or a
+/// prompt, which may share state with the session's process).
+pub fn runs_beside_the_session(plan: &CasePlan, over_http: bool) -> bool {
+    const STARTS: [&str; 3] = ["initialize", "ping", "server/discover"];
+    let notifications_only = plan.steps.iter().all(|s| match s {
+        Step::Send(o) => o.id == IdChoice::Notification || STARTS.contains(&o.method.as_str()),
+        _ => false,
+    });
+    !plan.case.handshake
+        && !over_http
+        && !plan.case.hold_asks
+        && notifications_only
+        && methods_of(plan).iter().all(|m| STARTS.contains(m))
 }
 
 /// The methods a case sends requests of: its judged one, then its steps'.
@@ -338,8 +206,9 @@ async fn execute_paced(
         with_values = plan.with_values(&vars);
         plan = &with_values;
     }
-    if let Some((id, token)) = &in_flight {
-        evidence.after_cancel = watch_cancelled(client, plan, id, token.as_ref()).await;
+    if let Some(started) = &in_flight {
+        evidence.after_cancel = watch_cancelled(client, plan, started).await;
+        let id = started.id();
         // A subscription left in flight: how it ended, if the server ended it.
         if let Some(listen) = plan.listens().into_iter().find(|l| l.get("id") == Some(id)) {
             evidence.ended = Some(mcperr_oracle::subscriptions::Ended {

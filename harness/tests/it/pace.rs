@@ -65,3 +65,74 @@ fn a_tool_slower_than_the_whole_campaign_is_undecided_never_hung_nor_another_req
         out.stdout
     );
 }
+
+/// The case's duration and verdict in each run of a `mcperr run` report.
+fn case_in_runs(r: &serde_json::Value, id: &str) -> Vec<(u64, String)> {
+    r["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|run| run["cases"].as_array().unwrap())
+        .filter(|c| c["id"] == id)
+        .map(|c| {
+            let verdict = format!("{} {}", c["verdict"], c["rule"]);
+            (c["duration_ms"].as_u64().unwrap(), verdict)
+        })
+        .collect()
+}
+
+#[test]
+fn a_cancelled_call_is_watched_as_long_as_its_own_pace_needs_and_reports_its_real_duration() {
+    // Two servers not built like the reference (the Recipes on the Python
+    // SDK and on the TypeScript SDK, whose progress tools the parts probe
+    // finds and times), and the reference ignoring cancellations.
+    let mut servers: Vec<(String, Vec<String>)> = crate::fixtures::recipes()
+        .into_iter()
+        .map(|(name, server)| (name.to_string(), vec!["--stdio".into(), server]))
+        .collect();
+    let ignoring = format!(
+        "{} reference --fault cancel-ignored",
+        crate::support::MCPERR
+    );
+    servers.push(("cancel-ignored".into(), vec!["--stdio".into(), ignoring]));
+    for (name, target) in servers {
+        let json = scratch(&format!("pace-watch-{name}")).join("r.json");
+        let mut args = vec![
+            "run",
+            "--cases",
+            "utilities/*",
+            "--json",
+            json.to_str().unwrap(),
+        ];
+        args.extend(target.iter().map(String::as_str));
+        let out = mcperr(&args);
+        assert!(out.code.is_some_and(|c| c < 2), "{name}: {}", out.stderr);
+        let r = report(&json);
+        let progress = case_in_runs(&r, "utilities/progress-increases");
+        let cancelled = case_in_runs(&r, "utilities/cancel-in-flight");
+        assert_eq!(cancelled.len(), 2, "{name}: both eras\n{}", out.stdout);
+        for ((call, _), (watched, verdict)) in progress.iter().zip(&cancelled) {
+            // Its real duration, no longer 0; and a watch of three times
+            // the call's uncancelled duration (the probe's measure of the
+            // same call), not a fixed second after the probe's answer.
+            assert!(*watched > 0, "{name}: {watched} ms");
+            assert!(
+                *watched < 3 * call + 400,
+                "{name}: watched {watched} ms for a call of {call} ms\n{}",
+                out.stdout
+            );
+            // Ignored, the cancellation is still seen: a MUST NOT over
+            // stdio in 2026-07-28 (fail), a SHOULD in 2025-11-25 (warn).
+            let expected: &[&str] = if name == "cancel-ignored" {
+                &["\"fail\" \"U7\"", "\"warn\" \"U7\""]
+            } else {
+                &["\"pass\" \"U7\""]
+            };
+            assert!(
+                expected.contains(&verdict.as_str()),
+                "{name}: {verdict}\n{}",
+                out.stdout
+            );
+        }
+    }
+}
