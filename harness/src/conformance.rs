@@ -185,6 +185,7 @@ impl Conformance {
             name: String::new(),
             targets: vec![ServerTarget::new(settings, info)],
             baseline: None,
+            independent: false,
         };
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)

@@ -26,6 +26,12 @@ pub struct Server {
     /// Its known failures: a server with a baseline is gated (see
     /// [`Matrix::gate`](mcperr_render::matrix::Matrix::gate)).
     pub baseline: Option<Baseline>,
+    /// Its targets share nothing, nor do its processes (the embedded
+    /// reference server: a child per era over stdio, and a listener of its
+    /// own over HTTP): each target, and each era over stdio, is judged
+    /// beside the others. A user's server may share state between its
+    /// processes (a file, a database), so it is judged one run at a time.
+    pub independent: bool,
 }
 
 /// One way to reach a server, and the era it is for when it serves only one
@@ -67,7 +73,8 @@ pub struct Judged {
 
 /// Judges `server` in each of `eras` over each of its targets, one after
 /// another (over stdio each era on a fresh process; an HTTP endpoint is the
-/// one running server in every era), applying `baseline` to each run. A
+/// one running server in every era), or side by side when it is
+/// [`Server::independent`], applying `baseline` to each run. A
 /// target and era that no selected case applies to is a note; `Err` when
 /// none is left at all, or the selection is unusable.
 pub async fn judge(
@@ -81,21 +88,36 @@ pub async fn judge(
     let mut empty = None;
     // Eras whose handshake failed: (note, era).
     let mut unspoken: Vec<(usize, Era)> = Vec::new();
-    for target in &server.targets {
+    let runs: Vec<(&ServerTarget, Era)> = server
+        .targets
+        .iter()
+        .flat_map(|t| {
+            eras.iter()
+                .filter(move |e| t.era.is_none_or(|x| x == **e))
+                .map(move |&e| (t, e))
+        })
+        .collect();
+    let one = |target: &ServerTarget, era: Era| {
+        let (settings, info) = (target.settings.clone(), target.info.clone());
+        async move { engine::run(&settings, EraChoice::Pinned(era), selection, profile, info).await }
+    };
+    // Judged beside each other when nothing is shared; else each in turn below.
+    let mut ready = if server.independent {
+        side_by_side(&runs, &one).await
+    } else {
+        runs.iter().map(|_| None).collect()
+    };
+    for (k, &(target, era)) in runs.iter().enumerate() {
         let transport = if target.settings.target.is_http() {
             "http"
         } else {
             "stdio"
         };
-        for &era in eras.iter().filter(|e| target.era.is_none_or(|x| x == **e)) {
-            let result = engine::run(
-                &target.settings,
-                EraChoice::Pinned(era),
-                selection,
-                profile,
-                target.info.clone(),
-            )
-            .await;
+        {
+            let result = match ready[k].take() {
+                Some(done) => done,
+                None => one(target, era).await,
+            };
             match result {
                 Ok(mut o) => {
                     if let Some(b) = baseline {
@@ -150,6 +172,48 @@ pub async fn judge(
         Some(e) if out.runs.is_empty() && out.failed_setups.is_empty() => Err(e.into()),
         _ => Ok(out),
     }
+}
+
+/// The runs of `runs` judged side by side: over HTTP a target's eras one
+/// after another (one listener, whose state carries over), each other
+/// target and each stdio era beside them.
+async fn side_by_side<'a, F, Fut>(
+    runs: &[(&'a ServerTarget, Era)],
+    one: &F,
+) -> Vec<Option<Fut::Output>>
+where
+    F: Fn(&'a ServerTarget, Era) -> Fut,
+    Fut: std::future::Future,
+{
+    let mut lanes: Vec<Vec<usize>> = Vec::new();
+    for (k, (target, _)) in runs.iter().enumerate() {
+        let shared = target.settings.target.is_http();
+        let lane = shared
+            .then(|| {
+                lanes
+                    .iter_mut()
+                    .find(|l| std::ptr::eq(runs[l[0]].0, *target))
+            })
+            .flatten();
+        match lane {
+            Some(lane) => lane.push(k),
+            None => lanes.push(vec![k]),
+        }
+    }
+    let done = join_all(lanes.into_iter().map(|lane| async move {
+        let mut out = Vec::new();
+        for k in lane {
+            let (target, era) = runs[k];
+            out.push((k, one(target, era).await));
+        }
+        out
+    }))
+    .await;
+    let mut ready: Vec<Option<Fut::Output>> = runs.iter().map(|_| None).collect();
+    for (k, result) in done.into_iter().flatten() {
+        ready[k] = Some(result);
+    }
+    ready
 }
 
 /// `note` with its server's stderr tail replaced by "as above" when an

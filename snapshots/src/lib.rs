@@ -237,6 +237,7 @@ pub fn servers() -> Result<(Vec<Server>, Vec<HttpChild>), String> {
             name: name.into(),
             targets,
             baseline: None,
+            independent: false,
         })
     };
     let servers = vec![
@@ -244,6 +245,8 @@ pub fn servers() -> Result<(Vec<Server>, Vec<HttpChild>), String> {
             name: "reference".into(),
             targets: vec![in_process(false), in_process(true)],
             baseline: None,
+            // One run at a time, as before: the transcripts are the record.
+            independent: false,
         },
         with_http(
             "python-sdk",

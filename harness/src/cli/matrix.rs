@@ -199,6 +199,8 @@ pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, CliError> {
         let mut servers = Vec::new();
         for (name, specs) in parsed {
             let mut targets = Vec::new();
+            // Only the embedded reference server's runs share nothing.
+            let independent = specs.iter().all(|s| matches!(s, Spec::Reference));
             for spec in specs {
                 targets.extend(match spec {
                     Spec::Reference => {
@@ -232,6 +234,7 @@ pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, CliError> {
                 name,
                 targets,
                 baseline,
+                independent,
             });
         }
         run_matrix(&servers, &eras, &selection, &profile)

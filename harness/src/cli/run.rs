@@ -104,6 +104,7 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
             name: String::new(),
             targets,
             baseline: None, // applied by `judge` below, per run
+            independent: embedded,
         };
         judge(&server, &eras, &selection, &profile, baseline.as_ref())
             .await
