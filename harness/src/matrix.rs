@@ -113,50 +113,48 @@ pub async fn judge(
         } else {
             "stdio"
         };
-        {
-            let result = match ready[k].take() {
-                Some(done) => done,
-                None => one(target, era).await,
-            };
-            match result {
-                Ok(mut o) => {
-                    if let Some(b) = baseline {
-                        let known = o.known_ids.iter().cloned().collect();
-                        o.report.stale_baseline = b.apply(&mut o.report.cases, &known);
-                    }
-                    out.runs.push(o.report);
+        let result = match ready[k].take() {
+            Some(done) => done,
+            None => one(target, era).await,
+        };
+        match result {
+            Ok(mut o) => {
+                if let Some(b) = baseline {
+                    let known = o.known_ids.iter().cloned().collect();
+                    o.report.stale_baseline = b.apply(&mut o.report.cases, &known);
                 }
-                Err((EngineError::Setup(e), report)) => {
-                    out.failed_setups.extend(report.map(|mut r| {
-                        r.era = era.to_string();
-                        r
-                    }));
-                    if e.spawn {
-                        // A server that cannot be started has no other era to try.
-                        out.unstartable = Some(e.message.clone());
-                        out.notes.push(e.to_string());
-                        return Ok(out);
-                    }
-                    let note = stderr_once(&format!("{era}: {e}"), &out.notes);
-                    if !e.unjudged {
-                        unspoken.push((out.notes.len(), era));
-                    }
-                    out.notes.push(note);
-                }
-                Err((EngineError::Select(SelectError::NoCase(globs)), _)) => {
-                    // A saved finding names the eras it was seen in.
-                    let selected = if globs.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" (--cases {})", globs.join(", "))
-                    };
-                    out.notes.push(format!(
-                        "{era} over {transport}: no selected case is for this era{selected}"
-                    ));
-                    empty = Some(SelectError::NoCase(globs));
-                }
-                Err((e, _)) => return Err(e),
+                out.runs.push(o.report);
             }
+            Err((EngineError::Setup(e), report)) => {
+                out.failed_setups.extend(report.map(|mut r| {
+                    r.era = era.to_string();
+                    r
+                }));
+                if e.spawn {
+                    // A server that cannot be started has no other era to try.
+                    out.unstartable = Some(e.message.clone());
+                    out.notes.push(e.to_string());
+                    return Ok(out);
+                }
+                let note = stderr_once(&format!("{era}: {e}"), &out.notes);
+                if !e.unjudged {
+                    unspoken.push((out.notes.len(), era));
+                }
+                out.notes.push(note);
+            }
+            Err((EngineError::Select(SelectError::NoCase(globs)), _)) => {
+                // A saved finding names the eras it was seen in.
+                let selected = if globs.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (--cases {})", globs.join(", "))
+                };
+                out.notes.push(format!(
+                    "{era} over {transport}: no selected case is for this era{selected}"
+                ));
+                empty = Some(SelectError::NoCase(globs));
+            }
+            Err((e, _)) => return Err(e),
         }
     }
     // With --era auto: pinning the era it speaks saves a start per command.

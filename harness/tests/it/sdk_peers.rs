@@ -21,10 +21,9 @@ pub const BOTH_ERAS: [&str; 2] = ["2026-07-28", "2025-11-25"];
 
 /// Judges the Bookshop at `target` (`--stdio CMD` or `--http URL`) in each
 /// of `eras` under each of `profiles` against
-/// `fixtures/baselines/<sdk>.<transport>.<era>.<profile>.toml`. Over stdio
-/// two runs at a time (each starts processes of its own, which mostly wait
-/// on each other); over HTTP one after the other (one server, whose state
-/// one run's calls change for the next).
+/// `fixtures/baselines/<sdk>.<transport>.<era>.<profile>.toml`, one run
+/// after another (two at a time over stdio gained nothing on a CPU-bound
+/// Python server, and the load it added stretched the timed tests beside).
 pub fn judge_against_baselines(
     sdk: &str,
     eras: &[&str],
@@ -32,25 +31,10 @@ pub fn judge_against_baselines(
     transport: &str,
     target: [&str; 2],
 ) {
-    let runs: Vec<(&str, &str)> = eras
-        .iter()
-        .flat_map(|&era| profiles.iter().map(move |&profile| (era, profile)))
-        .collect();
-    let side_by_side = if transport == "stdio" { 2 } else { 1 };
-    for chunk in runs.chunks(side_by_side) {
-        std::thread::scope(|s| {
-            let jobs: Vec<_> = chunk
-                .iter()
-                .map(|&(era, profile)| {
-                    s.spawn(move || judge_one_run(sdk, era, profile, transport, target))
-                })
-                .collect();
-            for job in jobs {
-                if let Err(panic) = job.join() {
-                    std::panic::resume_unwind(panic);
-                }
-            }
-        });
+    for &era in eras {
+        for &profile in profiles {
+            judge_one_run(sdk, era, profile, transport, target);
+        }
     }
 }
 
