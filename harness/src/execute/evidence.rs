@@ -196,7 +196,7 @@ pub(super) async fn watch_cancelled(
         };
         about.extend(client.watch_in_flight(id, token, until, ends).await);
         for m in about {
-            if m.get("method").is_none() {
+            if is_answer(&m) {
                 client.note_late_answer(id, m);
             } else if mcperr_wire::exchange::subscription_id(&m).is_some() {
                 client.requeue(
@@ -222,7 +222,7 @@ pub(super) async fn watch_cancelled(
         and_cancelled: false,
     };
     about.extend(client.watch_in_flight(id, token, until, ends).await);
-    if about.first().is_some_and(|m| m.get("method").is_some()) {
+    if about.first().is_some_and(|m| !is_answer(m)) {
         about.remove(0);
     }
     about
@@ -242,7 +242,7 @@ fn is_answer(m: &Value) -> bool {
 /// server that ignores the cancellation answers by then), at least that
 /// long after the probe. Never longer than [`IN_FLIGHT_WATCH`] after the
 /// probe's answer, which is also the watch of a call not timed.
-pub(super) fn watch_until(
+fn watch_until(
     in_flight: &InFlight,
     took: Option<Duration>,
     asked: Instant,
