@@ -172,14 +172,15 @@ async fn concurrent(w: &mut Worker<'_>, client: &mut Client) -> Stop {
 
 /// Fuzzes one era, on `connected` (its server and handshake result) if
 /// the eras were found first, else on a server it starts; returns the tools
-/// left out and the campaign's wall time (shrinking excluded).
+/// left out, the campaign's wall time (shrinking excluded) and the server,
+/// for the caller to close (beside the next era's campaign).
 pub(crate) async fn era(
     settings: &FuzzSettings,
     budget: &super::Budget,
     (era, connected): (Era, Option<(Client, Value)>),
     store: &Store,
     shrink_requests: &AtomicU64,
-) -> Result<(Vec<LeftOut>, Vec<ToolCalls>, Duration), EngineError> {
+) -> Result<(Vec<LeftOut>, Vec<ToolCalls>, Duration, Option<Client>), EngineError> {
     let (mut first, info) = match connected {
         Some(c) => c,
         None => connect(&settings.run, EraChoice::Pinned(era)).await?,
@@ -223,7 +224,9 @@ pub(crate) async fn era(
         issued: 0,
         quota,
         deadline,
-        shrink_until: None,
+        // Set per era from --seconds: the drain after the campaign, the
+        // confirming and the shrinking end within the era's share.
+        shrink_until: budget.shrink_until,
         shrink_requests,
     };
     let (mut w, mut client, ended) = if jobs == 1 {
@@ -263,8 +266,6 @@ pub(crate) async fn era(
         (first_done.expect("jobs >= 2"), None, ended)
     };
     let elapsed = ended - start;
-    // Confirming and shrinking within the era's share of --seconds.
-    w.shrink_until = budget.shrink_until;
     // Shrinking: each finding once, on the first worker's server.
     match client.as_mut() {
         Some(c) => confirm(&mut w, c).await,
@@ -290,10 +291,7 @@ pub(crate) async fn era(
             }
         }
     }
-    if let Some(c) = client {
-        c.conn.close().await;
-    }
-    Ok((left_out, calls, elapsed))
+    Ok((left_out, calls, elapsed, client))
 }
 
 /// Where the jobs of a multi-job campaign meet once connected: none starts

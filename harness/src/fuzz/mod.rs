@@ -44,8 +44,9 @@ use crate::engine::{EngineError, EraChoice, RunSettings};
 pub struct Budget {
     /// Wall time of the whole command (`--seconds`): finding the eras,
     /// starting the server, fuzzing, confirming and shrinking, split evenly
-    /// over the eras the server speaks; each era fuzzes for
-    /// [`FUZZ_SHARE`] of its share and confirms and shrinks in the rest.
+    /// over the eras the server speaks, the last server's closing included;
+    /// each era fuzzes for at most [`FUZZ_SHARE`] of its share and confirms
+    /// and shrinks in the rest.
     /// Read once, by [`fuzz`]: each era's budget carries `until` and
     /// `shrink_until` instead.
     pub time: Option<Duration>,
@@ -74,7 +75,11 @@ fn era_budget(
         };
     };
     let now = Instant::now();
-    let share = (started + time).saturating_duration_since(now) / eras_left.max(1) as u32;
+    // The last server's closing (its stdin's end of file, then at most
+    // CLOSE_GRACE before it is killed) comes after the last era's share,
+    // within the budget (at most a tenth of it).
+    let end = started + time - crate::transport::stdio::CLOSE_GRACE.min(time / 10);
+    let share = end.saturating_duration_since(now) / eras_left.max(1) as u32;
     Budget {
         time: None,
         requests,
@@ -298,6 +303,8 @@ pub async fn fuzz(
     let mut left_out = Vec::new();
     let mut valid_calls = Vec::new();
     let shrink_requests = AtomicU64::new(0);
+    // Each era's server closes beside the next era's campaign.
+    let mut closing = Vec::new();
     for (i, era) in eras.into_iter().enumerate() {
         if settings.stats.stop.load(Ordering::Relaxed) {
             break;
@@ -305,7 +312,8 @@ pub async fn fuzz(
         let budget = era_budget(settings.budget.time, started, requests, n - i as u64);
         let conn = connected[i].take();
         match campaign::era(settings, &budget, (era, conn), &store, &shrink_requests).await {
-            Ok((l, calls, took)) => {
+            Ok((l, calls, took, client)) => {
+                closing.extend(client.map(|c| tokio::spawn(c.conn.close())));
                 fuzzed.push(era.to_string());
                 left_out = l;
                 valid_calls = calls;
@@ -320,6 +328,9 @@ pub async fn fuzz(
     // An era left unfuzzed (Ctrl-C, --deadline) still has its server.
     for (c, _) in connected.into_iter().flatten() {
         c.conn.close().await;
+    }
+    for close in closing {
+        let _ = close.await;
     }
     if fuzzed.is_empty() {
         return Err(EngineError::Setup(crate::engine::SetupError {

@@ -77,7 +77,7 @@ async fn pipeline(w: &mut Worker<'_>, client: &mut Client, pipe: &mut Pipe) -> S
         let mut redraws = 0;
         let mut held = pipe.occupancy();
         while !draining && !spent && held.has_room(width.get()) {
-            if !w.take() {
+            if drain_due(w, pipe) || !w.take() {
                 spent = true;
                 pipe.spent_at = Some(Instant::now());
                 break;
@@ -229,6 +229,18 @@ async fn pipeline(w: &mut Worker<'_>, client: &mut Client, pipe: &mut Pipe) -> S
                 }
             }
         }
+    }
+}
+
+/// Whether sending must stop so that a request dropped now is still known
+/// as dropped within the era's share of `--seconds`: the drain after the
+/// campaign waits up to one drop grace for it, and under load that grace
+/// (eight times the 90th percentile) reaches seconds. Before the grace is
+/// known (16 answers), only the campaign's own deadline stops it.
+fn drain_due(w: &Worker<'_>, pipe: &Pipe) -> bool {
+    match (w.shrink_until, pipe.latency.grace) {
+        (Some(end), Some(grace)) => Instant::now() + grace >= end,
+        _ => false,
     }
 }
 

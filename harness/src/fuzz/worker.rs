@@ -46,7 +46,9 @@ pub(crate) struct Worker<'a> {
     pub(crate) issued: u64,
     pub(crate) quota: Option<u64>,
     pub(crate) deadline: Option<Instant>,
-    /// When confirming and shrinking must stop (`--seconds` spent).
+    /// When the era's share of `--seconds` ends: the campaign stops sending
+    /// in time for its last drop grace to end here, and confirming and
+    /// shrinking stop here.
     pub(crate) shrink_until: Option<Instant>,
     pub(crate) shrink_requests: &'a AtomicU64,
 }

@@ -253,11 +253,11 @@ impl StdioConnection {
         self.stdin = None;
     }
 
-    /// Closes stdin, gives the server a moment to exit, then kills its
-    /// process group and reaps it.
+    /// Closes stdin, gives the server [`CLOSE_GRACE`] to exit, then kills
+    /// its process group and reaps it.
     pub async fn close(mut self) {
         self.stdin = None;
-        if tokio::time::timeout(Duration::from_millis(500), self.child.wait())
+        if tokio::time::timeout(CLOSE_GRACE, self.child.wait())
             .await
             .is_err()
         {
@@ -283,6 +283,10 @@ impl StdioConnection {
         }
     }
 }
+
+/// How long a server whose stdin was closed may take to exit before its
+/// process group is killed.
+pub const CLOSE_GRACE: Duration = Duration::from_millis(500);
 
 /// Kills a process group mcperr started (a child spawned with
 /// `process_group(0)`: its group id is its pid), grandchildren included.
