@@ -216,10 +216,14 @@ fn render(outcome: &FuzzOutcome, saved: &[(String, PathBuf)]) -> String {
     );
     let _ = writeln!(
         text,
-        "\nfuzz: {} requests in {:.1} s ({:.0}/s) over {}; {} findings ({fails} fail, {warns} warn, {errors} error{unconfirmed}); {} shrink requests; seed {}{}",
+        "\nfuzz: {} requests in {:.1} s ({:.0}/s{}) over {}; {} findings ({fails} fail, {warns} warn, {errors} error{unconfirmed}); {} shrink requests; seed {}{}",
         r.stats.requests,
         r.stats.elapsed_s,
         r.stats.requests_per_s,
+        r.stats
+            .server_busy
+            .map(|b| format!(", the server busy {:.0} % of it", b * 100.0))
+            .unwrap_or_default(),
         r.eras.join(" and "),
         r.findings.len(),
         r.stats.shrink_requests,

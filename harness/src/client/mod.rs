@@ -30,6 +30,15 @@ pub enum Conn {
 }
 
 impl Conn {
+    /// The CPU time the server's processes have used so far, where mcperr
+    /// started them as a child (over stdio, on Linux).
+    pub fn cpu_time(&self) -> Option<std::time::Duration> {
+        match self {
+            Conn::Lines(c) => c.cpu_time(),
+            Conn::Http(_) => None,
+        }
+    }
+
     /// Closes the connection (reaps the child; ends an HTTP session).
     pub async fn close(self) {
         match self {

@@ -366,10 +366,17 @@ async fn run_worker(w: &mut Worker<'_>, mut client: Client) -> Option<Client> {
         w.last_count = count(&mut client).await;
     }
     loop {
+        let (began, cpu) = (Instant::now(), client.conn.cpu_time());
         let stop = match client.conn {
             Conn::Lines(_) => super::pipeline::pipelined(w, &mut client).await,
             Conn::Http(_) => concurrent(w, &mut client).await,
         };
+        // The server's busy share over this stretch (a server that died
+        // has no CPU time left to read: its stretch is not counted).
+        if let (Some(before), Some(after)) = (cpu, client.conn.cpu_time()) {
+            let used = after.saturating_sub(before);
+            w.settings.stats.server_stretch(began.elapsed(), used);
+        }
         match stop {
             Stop::Done => return Some(client),
             Stop::Lost(suspects) => {

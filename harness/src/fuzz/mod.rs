@@ -106,6 +106,31 @@ pub struct Stats {
     /// Findings left as found because `--seconds` was spent before their
     /// shrinking.
     pub unshrunk: AtomicU64,
+    /// CPU time the servers' processes used while the campaign ran on them
+    /// (microseconds, over stdio on Linux), and the wall time of those
+    /// stretches: the server's busy share.
+    pub server_cpu_us: AtomicU64,
+    /// See `server_cpu_us`.
+    pub server_wall_us: AtomicU64,
+}
+
+impl Stats {
+    /// Notes a stretch of the campaign on one server: its wall time and
+    /// the CPU time the server used meanwhile.
+    pub(crate) fn server_stretch(&self, wall: Duration, cpu: Duration) {
+        self.server_wall_us
+            .fetch_add(wall.as_micros() as u64, Ordering::Relaxed);
+        self.server_cpu_us
+            .fetch_add(cpu.as_micros() as u64, Ordering::Relaxed);
+    }
+
+    /// The servers' CPU time over the wall time of the stretches noted, if
+    /// any was (a campaign over HTTP or in process has none).
+    fn server_busy(&self) -> Option<f64> {
+        let wall = self.server_wall_us.load(Ordering::Relaxed);
+        let cpu = self.server_cpu_us.load(Ordering::Relaxed);
+        (wall > 0).then(|| cpu as f64 / wall as f64)
+    }
 }
 
 /// Settings of one fuzz campaign.
@@ -154,6 +179,13 @@ pub struct FuzzStats {
     /// Findings left as found, not shrunk: `--seconds` was spent first.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unshrunk: u64,
+    /// The share of the campaign's wall time the server's processes spent
+    /// on a CPU (its process group's user and system time, from `/proc`;
+    /// over stdio on Linux only). A single-threaded server near 1 was kept
+    /// busy: mcperr was not what limited the rate. Well below 1, the server
+    /// waited, on mcperr or on its own sleeps and timers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_busy: Option<f64>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -379,6 +411,7 @@ pub async fn fuzz(
             shrink_requests: shrink_requests.load(Ordering::Relaxed),
             misattributed: settings.stats.misattributed.load(Ordering::Relaxed),
             unshrunk: settings.stats.unshrunk.load(Ordering::Relaxed),
+            server_busy: settings.stats.server_busy(),
         },
         interrupted: settings.stats.stop.load(Ordering::Relaxed),
         deadline_reached: false,

@@ -7,6 +7,7 @@
 //! above this module (the client, the engine) sees only lines out, events
 //! in, the server's stderr, and HTTP answers.
 
+pub mod cpu;
 pub mod http;
 pub mod memory;
 pub mod stdio;
@@ -175,6 +176,15 @@ impl LineConn {
                 c.exit_status(wait).await.map(|s| s.0)
             }
             LineConn::Memory(m) => m.close_stdin(),
+        }
+    }
+
+    /// The CPU time the server's process group has used so far: a child
+    /// on Linux only (the in-process server shares mcperr's).
+    pub fn cpu_time(&self) -> Option<Duration> {
+        match self {
+            LineConn::Child(c) => c.cpu_time(),
+            LineConn::Memory(_) => None,
         }
     }
 

@@ -253,6 +253,12 @@ impl StdioConnection {
         self.stdin = None;
     }
 
+    /// The CPU time the server's process group has used so far
+    /// ([`super::cpu::group_cpu_time`]).
+    pub fn cpu_time(&self) -> Option<Duration> {
+        super::cpu::group_cpu_time(self.pgid?)
+    }
+
     /// Closes stdin, gives the server [`CLOSE_GRACE`] to exit, then kills
     /// its process group and reaps it.
     pub async fn close(mut self) {

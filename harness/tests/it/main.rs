@@ -1,6 +1,7 @@
 //! Integration tests of the `mcperr` binary: one test binary, one module per area.
 
 mod auth;
+mod busy;
 mod consent;
 mod docs;
 mod faults;
