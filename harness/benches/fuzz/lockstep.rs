@@ -1,6 +1,7 @@
 //! The minimal clients the figures compare mcperr with: lockstep round
 //! trips through `cat`, with the reference server over stdio and HTTP, and
-//! each peer's own ceiling; and lines through `cat` with a writer and a
+//! each peer's own ceiling (replaying a campaign knowing which requests go
+//! unanswered, and blind to it); and lines through `cat` with a writer and a
 //! reader at once.
 
 use std::io::{BufRead, BufReader, Write};
@@ -243,4 +244,95 @@ pub(crate) fn campaign_id(id: &serde_json::Value) -> bool {
         serde_json::Value::String(s) => s.starts_with("fz-"),
         _ => false,
     }
+}
+
+/// Lockstep round trips of the campaign's own request stream by a client
+/// that knows nothing mcperr does not: it waits for every request's answer,
+/// and gives a request up as dropped after the same kind of bounded wait
+/// mcperr's pipeline uses (eight times the 90th percentile of the answer
+/// times it has seen, at least 100 ms). Requests per second over the
+/// campaign's requests, and how many it drew.
+pub(crate) fn lockstep_blind(server: &[String], lines: &[String], requests: u64) -> (f64, u64) {
+    let mut child = Command::new(&server[0])
+        .args(&server[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    // Answers come through a reader thread, so that a wait can end.
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let reader = std::thread::spawn(move || {
+        for line in stdout.lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut latencies: Vec<Duration> = Vec::new();
+    let mut drawn = 0u64;
+    let mut start: Option<Instant> = None;
+    for line in lines {
+        if drawn == requests {
+            break;
+        }
+        let msg: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
+        let id = msg.get("id");
+        if id.is_some_and(campaign_id) {
+            start.get_or_insert_with(Instant::now);
+            drawn += 1;
+        }
+        stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        // A notification, or a line it cannot parse (a lone surrogate: its
+        // id unknown), expects no answer it could match.
+        if id.is_none() || msg.get("method").is_none() {
+            continue;
+        }
+        let sent = Instant::now();
+        let grace = blind_grace(&mut latencies);
+        loop {
+            let left = grace.saturating_sub(sent.elapsed());
+            match rx.recv_timeout(left) {
+                Ok(answer) => {
+                    // In lockstep one request is out: any response is its
+                    // answer, whatever id it carries (a server that mangles
+                    // ids is answered, not silent). Notifications are not.
+                    let r: serde_json::Value = serde_json::from_str(&answer).unwrap_or_default();
+                    if r.get("method").is_none() && r.get("id").is_some() {
+                        latencies.push(sent.elapsed());
+                        break;
+                    }
+                }
+                Err(_) => break, // given up as dropped
+            }
+        }
+    }
+    let rate = drawn as f64
+        / start
+            .expect("the campaign drew requests")
+            .elapsed()
+            .as_secs_f64();
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = reader.join();
+    (rate, drawn)
+}
+
+/// The blind client's wait for one answer: mcperr's drop grace over the
+/// answer times seen so far (the last 128), 1 s until 16 are seen.
+fn blind_grace(latencies: &mut Vec<Duration>) -> Duration {
+    if latencies.len() < 16 {
+        return Duration::from_secs(1);
+    }
+    if latencies.len() > 128 {
+        latencies.drain(..latencies.len() - 128);
+    }
+    let mut recent = latencies.clone();
+    let at = recent.len() * 9 / 10;
+    let p90 = *recent.select_nth_unstable(at).1;
+    (p90 * 8).max(Duration::from_millis(100))
 }

@@ -9,8 +9,10 @@
 //!    least 100,000 requests/s with one job).
 //! 4. Every SDK Bookshop (the Python SDK, the TypeScript SDK 2.x and 1.x,
 //!    FastMCP, punkpeye's fastmcp, mcp-framework, rmcp): each one's ceiling
-//!    measured by a minimal lockstep client, and `mcperr fuzz` against it
-//!    (target: at least 90 % of the ceiling). Needs the peers installed
+//!    measured by a minimal lockstep client (one that knows which requests
+//!    go unanswered, and a blind one that waits a grace for them as mcperr
+//!    does), and `mcperr fuzz` against it (target: at least 90 % of the
+//!    ceiling), with the server's busy share (target: at least 90 %). Needs the peers installed
 //!    (scripts/test.sh, or each fixture's setup.sh).
 //! 5. What `mcperr proxy` adds per message: lockstep round trips with the
 //!    reference server, direct and through the proxy, over stdio (`proxy`)
