@@ -179,14 +179,7 @@ pub(crate) fn lockstep_ceiling(
     answered: &std::collections::HashSet<String>,
     requests: u64,
 ) -> (f64, u64) {
-    let mut child = Command::new(&server[0])
-        .args(&server[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
+    let (mut child, mut stdin) = start_server(server);
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut buf = String::new();
     let mut drawn = 0u64;
@@ -234,6 +227,19 @@ pub(crate) fn lockstep_ceiling(
     (rate, drawn)
 }
 
+/// Starts a replay's server (its stderr discarded) and takes its stdin.
+fn start_server(server: &[String]) -> (std::process::Child, std::process::ChildStdin) {
+    let mut child = Command::new(&server[0])
+        .args(&server[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    (child, stdin)
+}
+
 /// Whether a request id is one the campaign drew for an input (`1 << 20` on,
 /// in every id style: negative, shifted past 2^31 or 2^53, or a `fz-N…`
 /// string), not the client's own small counter (handshake, discovery, the
@@ -253,14 +259,7 @@ pub(crate) fn campaign_id(id: &serde_json::Value) -> bool {
 /// times it has seen, at least 100 ms). Requests per second over the
 /// campaign's requests, and how many it drew.
 pub(crate) fn lockstep_blind(server: &[String], lines: &[String], requests: u64) -> (f64, u64) {
-    let mut child = Command::new(&server[0])
-        .args(&server[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
+    let (mut child, mut stdin) = start_server(server);
     let stdout = BufReader::new(child.stdout.take().unwrap());
     // Answers come through a reader thread, so that a wait can end.
     let (tx, rx) = std::sync::mpsc::channel::<String>();

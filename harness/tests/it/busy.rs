@@ -27,19 +27,13 @@ fn behind_a_delay(ms: u64, server: &str) -> String {
     format!("{} {} {server}", python(), path.display())
 }
 
-fn fuzz_busy(server: &str, requests: &str) -> (Option<f64>, String) {
-    let json = scratch("busy").join(format!("{}.json", requests));
-    let out = mcperr(&[
-        "fuzz",
-        "--stdio",
-        server,
-        "--requests",
-        requests,
-        "--seed",
-        "3",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
+/// `mcperr fuzz ARGS` with a JSON report: the busy share it states, and
+/// its summary.
+fn fuzz_busy(args: &[&str]) -> (Option<f64>, String) {
+    let json = scratch("busy").join("r.json");
+    let mut all = vec!["fuzz", "--seed", "3", "--json", json.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = mcperr(&all);
     assert!(out.code.is_some_and(|c| c < 2), "{}", out.stderr);
     let r: Value = report(&json);
     (r["stats"]["server_busy"].as_f64(), out.stdout)
@@ -50,7 +44,7 @@ fn the_busy_share_tells_a_server_kept_busy_from_one_left_waiting() {
     // The Python SDK Bookshop is the slower side of a campaign: mcperr keeps
     // it busy most of the time (0.83 of its wall on an idle machine).
     let sdk = format!("{} {ROOT}/fixtures/servers/python/bookshop.py", python());
-    let (busy, out) = fuzz_busy(&sdk, "1500");
+    let (busy, out) = fuzz_busy(&["--stdio", &sdk, "--requests", "1500"]);
     let busy = busy.expect("a stdio server's busy share");
     assert!(busy > 0.3, "{busy}: {out}");
     assert!(
@@ -61,24 +55,10 @@ fn the_busy_share_tells_a_server_kept_busy_from_one_left_waiting() {
     // sits idle: its share is small. A share read from the wrong process,
     // or from mcperr's own CPU, could not tell the two apart.
     let waiting = behind_a_delay(5, &format!("{MCPERR} reference"));
-    let (busy, out) = fuzz_busy(&waiting, "300");
+    let (busy, out) = fuzz_busy(&["--stdio", &waiting, "--requests", "300"]);
     let busy = busy.expect("a stdio server's busy share");
     assert!(busy < 0.3, "{busy}: {out}");
     // In process there is no server process to read: no share, no claim.
-    let (none, out) = fuzz_busy_in_process();
+    let (none, out) = fuzz_busy(&["--requests", "500"]);
     assert_eq!(none, None, "{out}");
-}
-
-fn fuzz_busy_in_process() -> (Option<f64>, String) {
-    let json = scratch("busy-in-process").join("r.json");
-    let out = mcperr(&[
-        "fuzz",
-        "--requests",
-        "500",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    assert!(out.code.is_some_and(|c| c < 2), "{}", out.stderr);
-    let r: Value = report(&json);
-    (r["stats"]["server_busy"].as_f64(), out.stdout)
 }
