@@ -217,14 +217,24 @@ pub(crate) fn lockstep_ceiling(
             }
         }
     }
-    let rate = drawn as f64
+    let rate = rate_since(start, drawn);
+    stop_server(child);
+    (rate, drawn)
+}
+
+/// Requests per second of `drawn` requests since the first was drawn.
+fn rate_since(start: Option<Instant>, drawn: u64) -> f64 {
+    drawn as f64
         / start
             .expect("the campaign drew requests")
             .elapsed()
-            .as_secs_f64();
+            .as_secs_f64()
+}
+
+/// Kills a replay's server and reaps it.
+fn stop_server(mut child: std::process::Child) {
     let _ = child.kill();
     let _ = child.wait();
-    (rate, drawn)
 }
 
 /// Starts a replay's server (its stderr discarded) and takes its stdin.
@@ -310,13 +320,8 @@ pub(crate) fn lockstep_blind(server: &[String], lines: &[String], requests: u64)
             }
         }
     }
-    let rate = drawn as f64
-        / start
-            .expect("the campaign drew requests")
-            .elapsed()
-            .as_secs_f64();
-    let _ = child.kill();
-    let _ = child.wait();
+    let rate = rate_since(start, drawn);
+    stop_server(child);
     let _ = reader.join();
     (rate, drawn)
 }

@@ -354,7 +354,14 @@ pub async fn fuzz(
             Err(EngineError::Setup(e)) if choice == EraChoice::Auto && !e.spawn => {
                 not_fuzzed.push(format!("{era}: {e}"));
             }
-            Err(e) => return Err(e),
+            Err(e) => {
+                // The earlier eras' servers are reaped, not left to the
+                // runtime's end.
+                for close in closing {
+                    let _ = close.await;
+                }
+                return Err(e);
+            }
         }
     }
     // An era left unfuzzed (Ctrl-C, --deadline) still has its server.
