@@ -31,17 +31,11 @@ fi
 node22="$PWD/$dir/node_modules/.bin/node"
 conformance="$PWD/$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 
-cargo build --release --locked -p mcperr >&2
+cargo build --release --locked -p mcperr -p mcperr-peers >&2
 mcperr="$PWD/target/release/mcperr"
-py="$(fixtures/servers/python/setup.sh | tail -n 1)"
-fm="$(fixtures/servers/fastmcp/setup.sh | tail -n 1)"
-for f in typescript typescript-v1 fastmcp-ts mcp-framework; do
-    "fixtures/servers/$f/setup.sh" >/dev/null
-done
-rmcp="$(fixtures/servers/rust/setup.sh | tail -n 1)"
+. scripts/lib/peers.sh
+setup_peers
 
-# With MCPERR_KEEP_RESULTS=DIR, the raw results (the suite's checks.json and
-# mcperr's report per server) are copied there before the scratch directory goes.
 on_exit() {
     if [ -n "${MCPERR_KEEP_RESULTS:-}" ] && [ -d "$tmp/results" ]; then
         cp -r "$tmp/results" "$MCPERR_KEEP_RESULTS"
@@ -68,13 +62,13 @@ judge() {
 }
 
 judge reference "$mcperr" reference
-judge python-sdk "$py" fixtures/servers/python/bookshop.py
-judge fastmcp "$fm" fixtures/servers/fastmcp/bookshop.py
-judge typescript-sdk node fixtures/servers/typescript/bookshop.mjs
-judge typescript-sdk-v1 node fixtures/servers/typescript-v1/bookshop.mjs
-judge fastmcp-ts node fixtures/servers/fastmcp-ts/bookshop.mjs
-judge mcp-framework node fixtures/servers/mcp-framework/bookshop.mjs
-judge rmcp "$rmcp"
+# Every peer column that serves Streamable HTTP in 2025-11-25.
+while IFS=$'\t' read -r name _title eras transports cmd; do
+    if [[ ",$transports," == *,http,* && ",$eras," == *,2025-11-25,* ]]; then
+        eval "argv=($cmd)"
+        judge "$name" "${argv[@]}"
+    fi
+done < <(peer_columns)
 
 mkdir -p "$(dirname "$out")"
 {

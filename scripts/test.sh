@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of the project: the README's test command, and what CI runs.
-# Installs what the tests need that the machine lacks (the MCP Python SDK and
-# FastMCP in venvs under target/, the TypeScript SDK (2.x, and 1.x), punkpeye's
-# fastmcp and mcp-framework with npm ci under fixtures/servers/*/node_modules, the rmcp
-# Bookshop built under target/rmcp-fixture, the SARIF schema under fixtures/tools, cargo-insta and cargo-fuzz under
+# Installs what the tests need that the machine lacks (each SDK peer of
+# fixtures/servers/*/peer.toml by its setup.sh: venvs under target/, npm ci
+# under fixtures/servers/*/node_modules, the rmcp Bookshop built under
+# target/rmcp-fixture; the SARIF schema under fixtures/tools, cargo-insta and cargo-fuzz under
 # target/tools, Debian's chromium for the matrix page's browser test), then
 # runs the workspace's tests, the snapshot suite through `cargo insta test
 # --check` (a changed, missing or unreferenced snapshot fails it), and the
@@ -21,25 +21,37 @@ fi
 # builds and installs below) and reaps them.
 trap 'kill $(jobs -p) 2>/dev/null || true; wait' EXIT
 
-# rmcp, the official Rust SDK, from crates.io: its own crate and lock file,
-# built once into target/rmcp-fixture (about 1 min 40 s on 2 cores from
-# cold). It builds in the background while the Python and npm peers install
-# (mostly waiting on the registries), into its own target folder; the
-# result is read after them.
-if [ -x fixtures/servers/rust/setup.sh ]; then
-    echo "== [${SECONDS}s] rmcp (crates.io) peer: cargo build --release in fixtures/servers/rust (in the background)"
-    mkdir -p target
-    # Under CI at opt-level 0: the tests need a working rmcp server, not its
-    # top speed, and setup is CPU-bound on this build and the tools' (109 s
-    # at opt-level 3 alone on 2 cores, 79 s at 1, less at 0). Benchmarks
-    # build it as a user does.
-    if [ -n "${CI:-}" ]; then
-        CARGO_PROFILE_RELEASE_OPT_LEVEL=0 fixtures/servers/rust/setup.sh >target/rmcp-setup.log 2>&1 &
-    else
-        fixtures/servers/rust/setup.sh >target/rmcp-setup.log 2>&1 &
+# The SDK peers: every fixtures/servers/<folder> with a peer.toml (its
+# manifest, read by the mcperr-peers crate) installs with its setup.sh,
+# whose last stdout line the tests read from target/peers/<folder>.setup.
+# Each writes its stdout and its log to target/peer-<folder>.{out,log}.
+peer_names=()
+peer_pids=()
+peer() {
+    local name="$1" script="$2"
+    [ -x "$script" ] || return 0
+    echo "== [${SECONDS}s] $name peer: $script (in the background)"
+    "$script" >"target/peer-$name.out" 2>"target/peer-$name.log" &
+    peer_pids+=("$!")
+    peer_names+=("$name")
+}
+mkdir -p target/peers
+# A crates.io peer builds first, into its own target folder (rmcp: about
+# 1 min 40 s on 2 cores from cold), while the others install (mostly
+# waiting on the registries). Under CI at opt-level 0: the tests need a
+# working server, not its top speed, and setup is CPU-bound on this build
+# and the tools' (109 s at opt-level 3 alone on 2 cores, 79 s at 1, less at
+# 0). Benchmarks build it as a user does.
+for manifest in fixtures/servers/*/peer.toml; do
+    folder="$(basename "$(dirname "$manifest")")"
+    if grep -q '^registry = "crates.io"' "$manifest"; then
+        if [ -n "${CI:-}" ]; then
+            CARGO_PROFILE_RELEASE_OPT_LEVEL=0 peer "$folder" "fixtures/servers/$folder/setup.sh"
+        else
+            peer "$folder" "fixtures/servers/$folder/setup.sh"
+        fi
     fi
-    rmcp_pid=$!
-fi
+done
 
 # cargo-insta and cargo-fuzz (pinned, debug builds: they only drive cargo)
 # build in the background too, beside rmcp, while the peers' installs wait
@@ -58,28 +70,12 @@ mkdir -p target
 install_tools >target/tools-setup.log 2>&1 &
 tools_pid=$!
 
-# The peers install side by side: each mostly waits on its registry (PyPI
-# or npm), one after the other they took 160 s. Each writes its stdout (the
-# last line: what the tests need) and its log to target/peer-NAME.*.
-peer_names=()
-peer_pids=()
-peer() {
-    local name="$1" script="$2"
-    [ -x "$script" ] || return 0
-    echo "== [${SECONDS}s] $name peer: $script (in the background)"
-    "$script" >"target/peer-$name.out" 2>"target/peer-$name.log" &
-    peer_pids+=("$!")
-    peer_names+=("$name")
-}
-peer python fixtures/servers/python/setup.sh            # the MCP Python SDK into target/py-venv
-peer fastmcp fixtures/servers/fastmcp/setup.sh          # FastMCP (PyPI) into target/fastmcp-venv
-peer typescript fixtures/servers/typescript/setup.sh    # the TypeScript SDK 2.x (npm ci)
-peer typescript-v1 fixtures/servers/typescript-v1/setup.sh   # @modelcontextprotocol/sdk 1.x
-# The Bookshop on the frameworks users build with (issue: every SDK a user
-# can install): punkpeye's fastmcp and mcp-framework from npm, each from
-# its committed pins.
-peer fastmcp-ts fixtures/servers/fastmcp-ts/setup.sh
-peer mcp-framework fixtures/servers/mcp-framework/setup.sh
+# The other peers install side by side: each mostly waits on its registry
+# (PyPI or npm); one after the other they took 160 s.
+for manifest in fixtures/servers/*/peer.toml; do
+    folder="$(basename "$(dirname "$manifest")")"
+    grep -q '^registry = "crates.io"' "$manifest" || peer "$folder" "fixtures/servers/$folder/setup.sh"
+done
 peer sarif-schema fixtures/tools/sarif-schema/setup.sh  # the SARIF 2.1.0 schema --sarif is validated against
 echo "== [${SECONDS}s] peers: waiting for their installs"
 for i in "${!peer_pids[@]}"; do
@@ -91,22 +87,21 @@ for i in "${!peer_pids[@]}"; do
 done
 echo "== [${SECONDS}s] peers installed"
 peer_out() { [ -s "target/peer-$1.out" ] && tail -n 1 "target/peer-$1.out"; }
-if MCPERR_PYTHON="$(peer_out python)"; then export MCPERR_PYTHON; fi
-if MCPERR_FASTMCP_PYTHON="$(peer_out fastmcp)"; then export MCPERR_FASTMCP_PYTHON; fi
+# What each peer's setup printed last, where the tests look for it; and
+# the variable its manifest names for it (`setup_env`), for the tests that
+# start a peer's interpreter themselves (the Recipes servers run on the
+# Python SDK's venv).
+for manifest in fixtures/servers/*/peer.toml; do
+    folder="$(basename "$(dirname "$manifest")")"
+    peer_out "$folder" >"target/peers/$folder.setup"
+    var="$(sed -n 's/^setup_env = "\([A-Z_]*\)"$/\1/p' "$manifest")"
+    if [ -n "$var" ]; then
+        export "$var=$(cat "target/peers/$folder.setup")"
+    fi
+done
+# The TypeScript SDK's setup.sh prints the Recipes server by default.
 if MCPERR_TS_SERVER="$(peer_out typescript)"; then export MCPERR_TS_SERVER; fi
 if MCPERR_SARIF_SCHEMA="$(peer_out sarif-schema)"; then export MCPERR_SARIF_SCHEMA; fi
-
-# rmcp: its build started first (above) and ran beside the installs; wait for it.
-if [ -n "${rmcp_pid:-}" ]; then
-    echo "== [${SECONDS}s] rmcp (crates.io) peer: waiting for its build"
-    if ! wait "$rmcp_pid"; then
-        cat target/rmcp-setup.log >&2
-        echo "test.sh: the rmcp Bookshop did not build (target/rmcp-setup.log)" >&2
-        exit 1
-    fi
-    MCPERR_RMCP_BOOKSHOP="$(tail -n 1 target/rmcp-setup.log)"
-    export MCPERR_RMCP_BOOKSHOP
-fi
 
 echo "== [${SECONDS}s] cargo-insta and cargo-fuzz: waiting for their builds"
 if ! wait "$tools_pid"; then

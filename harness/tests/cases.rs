@@ -6,6 +6,10 @@
 //! the spec at times only suggests, e.g. -32602 where 2025-11-25 says SHOULD
 //! -32002). Then some fault of the reference server must make it fail under
 //! `model`, so that no case file can pass vacuously.
+//!
+//! The SDK peers are data files too, tested the same way (`peers.rs`): one
+//! test per peer manifest (its baselines are all there) and one per
+//! baseline (one run of that column's Bookshop).
 
 use std::path::Path;
 use std::time::Duration;
@@ -152,6 +156,15 @@ fn case_file(path: &Path, text: String) -> datatest_stable::Result<()> {
     Err(format!("no fault of the reference server makes {} fail", case.id).into())
 }
 
+#[path = "cases/peers.rs"]
+mod peers;
+
 datatest_stable::harness! {
     { test = case_file, root = "../fixtures/cases", pattern = r"\.toml$" },
+    { test = peers::peer_manifest, root = "../fixtures/servers", pattern = r"^[^/]+/peer\.toml$" },
+    {
+        test = peers::peer_baseline,
+        root = "../fixtures/baselines",
+        pattern = r"\.(stdio|http)\.[0-9]{4}-[0-9]{2}-[0-9]{2}\.[a-z-]+\.toml$",
+    },
 }

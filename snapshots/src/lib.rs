@@ -1,10 +1,8 @@
 //! Test-only package: the servers under test as transcripts. Its one test
 //! binary (`tests/transcripts.rs`) judges every case against each server
-//! (the reference server in process, the Bookshop on the MCP Python SDK, on
-//! the TypeScript SDK 2.x and 1.x, on FastMCP (as shipped and with
-//! `mask_error_details`), punkpeye's fastmcp,
-//! mcp-framework and rmcp, each over stdio and Streamable HTTP,
-//! every era each speaks),
+//! (the reference server in process, and the Bookshop of every peer column
+//! of fixtures/servers/*/peer.toml over each transport it serves, in both
+//! eras: an era it does not speak is noted, not judged),
 //! keeps one insta snapshot per case per column in
 //! `snapshots/<server>/<transport>-<era>/<case>.snap`, and renders the same
 //! run as the matrix page, checked in headless Chromium.
@@ -88,79 +86,26 @@ impl Drop for HttpChild {
     }
 }
 
-/// The Python interpreter of the MCP Python SDK's venv (`MCPERR_PYTHON`, or
-/// the one `fixtures/servers/python/setup.sh` makes under target/).
-pub fn python() -> Result<String, String> {
-    if let Ok(p) = std::env::var("MCPERR_PYTHON") {
-        return Ok(p);
-    }
-    let venv = format!("{ROOT}/target/py-venv/bin/python");
-    if Path::new(&venv).exists() {
-        Ok(venv)
-    } else {
-        Err("the Python SDK peer is not installed: run scripts/test.sh, or fixtures/servers/python/setup.sh and set MCPERR_PYTHON".into())
-    }
+/// The eras a peer column does not speak (its manifest's `eras` says which
+/// it does): the matrix asks it anyway, and each such target gets a note.
+pub fn eras_not_spoken(name: &str) -> Vec<String> {
+    let spoken = mcperr_peers::column(Path::new(ROOT), name)
+        .map(|c| c.eras().to_vec())
+        .unwrap_or_else(|_| ERAS.iter().map(|e| e.to_string()).collect());
+    ERAS.iter()
+        .map(|e| e.to_string())
+        .filter(|e| !spoken.contains(e))
+        .collect()
 }
 
-/// A TypeScript SDK Bookshop's entry in `fixtures/servers/<folder>`, once
-/// `npm ci` has installed `package` there.
-pub fn typescript_bookshop(folder: &str, package: &str) -> Result<String, String> {
-    let dir = format!("{ROOT}/fixtures/servers/{folder}");
-    if Path::new(&format!("{dir}/node_modules/{package}")).exists() {
-        Ok(format!("{dir}/bookshop.mjs"))
-    } else {
-        Err(format!("{package} is not installed: run scripts/test.sh, or fixtures/servers/{folder}/setup.sh"))
-    }
+/// Every server's name, in column order: the reference, then each peer
+/// column of fixtures/servers/*/peer.toml.
+pub fn server_names() -> Result<Vec<String>, String> {
+    let columns = mcperr_peers::columns(Path::new(ROOT)).map_err(|e| e.to_string())?;
+    let mut names = vec!["reference".to_string()];
+    names.extend(columns.into_iter().map(|c| c.name));
+    Ok(names)
 }
-
-/// The Python interpreter of FastMCP's venv (`MCPERR_FASTMCP_PYTHON`, or the
-/// one `fixtures/servers/fastmcp/setup.sh` makes under target/).
-pub fn fastmcp_python() -> Result<String, String> {
-    if let Ok(p) = std::env::var("MCPERR_FASTMCP_PYTHON") {
-        return Ok(p);
-    }
-    let venv = format!("{ROOT}/target/fastmcp-venv/bin/python");
-    if Path::new(&venv).exists() {
-        Ok(venv)
-    } else {
-        Err("the FastMCP peer is not installed: run scripts/test.sh, or fixtures/servers/fastmcp/setup.sh and set MCPERR_FASTMCP_PYTHON".into())
-    }
-}
-
-/// The rmcp Bookshop's binary (`MCPERR_RMCP_BOOKSHOP`, or the one
-/// `fixtures/servers/rust/setup.sh` builds under target/).
-pub fn rmcp_bookshop() -> Result<String, String> {
-    if let Ok(p) = std::env::var("MCPERR_RMCP_BOOKSHOP") {
-        return Ok(p);
-    }
-    let binary = format!("{ROOT}/target/rmcp-fixture/release/bookshop-rmcp");
-    if Path::new(&binary).exists() {
-        Ok(binary)
-    } else {
-        Err("the rmcp peer is not built: run scripts/test.sh, or fixtures/servers/rust/setup.sh and set MCPERR_RMCP_BOOKSHOP".into())
-    }
-}
-
-/// Servers that do not speak every era, and the era they lack: the 1.x
-/// TypeScript SDK predates 2026-07-28, and so do the two frameworks on it.
-pub const ERA_NOT_SPOKEN: &[(&str, &str)] = &[
-    ("typescript-sdk-v1", "2026-07-28"),
-    ("fastmcp-ts", "2026-07-28"),
-    ("mcp-framework", "2026-07-28"),
-];
-
-/// Every server's name, in column order.
-pub const SERVER_NAMES: [&str; 9] = [
-    "reference",
-    "python-sdk",
-    "typescript-sdk",
-    "typescript-sdk-v1",
-    "fastmcp",
-    "fastmcp-masked",
-    "fastmcp-ts",
-    "mcp-framework",
-    "rmcp",
-];
 
 fn settings(target: Target) -> RunSettings {
     RunSettings::new(target, TIMEOUT, STARTUP, 1, CANARY.to_string())
@@ -215,75 +160,35 @@ fn http_per_era(
 pub const ERAS: [Era; 2] = [Era::Modern, Era::Legacy];
 
 /// The servers under test, and the HTTP children to keep alive while they
-/// are judged: the reference server (in process, stdio and HTTP), the
-/// Bookshop on the Python SDK, on the TypeScript SDK 2.x and the 1.x line,
-/// on FastMCP, punkpeye's fastmcp, mcp-framework and rmcp (each a child over stdio
-/// per era, and one serving HTTP per era).
+/// are judged: the reference server (in process, stdio and HTTP), then each
+/// peer column of fixtures/servers/*/peer.toml (a child over stdio, where it
+/// serves stdio, and one serving HTTP per era, where it serves HTTP).
 pub fn servers() -> Result<(Vec<Server>, Vec<HttpChild>), String> {
-    let python = python()?;
-    let ts = typescript_bookshop("typescript", "@modelcontextprotocol/server")?;
-    let ts1 = typescript_bookshop("typescript-v1", "@modelcontextprotocol/sdk")?;
-    let fastmcp = fastmcp_python()?;
-    let fastmcp_ts = typescript_bookshop("fastmcp-ts", "fastmcp")?;
-    let framework = typescript_bookshop("mcp-framework", "mcp-framework")?;
-    let rmcp = rmcp_bookshop()?;
-    let bookshop_py = format!("{ROOT}/fixtures/servers/python/bookshop.py");
-    let bookshop_fastmcp = format!("{ROOT}/fixtures/servers/fastmcp/bookshop.py");
+    let columns = mcperr_peers::columns(Path::new(ROOT)).map_err(|e| e.to_string())?;
     let mut children = Vec::new();
-    let mut with_http = |name: &str, stdio_cmd: String, program: &str, args: &[&str]| {
-        let mut targets = vec![stdio(&stdio_cmd)?];
-        targets.extend(http_per_era(program, args, &mut children)?);
-        Ok::<_, String>(Server {
-            name: name.into(),
+    let mut servers = vec![Server {
+        name: "reference".into(),
+        targets: vec![in_process(false), in_process(true)],
+        baseline: None,
+        // One run at a time, as before: the transcripts are the record.
+        independent: false,
+    }];
+    for column in columns {
+        let mut targets = Vec::new();
+        if column.serves(mcperr_peers::Transport::Stdio) {
+            targets.push(stdio(&column.command_line())?);
+        }
+        if column.serves(mcperr_peers::Transport::Http) {
+            let args: Vec<&str> = column.argv[1..].iter().map(String::as_str).collect();
+            targets.extend(http_per_era(&column.argv[0], &args, &mut children)?);
+        }
+        servers.push(Server {
+            name: column.name,
             targets,
             baseline: None,
             independent: false,
-        })
-    };
-    let servers = vec![
-        Server {
-            name: "reference".into(),
-            targets: vec![in_process(false), in_process(true)],
-            baseline: None,
-            // One run at a time, as before: the transcripts are the record.
-            independent: false,
-        },
-        with_http(
-            "python-sdk",
-            format!("{python} {bookshop_py}"),
-            &python,
-            &[&bookshop_py],
-        )?,
-        with_http("typescript-sdk", format!("node {ts}"), "node", &[&ts])?,
-        with_http("typescript-sdk-v1", format!("node {ts1}"), "node", &[&ts1])?,
-        with_http(
-            "fastmcp",
-            format!("{fastmcp} {bookshop_fastmcp}"),
-            &fastmcp,
-            &[&bookshop_fastmcp],
-        )?,
-        // FastMCP(mask_error_details=True): its second column, since masking
-        // changes what a crash shows (T3, J7, P3 pass; R4 still fails).
-        with_http(
-            "fastmcp-masked",
-            format!("{fastmcp} {bookshop_fastmcp} --mask-errors"),
-            &fastmcp,
-            &[&bookshop_fastmcp, "--mask-errors"],
-        )?,
-        with_http(
-            "fastmcp-ts",
-            format!("node {fastmcp_ts}"),
-            "node",
-            &[&fastmcp_ts],
-        )?,
-        with_http(
-            "mcp-framework",
-            format!("node {framework}"),
-            "node",
-            &[&framework],
-        )?,
-        with_http("rmcp", rmcp.clone(), &rmcp, &[])?,
-    ];
+        });
+    }
     Ok((servers, children))
 }
 

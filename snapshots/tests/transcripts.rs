@@ -20,7 +20,7 @@ use mcperr_model::verdict::Verdict;
 use mcperr_render::html::render_matrix;
 use mcperr_render::matrix::Matrix;
 use mcperr_render::snapshot::{Redactions, SnapFile};
-use mcperr_snapshots::{servers, snapshot, CANARY, ERAS, ERA_NOT_SPOKEN, SERVER_NAMES};
+use mcperr_snapshots::{eras_not_spoken, server_names, servers, snapshot, CANARY, ERAS};
 use regex::Regex;
 
 const PACKAGE: &str = env!("CARGO_MANIFEST_DIR");
@@ -42,18 +42,15 @@ fn matrix() -> &'static Matrix {
             .block_on(run_matrix(&servers, &ERAS, &Selection::default(), &profile))
             .unwrap();
         for (s, j) in servers.iter().zip(&judged) {
-            let lacking = ERA_NOT_SPOKEN
-                .iter()
-                .find(|(name, _)| *name == s.name)
-                .map(|(_, era)| *era);
-            match lacking {
+            let lacking = eras_not_spoken(&s.name);
+            match lacking.first() {
                 None => assert!(j.notes.is_empty(), "{}: {:?}", s.name, j.notes),
                 // One note per target that was asked for the era it lacks.
                 Some(era) => {
                     let asked = s
                         .targets
                         .iter()
-                        .filter(|t| t.era.is_none_or(|e| e.to_string() == era))
+                        .filter(|t| t.era.is_none_or(|e| e.to_string() == *era))
                         .count();
                     assert!(
                         j.notes.len() == asked && j.notes.iter().all(|n| n.starts_with(era)),
@@ -157,8 +154,8 @@ fn every_case_against_every_server_matches_its_transcript() {
     // A snapshot nothing produces any more is a case or a server that went
     // away: it must be deleted, not left to rot.
     let mut orphans = Vec::new();
-    for server in SERVER_NAMES {
-        for file in mcperr::snapshots::files(&Path::new(PACKAGE).join(server), ".snap") {
+    for server in server_names().unwrap_or_else(|e| panic!("{e}")) {
+        for file in mcperr::snapshots::files(&Path::new(PACKAGE).join(&server), ".snap") {
             let rel = file.strip_prefix(PACKAGE).unwrap().to_path_buf();
             if !expected.contains(&rel) {
                 orphans.push(rel.display().to_string());

@@ -7,8 +7,8 @@
 //!    (target: at least 20,000 requests/s), in each era.
 //! 3. `mcperr fuzz` against the reference server in process (target: at
 //!    least 100,000 requests/s with one job).
-//! 4. Every SDK Bookshop (the Python SDK, the TypeScript SDK 2.x and 1.x,
-//!    FastMCP, punkpeye's fastmcp, mcp-framework, rmcp): each one's ceiling
+//! 4. Every SDK Bookshop (each column of fixtures/servers/*/peer.toml that
+//!    serves stdio): each one's ceiling
 //!    measured by a minimal lockstep client (one that knows which requests
 //!    go unanswered, and a blind one that waits a grace for them as mcperr
 //!    does), and `mcperr fuzz` against it (target: at least 90 % of the
@@ -21,8 +21,9 @@
 //!    flat, under 100 MB), with `/usr/bin/time -v` when it is there.
 //!
 //! `BENCH_QUICK=1` shortens every run (a smoke test of the benchmark itself).
-//! Names after `--` pick figures: `pipe`, `stdio`, `in-process`, `python`,
-//! `typescript`, `typescript-v1`, `fastmcp`, `fastmcp-ts`, `mcp-framework`, `rmcp`,
+//! Names after `--` pick figures: `pipe`, `stdio`, `in-process`, a peer's
+//! column or folder name (`python`, `typescript`, `typescript-v1`, `fastmcp`,
+//! `fastmcp-masked`, `fastmcp-ts`, `mcp-framework`, `rmcp`, …),
 //! `proxy`, `proxy-http`, `memory` (`cargo bench -p mcperr --bench fuzz -- in-process`); none runs all.
 
 use std::process::{Command, Stdio};
@@ -185,91 +186,31 @@ fn main() {
         );
     }
 
-    let python = std::env::var("MCPERR_PYTHON")
-        .unwrap_or_else(|_| format!("{ROOT}/target/py-venv/bin/python"));
-    let fastmcp = std::env::var("MCPERR_FASTMCP_PYTHON")
-        .unwrap_or_else(|_| format!("{ROOT}/target/fastmcp-venv/bin/python"));
-    const BOTH: &[&str] = &["2025-11-25", "2026-07-28"];
-    const LEGACY: &[&str] = &["2025-11-25"];
-    let rmcp = std::env::var("MCPERR_RMCP_BOOKSHOP")
-        .unwrap_or_else(|_| format!("{ROOT}/target/rmcp-fixture/release/bookshop-rmcp"));
-    // (figure name, label, program, script, what shows it is installed, eras,
-    // fuzz requests per run)
-    let npm =
-        |dir: &str, package: &str| format!("{ROOT}/fixtures/servers/{dir}/node_modules/{package}");
-    let peers = [
-        (
-            "python",
-            "python SDK bookshop",
-            python.clone(),
-            format!("{ROOT}/fixtures/servers/python/bookshop.py"),
-            python.clone(),
-            BOTH,
-            5_000,
-        ),
-        (
-            "typescript",
-            "TypeScript SDK bookshop",
-            "node".to_string(),
-            format!("{ROOT}/fixtures/servers/typescript/bookshop.mjs"),
-            npm("typescript", "@modelcontextprotocol/server"),
-            BOTH,
-            5_000,
-        ),
-        (
-            "typescript-v1",
-            "TypeScript SDK 1.x bookshop",
-            "node".to_string(),
-            format!("{ROOT}/fixtures/servers/typescript-v1/bookshop.mjs"),
-            npm("typescript-v1", "@modelcontextprotocol/sdk"),
-            LEGACY,
-            5_000,
-        ),
-        (
-            "fastmcp",
-            "FastMCP (PyPI) bookshop",
-            fastmcp.clone(),
-            format!("{ROOT}/fixtures/servers/fastmcp/bookshop.py"),
-            fastmcp.clone(),
-            BOTH,
-            5_000,
-        ),
-        (
-            "fastmcp-ts",
-            "fastmcp (npm) bookshop",
-            "node".to_string(),
-            format!("{ROOT}/fixtures/servers/fastmcp-ts/bookshop.mjs"),
-            npm("fastmcp-ts", "fastmcp"),
-            LEGACY,
-            5_000,
-        ),
-        (
-            "mcp-framework",
-            "mcp-framework bookshop",
-            "node".to_string(),
-            format!("{ROOT}/fixtures/servers/mcp-framework/bookshop.mjs"),
-            npm("mcp-framework", "mcp-framework"),
-            LEGACY,
-            5_000,
-        ),
-        (
-            "rmcp",
-            "rmcp (Rust SDK) bookshop",
-            rmcp.clone(),
-            String::new(),
-            rmcp.clone(),
-            BOTH,
-            100_000,
-        ),
-    ];
-    for (name, label, program, script, installed, eras, requests) in peers {
-        if !wanted(name) {
-            continue;
-        }
-        if std::path::Path::new(&installed).exists() {
-            peer_ratio(label, &program, &script, eras, requests);
-        } else {
-            println!("{label}: skipped (run scripts/test.sh, or the fixture's setup.sh, first)");
+    // Every peer column that serves stdio (fixtures/servers/*/peer.toml),
+    // picked by its column's name or its folder's (`python`, `rust`). A
+    // compiled server answers far faster: its run is sized up to last
+    // about a second too.
+    let peers = mcperr_peers::all(std::path::Path::new(ROOT)).unwrap_or_else(|e| panic!("{e}"));
+    for peer in peers {
+        let compiled = peer.manifest.registry == "crates.io";
+        let requests = if compiled { 100_000 } else { 5_000 };
+        for spec in &peer.manifest.column {
+            if !(wanted(&spec.name) || wanted(&peer.folder))
+                || !peer
+                    .manifest
+                    .transports
+                    .contains(&mcperr_peers::Transport::Stdio)
+            {
+                continue;
+            }
+            let label = format!("{} bookshop", spec.title);
+            match peer.columns(std::path::Path::new(ROOT)) {
+                Ok(columns) => {
+                    let column = columns.iter().find(|c| c.name == spec.name).unwrap();
+                    peer_ratio(&label, &column.argv, column.eras(), requests);
+                }
+                Err(e) => println!("{label}: skipped ({e})"),
+            }
         }
     }
 

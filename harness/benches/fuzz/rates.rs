@@ -94,15 +94,14 @@ pub(crate) fn in_process(requests: u64, jobs: usize) -> f64 {
 /// file let a later, short start overwrite the campaign's stream, and the
 /// replay then measured a handful of requests.)
 pub(crate) fn record(
-    program: &str,
-    script: &str,
+    command: &str,
     args: &[&str],
 ) -> (Vec<String>, std::collections::HashSet<String>, usize) {
     let dir = std::env::temp_dir().join(format!("mcperr-bench-rec-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let cmd = format!(
-        "sh -c 'tee {dir}/req.$$ | {program} {script} | tee {dir}/resp.$$'",
+        "sh -c 'tee {dir}/req.$$ | {command} | tee {dir}/resp.$$'",
         dir = dir.display()
     );
     let mut all = vec!["--stdio", cmd.as_str()];
@@ -138,16 +137,13 @@ pub(crate) fn record(
 /// `mcperr fuzz` over stdio against an SDK's Bookshop, next to a minimal
 /// lockstep client replaying the same stream in the same run: the ratio of
 /// the two rates, per era (the server's own ceiling is the yardstick).
-/// `script` may be empty (a compiled server is its own program); `requests`
-/// is sized so that each run lasts about a second at the peer's pace.
-pub(crate) fn peer_ratio(label: &str, program: &str, script: &str, eras: &[&str], requests: u64) {
+/// `server` is the peer's command, word by word; `requests` is sized so
+/// that each run lasts about a second at the peer's pace.
+pub(crate) fn peer_ratio(label: &str, server: &[String], eras: &[String], requests: u64) {
     let requests_per_era = scale(requests);
     let n = requests_per_era.to_string();
-    let server: Vec<String> = std::iter::once(program)
-        .chain((!script.is_empty()).then_some(script))
-        .map(String::from)
-        .collect();
-    for &era in eras {
+    for era in eras {
+        let era = era.as_str();
         // The same seed and request count give the same request stream.
         let args = [
             "--era",
@@ -159,7 +155,7 @@ pub(crate) fn peer_ratio(label: &str, program: &str, script: &str, eras: &[&str]
             "--timeout-ms",
             "1000",
         ];
-        let (lines, answered, starts) = record(program, script, &args);
+        let (lines, answered, starts) = record(&server.join(" "), &args);
         let cmd = server.join(" ");
         let mut all = vec!["--stdio", cmd.as_str()];
         all.extend_from_slice(&args);
@@ -171,8 +167,8 @@ pub(crate) fn peer_ratio(label: &str, program: &str, script: &str, eras: &[&str]
         let mut blind_ratios = Vec::new();
         let mut unanswered = 0;
         for _ in 0..if quick() { 1 } else { 3 } {
-            let (ceiling, timed) = lockstep_ceiling(&server, &lines, &answered, requests_per_era);
-            let (blind, _) = lockstep_blind(&server, &lines, requests_per_era);
+            let (ceiling, timed) = lockstep_ceiling(server, &lines, &answered, requests_per_era);
+            let (blind, _) = lockstep_blind(server, &lines, requests_per_era);
             let (rate, report) = fuzz_rate(&all);
             unanswered = report["findings"].as_array().map_or(0, |f| {
                 f.iter()

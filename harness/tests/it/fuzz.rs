@@ -792,7 +792,7 @@ fn tool_bodies_get_valid_calls_only_by_consent_and_the_report_says_which() {
 fn the_budget_goes_to_the_eras_the_server_speaks() {
     // The TypeScript SDK 1.x speaks 2025-11-25 only: --era auto finds that
     // first and gives it the whole budget, saying the other era was not fuzzed.
-    let server = format!("node {}", crate::sdk_peers::typescript_v1_bookshop());
+    let server = crate::sdk_peers::typescript_v1_bookshop();
     let dir = scratch("fuzz-budget");
     let (_, r, out) = fuzz(
         &["--stdio", &server, "--requests", "600", "--seed", "2"],

@@ -1,7 +1,7 @@
 //! Streamable HTTP on both sides: the reference server's HTTP edge judged by
 //! `mcperr run --http` in both eras (JSON and SSE), every HTTP-visible fault
-//! caught, raw requests answered with the documented statuses, and the Python
-//! SDK Bookshop over HTTP against its baselines.
+//! caught, raw requests answered with the documented statuses (the SDK
+//! Bookshops over HTTP against their baselines: tests/cases/peers.rs).
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -211,109 +211,6 @@ fn raw_requests_get_the_documented_statuses() {
     // Still serving after all of that.
     let (status, _) = raw(url, &post("Mcp-Name: get_author\r\n"), call);
     assert_eq!(status, 200);
-}
-
-#[test]
-fn python_sdk_bookshop_over_http_matches_its_baselines() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let python = crate::sdk_peers::python();
-    let bookshop = format!("{root}/fixtures/servers/python/bookshop.py");
-    let server = HttpServer::start(&python, &[&bookshop, "--http", "127.0.0.1:0"]);
-    crate::sdk_peers::judge_against_baselines(
-        "python-sdk",
-        &crate::sdk_peers::BOTH_ERAS,
-        &crate::sdk_peers::PYTHON_PROFILES,
-        "http",
-        ["--http", &server.url],
-    );
-}
-
-#[test]
-fn typescript_sdk_bookshop_over_http_matches_its_baselines() {
-    let bookshop = crate::sdk_peers::typescript_bookshop();
-    let server = HttpServer::start("node", &[&bookshop, "--http", "127.0.0.1:0"]);
-    crate::sdk_peers::judge_against_baselines(
-        "typescript-sdk",
-        &crate::sdk_peers::BOTH_ERAS,
-        &["spec", "model"],
-        "http",
-        ["--http", &server.url],
-    );
-}
-
-#[test]
-fn typescript_sdk_v1_bookshop_over_http_matches_its_baselines() {
-    let bookshop = crate::sdk_peers::typescript_v1_bookshop();
-    let server = HttpServer::start("node", &[&bookshop, "--http", "127.0.0.1:0"]);
-    crate::sdk_peers::judge_against_baselines(
-        "typescript-sdk-v1",
-        &["2025-11-25"],
-        &["spec", "model"],
-        "http",
-        ["--http", &server.url],
-    );
-}
-
-#[test]
-fn fastmcp_bookshop_over_http_matches_its_baselines() {
-    let command = crate::sdk_peers::fastmcp_bookshop();
-    let mut words = command.split(' ');
-    let (python, script) = (words.next().unwrap(), words.next().unwrap());
-    let server = HttpServer::start(python, &[script, "--http", "127.0.0.1:0"]);
-    let masked = HttpServer::start(python, &[script, "--mask-errors", "--http", "127.0.0.1:0"]);
-    // Two servers, each judged by one thread: side by side, as neither's
-    // calls change the other's state.
-    std::thread::scope(|s| {
-        let jobs = [("fastmcp", &server.url), ("fastmcp-masked", &masked.url)].map(|(sdk, url)| {
-            s.spawn(move || {
-                crate::sdk_peers::judge_against_baselines(
-                    sdk,
-                    &crate::sdk_peers::BOTH_ERAS,
-                    &["spec", "model"],
-                    "http",
-                    ["--http", url],
-                )
-            })
-        });
-        for job in jobs {
-            if let Err(panic) = job.join() {
-                std::panic::resume_unwind(panic);
-            }
-        }
-    });
-}
-
-#[test]
-fn rmcp_bookshop_over_http_matches_its_baselines() {
-    let server = HttpServer::start(
-        &crate::sdk_peers::rmcp_bookshop(),
-        &["--http", "127.0.0.1:0"],
-    );
-    crate::sdk_peers::judge_against_baselines(
-        "rmcp",
-        &crate::sdk_peers::BOTH_ERAS,
-        &["spec", "model"],
-        "http",
-        ["--http", &server.url],
-    );
-}
-
-#[test]
-fn fastmcp_ts_and_mcp_framework_bookshops_over_http_match_their_baselines() {
-    for (sdk, package) in [
-        ("fastmcp-ts", "fastmcp"),
-        ("mcp-framework", "mcp-framework"),
-    ] {
-        let bookshop = crate::sdk_peers::npm_bookshop(sdk, package);
-        let server = HttpServer::start("node", &[&bookshop, "--http", "127.0.0.1:0"]);
-        crate::sdk_peers::judge_against_baselines(
-            sdk,
-            &["2025-11-25"],
-            &["spec", "model"],
-            "http",
-            ["--http", &server.url],
-        );
-    }
 }
 
 /// A Streamable HTTP server (2025-11-25, JSON bodies) whose `big` tool

@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::http::{raw, HttpServer};
-use crate::sdk_peers::{npm_bookshop, python};
+use crate::sdk_peers::{bookshop, python};
 use crate::support::{mcperr, report, scratch, MCPERR};
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -146,12 +146,11 @@ fn replays_to_the_prompt_warnings(target: &[&str], saved: &std::path::Path) {
 
 #[test]
 fn the_typescript_sdk_client_works_unchanged_through_the_proxy() {
-    let bookshop = npm_bookshop("typescript-v1", "@modelcontextprotocol/sdk");
     let client = format!("{ROOT}/fixtures/servers/typescript-v1/client.mjs");
     let r = through_the_proxy(
         "typescript-v1",
         &["node", &client],
-        &format!("node '{bookshop}'"),
+        &bookshop("typescript-sdk-v1"),
     );
     assert_eq!(r["era"], "2025-11-25");
     // The Bookshop's raise_protocol_error forwards code -32042, which

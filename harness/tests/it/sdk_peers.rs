@@ -1,6 +1,8 @@
-//! The Bookshop on the MCP Python SDK and on the TypeScript SDK (2.x, and the
-//! 1.x line), judged over stdio in every era each speaks under every profile,
-//! against the committed baselines of their real deviations (HTTP: http.rs).
+//! Helpers to reach the SDK peers (fixtures/servers/*/peer.toml, read by the
+//! mcperr-peers crate), and what the peers show beyond their baselines: a
+//! server of one era noted as such in every report, rmcp's id-less errors
+//! under fuzzing. Each baseline is its own test in the `cases` binary
+//! (tests/cases/peers.rs).
 
 use crate::support::mcperr;
 
@@ -16,161 +18,23 @@ pub fn python() -> String {
     venv.to_string()
 }
 
-/// Both eras, for the SDKs that speak both.
-pub const BOTH_ERAS: [&str; 2] = ["2026-07-28", "2025-11-25"];
-
-/// Judges the Bookshop at `target` (`--stdio CMD` or `--http URL`) in each
-/// of `eras` under each of `profiles` against
-/// `fixtures/baselines/<sdk>.<transport>.<era>.<profile>.toml`, one run
-/// after another (two at a time over stdio gained nothing on a CPU-bound
-/// Python server, and the load it added stretched the timed tests beside).
-pub fn judge_against_baselines(
-    sdk: &str,
-    eras: &[&str],
-    profiles: &[&str],
-    transport: &str,
-    target: [&str; 2],
-) {
-    for &era in eras {
-        for &profile in profiles {
-            judge_one_run(sdk, era, profile, transport, target);
-        }
-    }
-}
-
-/// One run of [`judge_against_baselines`].
-fn judge_one_run(sdk: &str, era: &str, profile: &str, transport: &str, target: [&str; 2]) {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let baseline = format!("{root}/fixtures/baselines/{sdk}.{transport}.{era}.{profile}.toml");
-    let json =
-        crate::support::scratch(&format!("peer-{sdk}-{transport}-{era}-{profile}")).join("r.json");
-    let out = mcperr(&[
-        "run",
-        "--json",
-        json.to_str().unwrap(),
-        target[0],
-        target[1],
-        "--era",
-        era,
-        "--profile",
-        profile,
-        "--baseline",
-        &baseline,
-        "--timeout-ms",
-        "10000",
-    ]);
-    if out.code == Some(1) && bless_stale(&baseline, &out.stdout) {
-        return;
-    }
-    assert_eq!(
-        out.code,
-        Some(0),
-        "{transport} {era} {profile}:\n{}{}",
-        out.stdout,
-        out.stderr
-    );
-    assert!(out.stdout.contains(" 0 errors"), "{}", out.stdout);
-    let what = format!("{sdk} {transport} {era} {profile}");
-    let r = crate::support::report(&json);
-    crate::fixtures::assert_valid_calls_were_accepted(&r, &what);
-    // Every Bookshop's read-only slow reports progress: the probe
-    // finds it, not the contract's name (over stdio: over HTTP
-    // mcp-framework sends no progress on the call's stream).
-    assert!(
-        transport != "stdio" || r["parts"]["progress"]["found"]["by"] == "probe",
-        "{what}: {}",
-        r["parts"]
-    );
-}
-
-/// With `MCPERR_BLESS=1`: removes from `baseline` each entry the run called
-/// stale (a rule's grading changed: the deviation is now a warning), and
-/// says whether it removed any. The run is judged again on the next `cargo
-/// test`; a new failure is never added this way.
-pub fn bless_stale(baseline: &str, stdout: &str) -> bool {
-    if std::env::var("MCPERR_BLESS").as_deref() != Ok("1") {
-        return false;
-    }
-    let stale: Vec<&str> = stdout
-        .lines()
-        .filter_map(|l| l.strip_prefix("STALE baseline entry "))
-        .filter_map(|l| l.split_once(' ').map(|(entry, _)| entry))
-        .collect();
-    let text = std::fs::read_to_string(baseline).unwrap();
-    let kept: Vec<&str> = text
-        .lines()
-        .filter(|l| {
-            !stale
-                .iter()
-                .any(|e| l.trim_start().starts_with(&format!("\"{e}\"")))
-        })
-        .collect();
-    std::fs::write(baseline, kept.join("\n") + "\n").unwrap();
-    !stale.is_empty()
-}
-
-#[test]
-fn python_sdk_bookshop_matches_its_baselines() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let server = format!("{} {root}/fixtures/servers/python/bookshop.py", python());
-    judge_against_baselines(
-        "python-sdk",
-        &BOTH_ERAS,
-        &PYTHON_PROFILES,
-        "stdio",
-        ["--stdio", &server],
-    );
-}
-
-/// The profiles the Python SDK's baselines exist for.
-pub const PYTHON_PROFILES: [&str; 3] = ["spec", "model", "python-sdk"];
-
-/// The Bookshop on the TypeScript SDK (`@modelcontextprotocol/server` 2.x).
-pub fn typescript_bookshop() -> String {
-    let entry = crate::fixtures::typescript();
-    std::path::Path::new(&entry)
-        .with_file_name("bookshop.mjs")
-        .display()
-        .to_string()
-}
-
-#[test]
-fn typescript_sdk_bookshop_matches_its_baselines() {
-    let server = format!("node {}", typescript_bookshop());
-    judge_against_baselines(
-        "typescript-sdk",
-        &BOTH_ERAS,
-        &["spec", "model"],
-        "stdio",
-        ["--stdio", &server],
-    );
+/// The stdio command line of the peer column `name` (its manifest's).
+pub fn bookshop(name: &str) -> String {
+    mcperr_peers::column(&mcperr_peers::root(), name)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .command_line()
 }
 
 /// The Bookshop on the TypeScript SDK's 1.x line (`@modelcontextprotocol/sdk`).
 pub fn typescript_v1_bookshop() -> String {
-    let dir = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../fixtures/servers/typescript-v1"
-    );
-    assert!(
-        std::path::Path::new(&format!("{dir}/node_modules/@modelcontextprotocol/sdk")).exists(),
-        "the TypeScript SDK 1.x fixture is not installed: run scripts/test.sh, or fixtures/servers/typescript-v1/setup.sh"
-    );
-    format!("{dir}/bookshop.mjs")
+    bookshop("typescript-sdk-v1")
 }
 
 /// 1.x speaks 2025-11-25 only: `--era auto` notes 2026-07-28 as not
 /// spoken, in the terminal and in every report.
 #[test]
-fn typescript_sdk_v1_bookshop_matches_its_baselines() {
-    let server = format!("node {}", typescript_v1_bookshop());
-    judge_against_baselines(
-        "typescript-sdk-v1",
-        &["2025-11-25"],
-        &["spec", "model"],
-        "stdio",
-        ["--stdio", &server],
-    );
+fn a_server_of_one_era_is_noted_not_judged_in_the_other_in_every_report() {
+    let server = typescript_v1_bookshop();
     let dir = crate::support::scratch("ts-v1-not-judged");
     let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
     let out = mcperr(&[
@@ -226,94 +90,6 @@ fn typescript_sdk_v1_bookshop_matches_its_baselines() {
     );
 }
 
-/// The entry of an npm Bookshop fixture in `fixtures/servers/<dir>`,
-/// installed by its setup.sh (scripts/test.sh runs it).
-pub fn npm_bookshop(dir: &str, package: &str) -> String {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/servers");
-    assert!(
-        std::path::Path::new(&format!("{root}/{dir}/node_modules/{package}")).exists(),
-        "the {dir} fixture is not installed: run scripts/test.sh, or fixtures/servers/{dir}/setup.sh"
-    );
-    format!("{root}/{dir}/bookshop.mjs")
-}
-
-/// The Bookshop on FastMCP (PyPI `fastmcp` 4.x), in its own venv.
-pub fn fastmcp_bookshop() -> String {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let python = std::env::var("MCPERR_FASTMCP_PYTHON")
-        .unwrap_or_else(|_| format!("{root}/target/fastmcp-venv/bin/python"));
-    assert!(
-        std::path::Path::new(&python).exists(),
-        "the FastMCP fixture is not installed: run scripts/test.sh, or fixtures/servers/fastmcp/setup.sh and set MCPERR_FASTMCP_PYTHON"
-    );
-    format!("{python} {root}/fixtures/servers/fastmcp/bookshop.py")
-}
-
-#[test]
-fn fastmcp_bookshop_matches_its_baselines() {
-    let server = fastmcp_bookshop();
-    judge_against_baselines(
-        "fastmcp",
-        &BOTH_ERAS,
-        &["spec", "model"],
-        "stdio",
-        ["--stdio", &server],
-    );
-    // FastMCP(mask_error_details=True), its own column: the crash texts go.
-    let masked = format!("{server} --mask-errors");
-    judge_against_baselines(
-        "fastmcp-masked",
-        &BOTH_ERAS,
-        &["spec", "model"],
-        "stdio",
-        ["--stdio", &masked],
-    );
-}
-
-/// The Bookshop on rmcp (crates.io, the official Rust SDK), built by
-/// fixtures/servers/rust/setup.sh outside the workspace.
-pub fn rmcp_bookshop() -> String {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let binary = std::env::var("MCPERR_RMCP_BOOKSHOP")
-        .unwrap_or_else(|_| format!("{root}/target/rmcp-fixture/release/bookshop-rmcp"));
-    assert!(
-        std::path::Path::new(&binary).exists(),
-        "the rmcp fixture is not built: run scripts/test.sh, or fixtures/servers/rust/setup.sh and set MCPERR_RMCP_BOOKSHOP"
-    );
-    binary
-}
-
-#[test]
-fn rmcp_bookshop_matches_its_baselines() {
-    let server = rmcp_bookshop();
-    judge_against_baselines(
-        "rmcp",
-        &BOTH_ERAS,
-        &["spec", "model"],
-        "stdio",
-        ["--stdio", &server],
-    );
-}
-
-/// punkpeye's fastmcp (npm) and mcp-framework sit on the SDK's 1.x line:
-/// 2025-11-25 only.
-#[test]
-fn fastmcp_ts_and_mcp_framework_bookshops_match_their_baselines() {
-    for (sdk, package) in [
-        ("fastmcp-ts", "fastmcp"),
-        ("mcp-framework", "mcp-framework"),
-    ] {
-        let server = format!("node {}", npm_bookshop(sdk, package));
-        judge_against_baselines(
-            sdk,
-            &["2025-11-25"],
-            &["spec", "model"],
-            "stdio",
-            ["--stdio", &server],
-        );
-    }
-}
-
 /// rmcp answers request params it cannot take (an array, a missing or
 /// mistyped field) with an error that has no id, and drops a line with a
 /// lone surrogate in silence. Fuzzing it: each id-less error is that broken
@@ -322,7 +98,7 @@ fn fastmcp_ts_and_mcp_framework_bookshops_match_their_baselines() {
 /// silence on a lone surrogate is no finding.
 #[test]
 fn fuzzing_rmcp_blames_its_idless_errors_on_the_broken_requests_alone() {
-    let server = rmcp_bookshop();
+    let server = bookshop("rmcp");
     let json = crate::support::scratch("rmcp-fuzz").join("f.json");
     let out = mcperr(&[
         "fuzz",
