@@ -118,7 +118,7 @@ fn match_at(pattern: &Value, actual: Option<&Value>, path: &str, out: &mut Vec<M
                 _ => false,
             };
             if !ok {
-                out.push(mismatch(s[1..].replace(':', " ")))
+                out.push(mismatch(s[1..].replacen(':', " ", 1)))
             }
         }
         Value::String(s) if s.starts_with("$$") => {

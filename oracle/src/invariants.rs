@@ -128,9 +128,10 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
             return out;
         }
     };
+    // An HTTP rejection's error may leave the id out or make it null.
     let rejected = ctx.http_rejection_expected
         && exchange.http.as_ref().is_some_and(|a| a.status >= 400)
-        && response.get("id") == Some(&Value::Null);
+        && response.get("id").is_none_or(Value::is_null);
     let null_id;
     let framed_against = if rejected {
         null_id = json!({"id": null});
@@ -138,7 +139,7 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
     } else {
         &exchange.request
     };
-    let framing_faults = framing(response, framed_against);
+    let framing_faults = crate::framing::framing(response, framed_against);
     let framed = framing_faults.is_empty();
     for (aspect, why) in framing_faults {
         out.push(Violation::new(aspect, why));
@@ -225,75 +226,6 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
     }
     if let Some(v) = leak_or_secret(response, &exchange.request, ctx.canary) {
         out.push(v.late());
-    }
-    out
-}
-
-fn show(v: Option<&Value>) -> String {
-    v.map_or_else(|| "nothing".to_string(), Value::to_string)
-}
-
-/// J1: what is wrong with a response's framing, every point of it, each
-/// with the aspect it breaks.
-pub fn framing(response: &Value, request: &Value) -> Vec<(AspectId, String)> {
-    let Some(obj) = response.as_object() else {
-        return vec![(
-            AspectId::J1FollowsJsonrpc,
-            "the response is not a JSON object".into(),
-        )];
-    };
-    let mut out = Vec::new();
-    if obj.get("jsonrpc") != Some(&Value::String("2.0".into())) {
-        out.push((
-            AspectId::J1JsonrpcVersion,
-            format!(
-                "\"jsonrpc\" must be \"2.0\", got {}",
-                show(obj.get("jsonrpc"))
-            ),
-        ));
-    }
-    let want = request.get("id").cloned().unwrap_or(Value::Null);
-    if obj.get("id") != Some(&want) {
-        let aspect = if obj.contains_key("error") {
-            AspectId::J1ErrorId
-        } else {
-            AspectId::J1IdType
-        };
-        out.push((
-            aspect,
-            format!(
-                "the id must be the request's {want} (same type), got {}",
-                show(obj.get("id"))
-            ),
-        ));
-    }
-    match (obj.get("result"), obj.get("error")) {
-        (Some(_), None) => {}
-        (None, Some(e)) => {
-            if !e.get("code").is_some_and(|c| c.is_i64() || c.is_u64()) {
-                out.push((
-                    AspectId::J1IntegerCode,
-                    format!("error.code must be an integer, got {}", show(e.get("code"))),
-                ));
-            }
-            if !e.get("message").is_some_and(Value::is_string) {
-                out.push((
-                    AspectId::J1ErrorFields,
-                    format!(
-                        "error.message must be a string, got {}",
-                        show(e.get("message"))
-                    ),
-                ));
-            }
-        }
-        (Some(_), Some(_)) => out.push((
-            AspectId::J1NotBoth,
-            "a response must not carry both result and error".into(),
-        )),
-        (None, None) => out.push((
-            AspectId::J1HasResult,
-            "a response must carry result or error".into(),
-        )),
     }
     out
 }

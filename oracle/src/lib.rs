@@ -33,6 +33,7 @@ pub mod codes;
 mod context;
 pub mod extensions;
 pub mod findings;
+pub mod framing;
 pub mod invariants;
 mod leaks;
 mod messages;

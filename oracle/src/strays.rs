@@ -171,10 +171,10 @@ pub fn strays(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
                 AspectId::J1Main,
                 format!("a request was answered more than once: {v}"),
             ),
-            Stray::NotificationAnswered(v) => (
-                AspectId::J3Http202,
-                format!("a notification was answered (expected 202 with no body): {v}"),
-            ),
+            Stray::NotificationAnswered(v) => match notification_answer(v) {
+                Some(aspect) => (aspect, notification_message(aspect, v)),
+                None => continue,
+            },
             Stray::Unsolicited(v) => (
                 AspectId::J1IdType,
                 format!("a response whose id answers no request mcperr sent: {v}"),
@@ -187,6 +187,48 @@ pub fn strays(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
         out.push(Violation::new(aspect, message));
     }
     out
+}
+
+/// J3 over HTTP: what a notification POSTed on its own was answered with
+/// (`{"httpStatus", "body"}`), graded by the transport's two sentences. A
+/// server accepts it (`202 Accepted` with no body) or cannot accept it
+/// ("it **MUST** return an HTTP error status code … The HTTP response body
+/// **MAY** comprise a JSON-RPC _error response_ that has no `id`"), so an
+/// error status whose body is empty, not JSON, or an error without an id
+/// (or a null one, JSON-RPC's way of saying none) is no violation.
+fn notification_answer(v: &Value) -> Option<AspectId> {
+    let status = v.get("httpStatus").and_then(Value::as_u64).unwrap_or(0);
+    let body = v.get("body").unwrap_or(&Value::Null);
+    if (400..600).contains(&status) {
+        let idless_error = body.get("error").is_some()
+            && body.get("id").is_none_or(Value::is_null)
+            && body.get("result").is_none();
+        return match body {
+            Value::String(_) | Value::Null => None,
+            _ if idless_error => None,
+            // A result, or an error naming an id: the notification was
+            // answered as a request.
+            _ => Some(AspectId::J3Main),
+        };
+    }
+    if (200..300).contains(&status) {
+        // Accepted: 202 with no body (a 202 alone never reaches here).
+        return Some(AspectId::J3Http202);
+    }
+    Some(AspectId::J3CannotAcceptErrorStatus)
+}
+
+/// The message of [`notification_answer`]'s violation.
+fn notification_message(aspect: AspectId, v: &Value) -> String {
+    match aspect {
+        AspectId::J3Main => format!("a notification was answered as a request: {v}"),
+        AspectId::J3Http202 => {
+            format!("a notification was answered (expected 202 with no body): {v}")
+        }
+        _ => format!(
+            "a notification was neither accepted (202) nor refused with an HTTP error status: {v}"
+        ),
+    }
 }
 
 /// J1: the id of a request the server sent is a string or an integer, and
@@ -340,5 +382,32 @@ mod tests {
             .map(|v| v.aspect)
             .collect();
         assert_eq!(late, [AspectId::U6StopAfterCompletion]);
+    }
+
+    /// Over HTTP a notification is accepted (202, no body) or refused with
+    /// an HTTP error status, whose body may be an error without an id; it
+    /// is never answered as a request.
+    #[test]
+    fn a_notification_refused_with_an_error_status_is_no_violation() {
+        let graded = |status: u16, body: Value| {
+            notification_answer(&json!({"httpStatus": status, "body": body}))
+        };
+        let idless = json!({"jsonrpc": "2.0", "error": {"code": -32601, "message": "no"}});
+        let null_id =
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32601, "message": "no"}});
+        assert_eq!(graded(404, null_id), None);
+        assert_eq!(graded(400, idless), None);
+        assert_eq!(graded(400, json!("")), None);
+        assert_eq!(graded(500, json!("Internal Server Error")), None);
+        let named = json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "no"}});
+        assert_eq!(graded(400, named), Some(AspectId::J3Main));
+        let result = json!({"jsonrpc": "2.0", "id": null, "result": {}});
+        assert_eq!(graded(400, result.clone()), Some(AspectId::J3Main));
+        assert_eq!(graded(200, result), Some(AspectId::J3Http202));
+        assert_eq!(graded(202, json!("ok")), Some(AspectId::J3Http202));
+        assert_eq!(
+            graded(302, json!("")),
+            Some(AspectId::J3CannotAcceptErrorStatus)
+        );
     }
 }

@@ -230,13 +230,18 @@ pub fn t4_cases(tool: &Value, valid_calls: bool) -> Vec<Case> {
         );
         // Without a call the tool accepts, an error that names the extra
         // property may still be about something else (a tool that quotes
-        // its arguments when it refuses a title, say).
-        if valid_calls {
-            case.rebase = Some(crate::case::Rebase {
-                sets: super::argument_sets(tool, MOST_ARGUMENT_SETS),
-                extra: ("mcperr_unexpected".into(), json!(1)),
-            });
-        }
+        // its arguments when it refuses a title, say). Where no valid call
+        // may be made (no consent for the body), no set is tried: a refusal
+        // then shows the property refused only when it names it.
+        let sets = if valid_calls {
+            super::argument_sets(tool, MOST_ARGUMENT_SETS)
+        } else {
+            vec![]
+        };
+        case.rebase = Some(crate::case::Rebase {
+            sets,
+            extra: ("mcperr_unexpected".into(), json!(1)),
+        });
         out.push(case);
     }
     out

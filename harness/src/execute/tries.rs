@@ -69,6 +69,28 @@ pub(super) async fn execute_tries(client: &mut Client, plan: &CasePlan) -> (Case
     unreachable!("the loop returns on its last set")
 }
 
+/// A passing T4 case sent on no set the tool was seen to accept (none may
+/// be called, or none was tried): a refusal is the extra property's only
+/// when its text names the property. Else the body may have run and failed
+/// on its own (a tool whose every call is refused: `crash`, a tool that
+/// fails its output), the property silently dropped: a skip that says so.
+fn unseen_refusal(mut result: CaseResult, rebase: &mcperr_cases::case::Rebase) -> CaseResult {
+    let Some(answer) = result.response.as_ref() else {
+        return result;
+    };
+    let text = mcperr_cases::expect::answer_text(answer);
+    let names_it = text.contains(rebase.extra.0.as_str());
+    if result.verdict == Verdict::Pass && mcperr_cases::expect::refusal(answer) && !names_it {
+        result.verdict = Verdict::Skip;
+        result.message = format!(
+            "not judged: no valid call of the tool was made to compare with, and its refusal does not name {}: the body may have run and failed on its own (with: {:?}); --tools NAME allows valid calls",
+            rebase.extra.0,
+            clip(&text)
+        );
+    }
+    result
+}
+
 /// A T4 case sent on an argument set the tool is first seen to accept
 /// ([`mcperr_cases::case::Rebase`]): valid sets go unjudged (their strays
 /// go to the case) until one is accepted, then the case's call is that set
@@ -150,7 +172,8 @@ async fn rebased(
         return execute_once(client, &with_args(rebase.apply(set))).await;
     }
     let Some((set, refused)) = last else {
-        return execute_once(client, plan).await;
+        let (result, alive) = execute_once(client, plan).await;
+        return (unseen_refusal(result, rebase), alive);
     };
     let (result, alive) = execute_once(client, &with_args(rebase.apply(set))).await;
     let case_text = result

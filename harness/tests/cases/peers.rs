@@ -120,11 +120,20 @@ pub fn peer_baseline(path: &Path) -> Result<()> {
     if out.code == Some(1) && blessing() && bless_stale(path, &out.stdout)? {
         return Ok(());
     }
-    if out.code != Some(0) || !out.stdout.contains(" 0 errors") {
+    if out.code != Some(0) {
         return Err(format!("{what}: exit {:?}\n{}{}", out.code, out.stdout, out.stderr).into());
     }
     let r = report(&json)?;
+    // An error (a case mcperr could not judge) only where the baseline
+    // lists it: a GET the server never answers, say.
+    if let Some(c) = cases(&r)
+        .into_iter()
+        .find(|c| c["verdict"] == "error" && c["baselined"] != true)
+    {
+        return Err(format!("{what}: {} is an error: {}", c["id"], c["message"]).into());
+    }
     valid_calls_were_accepted(&r, &what)?;
+    still_judged(path, &r, &what)?;
     // Every Bookshop's read-only slow reports progress: the probe finds it,
     // not the contract's name (over stdio: over HTTP mcp-framework sends no
     // progress on the call's stream). A framework that cannot express a
@@ -135,6 +144,30 @@ pub fn peer_baseline(path: &Path) -> Result<()> {
     if transport == Transport::Stdio && has_slow && r["parts"]["progress"]["found"]["by"] != "probe"
     {
         return Err(format!("{what}: the probe found no progress: {}", r["parts"]).into());
+    }
+    Ok(())
+}
+
+/// Every case a baseline lists was judged, not skipped: mcperr's stale
+/// check lets a skip by (a run may leave a case out), but here a listed
+/// finding that stops being judged is a finding lost (a part no longer
+/// cast, a case no longer applying), not one fixed.
+fn still_judged(baseline: &Path, r: &Value, what: &str) -> Result<()> {
+    let text = std::fs::read_to_string(baseline)?;
+    let listed: toml::Table = toml::from_str(&text)?;
+    let entries = listed.get("expected").and_then(|e| e.as_array()).cloned();
+    for entry in entries.unwrap_or_default() {
+        let entry = entry.as_str().unwrap_or("");
+        let id = entry.rsplit_once(':').map_or(entry, |(id, _)| id);
+        for c in cases(r).into_iter().filter(|c| c["id"] == id) {
+            if c["verdict"] == "skip" {
+                return Err(format!(
+                    "{what}: the baselined {entry} was not judged: {}",
+                    c["message"]
+                )
+                .into());
+            }
+        }
     }
     Ok(())
 }
@@ -252,11 +285,16 @@ fn write_first_baseline(column: &Column, path: &Path) -> Result<()> {
     }
     let r = report(&json)?;
     let mut entries = Vec::new();
-    for c in cases(&r).into_iter().filter(|c| c["verdict"] == "fail") {
-        let reason = c["message"].as_str().unwrap_or("").lines().next();
+    for c in cases(&r)
+        .into_iter()
+        .filter(|c| c["verdict"] == "fail" || c["verdict"] == "error")
+    {
         let (id, rule) = (c["id"].as_str(), c["rule"].as_str());
         let entry = format!("\"{}:{}\"", id.unwrap_or(""), rule.unwrap_or(""));
-        entries.push(format!("    {entry}, # {}", reason.unwrap_or("")));
+        entries.push(format!(
+            "    {entry}, # {}",
+            reason(c["message"].as_str().unwrap_or(""))
+        ));
     }
     entries.sort();
     entries.dedup();
@@ -273,6 +311,27 @@ fn write_first_baseline(column: &Column, path: &Path) -> Result<()> {
     );
     std::fs::write(path, text)?;
     Ok(())
+}
+
+/// A failure's reason for a baseline's comment: its first line up to the
+/// spec's sentence (the rule pages hold that), the run's canary masked, at
+/// most 160 characters.
+fn reason(message: &str) -> String {
+    let line = message.lines().next().unwrap_or("");
+    let line = line.split(". Spec: ").next().unwrap_or(line);
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(at) = rest.find("mcperrcanary") {
+        out.push_str(&rest[..at]);
+        out.push_str("[canary]");
+        let tail = &rest[at + "mcperrcanary".len()..];
+        rest = tail.trim_start_matches(|c: char| c.is_ascii_hexdigit());
+    }
+    out.push_str(rest);
+    if out.chars().count() > 160 {
+        out = out.chars().take(159).collect::<String>() + "…";
+    }
+    out
 }
 
 /// Removes from `baseline` each entry the run called stale; whether any was.
