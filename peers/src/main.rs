@@ -8,14 +8,33 @@
 //!                          scripts run there, and the page names the
 //!                          commands, not the checkout)
 //!
+//!   mcperr-peers findings MCPERR
+//!                          the findings table (SDK × rule, under `spec`)
+//!                          from runs of the mcperr binary MCPERR
+//!                          (scripts/findings-table.sh)
+//!
 //! An error is one line on stderr and exit status 2.
 
 use std::process::ExitCode;
 
+mod findings;
+
+const USAGE: &str = "usage: mcperr-peers columns | mcperr-peers findings MCPERR";
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().map(String::as_str).collect::<Vec<_>>() != ["columns"] {
-        eprintln!("mcperr-peers: usage: mcperr-peers columns");
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    if let ["findings", mcperr] = words[..] {
+        return match findings::print_table(&mcperr_peers::root(), mcperr) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("mcperr-peers: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
+    if words != ["columns"] {
+        eprintln!("mcperr-peers: {USAGE}");
         return ExitCode::from(2);
     }
     let root = mcperr_peers::root();

@@ -160,3 +160,50 @@ fn the_official_suite_mapping_names_existing_cases() {
     }
     assert!(named >= 8, "{named}");
 }
+
+/// The one line per SDK column that its users should know (each manifest's
+/// `summary`), in the README and the findings page, between
+/// `<!-- peer-summaries -->` markers: written from the manifests, never by
+/// hand. `MCPERR_BLESS=1` writes them anew.
+#[test]
+fn each_sdk_s_one_line_summary_comes_from_its_manifest() {
+    let root = mcperr_peers::root();
+    let peers = mcperr_peers::all(&root).unwrap();
+    let block = |link: &str| {
+        let mut s = String::from("<!-- peer-summaries -->\n");
+        for p in &peers {
+            let m = &p.manifest;
+            let name = &m.column[0].name;
+            s.push_str(&format!(
+                "- [{} {}]({link}{name}.md) ({}): {}\n",
+                m.package, m.version, m.registry, m.summary
+            ));
+        }
+        s + "<!-- /peer-summaries -->\n"
+    };
+    let bless = std::env::var("MCPERR_BLESS").is_ok_and(|v| v == "1");
+    let mut stale = Vec::new();
+    for (file, link) in [
+        ("README.md", "docs/findings/"),
+        ("docs/findings/README.md", ""),
+    ] {
+        let path = root.join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (head, rest) = text
+            .split_once("<!-- peer-summaries -->\n")
+            .unwrap_or_else(|| panic!("{file} has no <!-- peer-summaries --> marker"));
+        let (_, tail) = rest.split_once("<!-- /peer-summaries -->\n").unwrap();
+        let want = format!("{head}{}{tail}", block(link));
+        if want != text {
+            if bless {
+                std::fs::write(&path, want).unwrap();
+            } else {
+                stale.push(file);
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "stale SDK summaries (run MCPERR_BLESS=1 cargo test -p mcperr --test it docs): {stale:?}"
+    );
+}
