@@ -166,6 +166,9 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
             // 2026-07-28 servers send no requests at all (J5 judges any).
             | Fault::ServerRequestNullId
             | Fault::ServerRequestIdReused
+            // 2026-07-28: "The client MUST NOT send JSON-RPC responses", and
+            // nothing is asked of a server that gets one.
+            | Fault::HttpResponseAnswered
     );
     // Tasks are 2025-11-25's (2026-07-28 moves them to an extension), and
     // so are a server's own requests for input (E1); multi round-trip

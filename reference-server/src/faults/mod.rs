@@ -313,7 +313,7 @@ faults! {
     HttpNotificationBody => "http-notification-body", "J3",
         "over HTTP: a notification is answered 200 with a body instead of 202";
     HttpResponseAnswered => "http-response-answered", "J3",
-        "over HTTP: a JSON-RPC response POSTed to the server (one it cannot accept) is answered 200 with a body instead of 202 or an error status";
+        "2025-11-25 over HTTP: a JSON-RPC response POSTed to the server (one it cannot accept) is answered 200 with a body instead of 202 or an error status";
     LastEventIdRefused => "last-event-id-refused", "H1",
         "over HTTP: a 2026-07-28 request with a Last-Event-ID header is refused 400 (streams are not resumable) instead of answered as without it";
     AuthUnchecked => "auth-unchecked", "A1",
