@@ -90,6 +90,13 @@ fn redactions() -> Redactions {
     // tasks' "cryptographically secure task IDs"), and also quoted in its
     // messages, where no selector reaches them.
     filter(&mut ours, r"task-[0-9a-f]{16,}", "[task-id]");
+    // turbomcp names each SSE event of a GET stream by its session and a
+    // random hex id after it.
+    filter(
+        &mut ours,
+        r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-[0-9a-f]{32}-",
+        "[uuid]-[event-id]-",
+    );
     // Session ids travel only in HTTP headers, which transcripts do not hold,
     // and timings (`duration_ms`) are left out of transcripts for the same
     // reason as the judge's message: neither is the server's behaviour.
@@ -244,9 +251,16 @@ fn the_matrix_page_shows_every_cell_and_filters_in_a_real_browser() {
     let page = Path::new(env!("CARGO_TARGET_TMPDIR")).join("matrix.html");
     std::fs::write(&page, render_matrix(m)).unwrap();
     let (rows, cols) = (m.rows.len(), m.columns.len());
+    // The reference in both eras over both transports, and each peer column
+    // in the eras and over the transports its manifest lists.
+    let peers = mcperr_peers::columns(Path::new(mcperr_snapshots::ROOT)).unwrap();
+    let expected: usize = 4 + peers
+        .iter()
+        .map(|c| c.eras().len() * c.peer.manifest.transports.len())
+        .sum::<usize>();
     assert_eq!(
-        cols, 30,
-        "6 servers × 2 transports × 2 eras, and 3 on the 1.x SDK × 2 transports × 1 era"
+        cols, expected,
+        "a column per server, transport and era spoken"
     );
 
     // Unfiltered: a cell per case per column, each coloured by its verdict.
