@@ -6,10 +6,8 @@
 //! era shows it, and `—` otherwise.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use mcperr_peers::{Column, Transport};
 use serde_json::Value;
@@ -114,7 +112,8 @@ fn run(c: &Column, mcperr: &str, era: &str) -> Result<Vec<Value>, String> {
     let target = if c.serves(Transport::Stdio) {
         ["--stdio".to_string(), c.command_line()]
     } else {
-        let (child, url) = serve_http(c)?;
+        let child = mcperr_peers::HttpChild::start(&c.argv).map_err(|e| e.to_string())?;
+        let url = child.url.clone();
         server = Some(child);
         ["--http".to_string(), url]
     };
@@ -133,10 +132,7 @@ fn run(c: &Column, mcperr: &str, era: &str) -> Result<Vec<Value>, String> {
         .stdout(Stdio::null())
         .status()
         .map_err(|e| format!("{mcperr}: {e}"))?;
-    if let Some(mut child) = server {
-        let _ = child.kill();
-        let _ = child.wait();
-    }
+    drop(server);
     if status.code().is_none_or(|c| c > 1) {
         return Err(format!("{}: mcperr run exited {status} in {era}", c.name));
     }
@@ -144,32 +140,4 @@ fn run(c: &Column, mcperr: &str, era: &str) -> Result<Vec<Value>, String> {
     let _ = std::fs::remove_file(&json);
     let report: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
     Ok(report["cases"].as_array().cloned().unwrap_or_default())
-}
-
-/// Starts the column's Bookshop over Streamable HTTP; its URL is the
-/// first line it prints (60 s at most).
-fn serve_http(c: &Column) -> Result<(std::process::Child, String), String> {
-    let mut child = Command::new(&c.argv[0])
-        .args(&c.argv[1..])
-        .args(["--http", "127.0.0.1:0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("{}: {e}", c.name))?;
-    let stdout = child.stdout.take().expect("piped");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    match rx.recv_timeout(Duration::from_secs(60)) {
-        Ok(line) if line.starts_with("http://") => Ok((child, line.trim().to_string())),
-        _ => {
-            let _ = child.kill();
-            let _ = child.wait();
-            Err(format!("{}: no URL printed within 60 s", c.name))
-        }
-    }
 }

@@ -13,7 +13,10 @@
 //! `target/peers/<folder>.setup` that `scripts/test.sh` writes after the
 //! installs. `{dir}` is the folder itself.
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
 
 use serde::Deserialize;
 
@@ -47,6 +50,76 @@ pub enum PeerError {
     /// No column of that name.
     #[error("no peer column named {0:?} (fixtures/servers/*/peer.toml)")]
     NoSuchColumn(String),
+    /// A Bookshop asked to serve Streamable HTTP did not start or print
+    /// its URL.
+    #[error("{command}: {why}")]
+    Serve {
+        /// The command, as run.
+        command: String,
+        /// What went wrong.
+        why: String,
+    },
+}
+
+/// How long a Bookshop may take to print its URL once started.
+const SERVE_STARTUP: Duration = Duration::from_secs(60);
+
+/// A Bookshop serving Streamable HTTP as a child process (its command with
+/// `--http 127.0.0.1:0`, which prints the endpoint URL as its first stdout
+/// line once it listens); killed and reaped when dropped.
+pub struct HttpChild {
+    child: Child,
+    /// The endpoint it printed.
+    pub url: String,
+}
+
+impl HttpChild {
+    /// Starts `argv` with `--http 127.0.0.1:0` and waits (at most a
+    /// minute) for the URL it prints.
+    pub fn start(argv: &[String]) -> Result<HttpChild, PeerError> {
+        let failed = |why: String| PeerError::Serve {
+            command: format!("{} --http 127.0.0.1:0", argv.join(" ")),
+            why,
+        };
+        let (program, args) = argv
+            .split_first()
+            .ok_or_else(|| failed("no command".into()))?;
+        let mut child = Command::new(program)
+            .args(args)
+            .args(["--http", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| failed(e.to_string()))?;
+        let stdout = child.stdout.take().expect("piped");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        // Dropped on every early return below: killed and reaped.
+        let mut served = HttpChild {
+            child,
+            url: String::new(),
+        };
+        let line = rx
+            .recv_timeout(SERVE_STARTUP)
+            .map_err(|_| failed(format!("printed no URL within {SERVE_STARTUP:?}")))?;
+        served.url = line.trim().to_string();
+        if !served.url.starts_with("http://") {
+            return Err(failed(format!("printed {:?}, not a URL", served.url)));
+        }
+        Ok(served)
+    }
+}
+
+impl Drop for HttpChild {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 /// A transport a Bookshop serves.

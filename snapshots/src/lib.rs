@@ -11,10 +11,7 @@
 //! package directory. This library holds what the test needs around it:
 //! starting the peers and turning a cell into its transcript.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use mcperr::engine::RunSettings;
@@ -37,54 +34,7 @@ const TIMEOUT: Duration = Duration::from_secs(10);
 const STARTUP: Duration = Duration::from_secs(30);
 
 /// A peer serving Streamable HTTP as a child process; killed when dropped.
-pub struct HttpChild {
-    child: Child,
-    /// The endpoint it printed.
-    pub url: String,
-}
-
-impl HttpChild {
-    /// Starts `program args…`, which prints its endpoint URL as its first
-    /// line on stdout once it listens.
-    pub fn start(program: &str, args: &[&str]) -> Result<HttpChild, String> {
-        let mut child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("start {program}: {e}"))?;
-        let stdout = child.stdout.take().expect("piped");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let mut server = HttpChild {
-            child,
-            url: String::new(),
-        };
-        let line = rx
-            .recv_timeout(STARTUP)
-            .map_err(|_| format!("{program} {args:?} printed no URL within {STARTUP:?}"))?;
-        server.url = line.trim().to_string();
-        if !server.url.starts_with("http://") {
-            return Err(format!(
-                "{program} {args:?} printed {:?}, not a URL",
-                server.url
-            ));
-        }
-        Ok(server)
-    }
-}
-
-impl Drop for HttpChild {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+pub use mcperr_peers::HttpChild;
 
 /// The eras a peer column does not speak (its manifest's `eras` says which
 /// it does): the matrix asks it anyway, and each such target gets a note.
@@ -134,15 +84,12 @@ fn stdio(command: &str) -> Result<ServerTarget, String> {
 /// as each stdio era does, and a transcript does not depend on what the
 /// other era ran before it.
 fn http_per_era(
-    program: &str,
-    args: &[&str],
+    argv: &[String],
     children: &mut Vec<HttpChild>,
 ) -> Result<Vec<ServerTarget>, String> {
     let mut targets = Vec::new();
     for era in ERAS {
-        let mut all = args.to_vec();
-        all.extend(["--http", "127.0.0.1:0"]);
-        let child = HttpChild::start(program, &all)?;
+        let child = HttpChild::start(argv).map_err(|e| e.to_string())?;
         let t = target::http(&child.url, vec![]).map_err(|e| e.to_string())?;
         let s = settings(Target::Http(t));
         let info = s.target_info(false);
@@ -179,8 +126,7 @@ pub fn servers() -> Result<(Vec<Server>, Vec<HttpChild>), String> {
             targets.push(stdio(&column.command_line())?);
         }
         if column.serves(mcperr_peers::Transport::Http) {
-            let args: Vec<&str> = column.argv[1..].iter().map(String::as_str).collect();
-            targets.extend(http_per_era(&column.argv[0], &args, &mut children)?);
+            targets.extend(http_per_era(&column.argv, &mut children)?);
         }
         servers.push(Server {
             name: column.name,

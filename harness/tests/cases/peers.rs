@@ -11,10 +11,9 @@
 //! or one whose grading became a warning) is removed; a new failure is never
 //! added to an existing baseline this way.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mcperr_peers::{Column, Transport};
@@ -203,7 +202,7 @@ fn judge(
     let target = match transport {
         Transport::Stdio => ["--stdio".to_string(), column.command_line()],
         Transport::Http => {
-            let server = HttpChild::start(&column.argv)?;
+            let server = mcperr_peers::HttpChild::start(&column.argv)?;
             let url = server.url.clone();
             _server = server;
             ["--http".to_string(), url]
@@ -402,51 +401,4 @@ fn scratch(name: &str) -> std::path::PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a scratch folder");
     dir
-}
-
-/// A Bookshop serving Streamable HTTP: its command with `--http
-/// 127.0.0.1:0`, which prints the endpoint first; killed when dropped.
-struct HttpChild {
-    child: Child,
-    url: String,
-}
-
-impl HttpChild {
-    fn start(argv: &[String]) -> Result<HttpChild> {
-        let mut child = Command::new(&argv[0])
-            .args(&argv[1..])
-            .args(["--http", "127.0.0.1:0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("start {argv:?}: {e}"))?;
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let mut server = HttpChild {
-            child,
-            url: String::new(),
-        };
-        server.url = rx
-            .recv_timeout(Duration::from_secs(60))
-            .map_err(|_| format!("{argv:?} printed no URL within 60 s"))?
-            .trim()
-            .to_string();
-        if !server.url.starts_with("http://") {
-            return Err(format!("{argv:?} printed {:?}, not a URL", server.url).into());
-        }
-        Ok(server)
-    }
-}
-
-impl Drop for HttpChild {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
