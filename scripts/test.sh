@@ -3,7 +3,7 @@
 # Installs what the tests need that the machine lacks (each SDK peer of
 # fixtures/servers/*/peer.toml by its setup.sh: venvs under target/, npm ci
 # under fixtures/servers/*/node_modules, the rmcp Bookshop built under
-# target/rmcp-fixture; the SARIF schema under fixtures/tools, cargo-insta and cargo-fuzz under
+# target/rust-peers; the SARIF schema under fixtures/tools, cargo-insta and cargo-fuzz under
 # target/tools, Debian's chromium for the matrix page's browser test), then
 # runs the workspace's tests, the snapshot suite through `cargo insta test
 # --check` (a changed, missing or unreferenced snapshot fails it), and the
@@ -36,9 +36,10 @@ peer() {
     peer_names+=("$name")
 }
 mkdir -p target/peers
-# A crates.io peer builds first, into its own target folder (rmcp: about
-# 1 min 40 s on 2 cores from cold), while the others install (mostly
-# waiting on the registries). Under CI at opt-level 0: the tests need a
+# The crates.io peers build first, each from its own lock file into one
+# shared target/rust-peers (they share a hundred or so crates; one build at
+# a time, under cargo's lock), while the others install (mostly waiting on
+# the registries). Under CI at opt-level 0: the tests need a
 # working server, not its top speed, and setup is CPU-bound on this build
 # and the tools' (109 s at opt-level 3 alone on 2 cores, 79 s at 1, less at
 # 0). Benchmarks build it as a user does.

@@ -13,7 +13,7 @@ use mcperr::conformance::Conformance;
 fn server() -> String {
     let built = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../target/rmcp-fixture/release/bookshop-rmcp"
+        "/../../target/rust-peers/release/bookshop-rmcp"
     );
     let server = std::env::var("MCPERR_RMCP_BOOKSHOP").unwrap_or_else(|_| built.to_string());
     assert!(
