@@ -14,13 +14,13 @@ page=docs/findings/README.md
 
 log() { printf 'findings-table.sh: %s\n' "$*" >&2; }
 
-cargo build --release --locked -p mcperr -p mcperr-peers >&2
+cargo build --release --locked -p mcperr -p mcperr-peers --bin mcperr --example mcperr-peers >&2
 . scripts/lib/peers.sh
 setup_peers
 
 table="$(mktemp)"
 trap 'rm -f "$table"' EXIT
-target/release/mcperr-peers findings "$PWD/target/release/mcperr" >"$table"
+target/release/examples/mcperr-peers findings "$PWD/target/release/mcperr" >"$table"
 grep -q '^<!-- findings-table -->$' "$page" || { log "no <!-- findings-table --> markers in $page"; exit 2; }
 python3 - "$page" "$table" <<'PY'
 import sys

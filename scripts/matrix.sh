@@ -20,7 +20,7 @@ out="${1:-docs/matrix/index.html}"
 
 log() { printf 'matrix.sh: %s\n' "$*" >&2; }
 
-cargo build --release --locked -p mcperr -p mcperr-peers >&2
+cargo build --release --locked -p mcperr -p mcperr-peers --bin mcperr --example mcperr-peers >&2
 mcperr="$PWD/target/release/mcperr"
 
 . scripts/lib/peers.sh

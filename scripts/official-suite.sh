@@ -31,7 +31,7 @@ fi
 node22="$PWD/$dir/node_modules/.bin/node"
 conformance="$PWD/$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 
-cargo build --release --locked -p mcperr -p mcperr-peers >&2
+cargo build --release --locked -p mcperr -p mcperr-peers --bin mcperr --example mcperr-peers >&2
 mcperr="$PWD/target/release/mcperr"
 . scripts/lib/peers.sh
 setup_peers

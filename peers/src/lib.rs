@@ -20,6 +20,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+pub mod findings_table;
+
 /// What can go wrong finding or reading the peers.
 #[derive(Debug, thiserror::Error)]
 pub enum PeerError {

@@ -24,5 +24,5 @@ setup_peers() {
 # transports (both comma-separated) and the stdio command, shell-quoted,
 # with paths relative to the repository's root.
 peer_columns() {
-    cargo run --quiet --release --locked -p mcperr-peers -- columns
+    cargo run --quiet --release --locked -p mcperr-peers --example mcperr-peers -- columns
 }

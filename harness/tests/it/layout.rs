@@ -333,3 +333,31 @@ fn only_mcperr_model_reads_files_outside_its_src_when_it_builds() {
         }
     }
 }
+
+/// The README's main job is `cargo run --release -- run` from the
+/// repository's root: cargo picks the binary to run only when the
+/// workspace has exactly one (a second one, the peers' script reader, once
+/// made it refuse). Helpers for scripts are examples.
+#[test]
+fn the_workspace_has_one_binary_so_the_readme_s_cargo_run_needs_no_bin() {
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let members: toml::Table = toml::from_str(&manifest).unwrap();
+    let members = members["workspace"]["members"].as_array().unwrap();
+    let mut binaries = Vec::new();
+    for member in members.iter().filter_map(|m| m.as_str()) {
+        let dir = root().join(member);
+        let text = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+        let declared = text.matches("[[bin]]").count();
+        let implied = usize::from(declared == 0 && dir.join("src/main.rs").exists());
+        binaries.extend(std::iter::repeat_n(member.to_string(), declared + implied));
+        let bin_dir = dir.join("src/bin");
+        if bin_dir.is_dir() {
+            binaries.extend(
+                std::fs::read_dir(bin_dir)
+                    .unwrap()
+                    .map(|_| member.to_string()),
+            );
+        }
+    }
+    assert_eq!(binaries, ["harness"], "binaries by member");
+}

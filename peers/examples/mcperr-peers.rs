@@ -17,15 +17,13 @@
 
 use std::process::ExitCode;
 
-mod findings;
-
 const USAGE: &str = "usage: mcperr-peers columns | mcperr-peers findings MCPERR";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
     if let ["findings", mcperr] = words[..] {
-        return match findings::print_table(&mcperr_peers::root(), mcperr) {
+        return match mcperr_peers::findings_table::print_table(&mcperr_peers::root(), mcperr) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("mcperr-peers: {e}");

@@ -1,4 +1,4 @@
-//! `mcperr-peers findings MCPERR`: the findings table of docs/findings/
+//! The findings table of docs/findings/
 //! README.md (SDK × rule), from runs rather than by hand. Each column is
 //! judged under `spec` over stdio (over Streamable HTTP when it serves no
 //! stdio) in every era its manifest lists; a rule is `fail` where a case of
@@ -9,12 +9,13 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use mcperr_peers::{Column, Transport};
+use crate::{Column, Transport};
 use serde_json::Value;
 
-/// Prints the table; an error names what failed.
+/// Prints the table (`mcperr-peers findings MCPERR`, run by
+/// scripts/findings-table.sh); an error names what failed.
 pub fn print_table(root: &Path, mcperr: &str) -> Result<(), String> {
-    let columns = mcperr_peers::columns(root).map_err(|e| e.to_string())?;
+    let columns = crate::columns(root).map_err(|e| e.to_string())?;
     let rules = rule_ids(root)?;
     let mut header = String::from("| rule |");
     let mut rule_line = String::from("|---|");
@@ -112,7 +113,7 @@ fn run(c: &Column, mcperr: &str, era: &str) -> Result<Vec<Value>, String> {
     let target = if c.serves(Transport::Stdio) {
         ["--stdio".to_string(), c.command_line()]
     } else {
-        let child = mcperr_peers::HttpChild::start(&c.argv).map_err(|e| e.to_string())?;
+        let child = crate::HttpChild::start(&c.argv).map_err(|e| e.to_string())?;
         let url = child.url.clone();
         server = Some(child);
         ["--http".to_string(), url]
