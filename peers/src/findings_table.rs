@@ -106,6 +106,29 @@ fn judge(c: &Column, mcperr: &str, rules: &[String]) -> Result<BTreeMap<String, 
     Ok(out)
 }
 
+/// How long one column's run may take before it is killed: its requests
+/// each have 10 s, and a run is about a hundred of them at most.
+const RUN_LIMIT: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Waits for `child` at most `limit`; past it, kills and reaps it.
+fn wait_bounded(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+) -> Result<std::process::ExitStatus, String> {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            return Ok(status);
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("mcperr run did not end within {limit:?}"));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// The cases of one `mcperr run --profile spec` of the column in `era`.
 fn run(c: &Column, mcperr: &str, era: &str) -> Result<Vec<Value>, String> {
     let json = std::env::temp_dir().join(format!("mcperr-findings-{}-{era}.json", c.name));
@@ -118,7 +141,7 @@ fn run(c: &Column, mcperr: &str, era: &str) -> Result<Vec<Value>, String> {
         server = Some(child);
         ["--http".to_string(), url]
     };
-    let status = Command::new(mcperr)
+    let mut run = Command::new(mcperr)
         .args([
             "run",
             &target[0],
@@ -131,8 +154,10 @@ fn run(c: &Column, mcperr: &str, era: &str) -> Result<Vec<Value>, String> {
         .args(["--timeout-ms", "10000", "-q", "--json"])
         .arg(&json)
         .stdout(Stdio::null())
-        .status()
+        .spawn()
         .map_err(|e| format!("{mcperr}: {e}"))?;
+    let status =
+        wait_bounded(&mut run, RUN_LIMIT).map_err(|e| format!("{}: {e} in {era}", c.name))?;
     drop(server);
     if status.code().is_none_or(|c| c > 1) {
         return Err(format!("{}: mcperr run exited {status} in {era}", c.name));
