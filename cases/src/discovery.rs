@@ -28,6 +28,10 @@ pub struct Discovery {
     /// ([`crate::generate::harvest`]).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub harvest: Harvest,
+    /// The versions the server listed (2026-07-28 `server/discover`'s
+    /// `supportedVersions`), for `revision:only`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub versions: Vec<String>,
     /// Who plays each part ([`crate::parts`]), once the run has decided.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub parts: crate::parts::Cast,
@@ -60,6 +64,7 @@ impl Discovery {
             Need::Part(p) => self.parts.get(p).is_some_and(|p| p.plays_here()),
             Need::Capability(c) => self.advertises(c),
             Need::Undeclared(c) => !self.advertises(c),
+            Need::OnlyRevision => self.versions.iter().all(|v| *v == self.versions[0]),
             // The run's flags decide (crate::select): not the server's to show.
             Need::Auth(_) => true,
         }
@@ -83,6 +88,12 @@ impl Discovery {
             .into_iter()
             .filter(|n| !self.has(n))
             .collect();
+        if unmet.contains(&Need::OnlyRevision) {
+            return Err(Skip(format!(
+                "the server supports {} (server/discover's supportedVersions), and the spec asks this only of \"a server that supports only this revision\"",
+                self.versions.join(", ")
+            )));
+        }
         let (declared, missing): (Vec<Need>, Vec<Need>) = unmet
             .into_iter()
             .partition(|n| matches!(n, Need::Undeclared(_)));
@@ -124,5 +135,31 @@ impl Discovery {
             )));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The 2026-07-28 sentences on an older client's traffic bind "a server
+    /// that supports only this revision": one whose `server/discover` also
+    /// lists 2025-11-25 is not asked for them, one that lists nothing else
+    /// (or nothing) is.
+    #[test]
+    fn an_only_this_revision_case_skips_on_a_server_of_two_revisions() {
+        let text = "id = \"x/y\"\nrule = \"H1\"\neras = [\"2026-07-28\"]\nneeds = [\"revision:only\"]\n[request]\nmethod = \"tools/list\"\n";
+        let case = Case::parse("x/y.toml", text).unwrap();
+        let listing = |versions: &[&str]| Discovery {
+            versions: versions.iter().map(|v| v.to_string()).collect(),
+            ..Discovery::default()
+        };
+        assert!(listing(&["2026-07-28"]).applies(&case, Era::Modern).is_ok());
+        assert!(listing(&[]).applies(&case, Era::Modern).is_ok());
+        let two = listing(&["2026-07-28", "2025-11-25"]).applies(&case, Era::Modern);
+        let Err(Skip(why)) = two else {
+            panic!("judged on a server of two revisions")
+        };
+        assert!(why.contains("2026-07-28, 2025-11-25"), "{why}");
     }
 }

@@ -51,8 +51,7 @@ pub fn discovery(handler: &Handler) -> Discovery {
         prompts: list(&mut edge, "prompts/list", "prompts"),
         server_info: Value::Null,
         capabilities: json!({"tools": {}, "resources": {}, "prompts": {}}),
-        harvest: Default::default(),
-        parts: Default::default(),
+        ..Discovery::default()
     }
 }
 

@@ -214,6 +214,15 @@ pub async fn discover(client: &mut Client, handshake: Value) -> Discovery {
         templates: list_all(client, "resources/templates/list", "resourceTemplates").await,
         prompts: list_all(client, "prompts/list", "prompts").await,
         server_info,
+        versions: handshake
+            .get("supportedVersions")
+            .and_then(Value::as_array)
+            .map(|vs| {
+                vs.iter()
+                    .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default(),
         harvest: Default::default(),
         parts: Default::default(),
     };

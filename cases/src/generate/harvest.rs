@@ -240,6 +240,7 @@ mod tests {
             capabilities: json!({"completions": {}}),
             harvest: Harvest::new(),
             parts: Default::default(),
+            versions: vec![],
         }
     }
 
