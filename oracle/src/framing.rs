@@ -88,6 +88,54 @@ pub fn framing(response: &Value, request: &Value) -> Vec<(AspectId, String)> {
     out
 }
 
+/// What an HTTP rejection's body breaks, when the case asks only for the
+/// status (a missing session's 400, a GET's 405): the transports sections
+/// let the body "comprise a JSON-RPC error response" or be anything else,
+/// but a JSON-RPC response it does carry must still be framed as one. Its
+/// id may be left out or null (the request was refused before it was read)
+/// or be the request's own; any other id is made up. `leaks` are the
+/// exchange's J7 findings (exception text in the body).
+pub(crate) fn rejection_body(
+    exchange: &mcperr_wire::exchange::Exchange,
+    leaks: &[mcperr_model::grading::Violation],
+) -> Vec<mcperr_model::grading::Violation> {
+    let Some(body) = exchange.response() else {
+        return Vec::new();
+    };
+    let unread = serde_json::json!({"id": null});
+    let against = if body.get("id").is_none_or(Value::is_null) {
+        &unread
+    } else {
+        &exchange.request
+    };
+    framing(body, against)
+        .into_iter()
+        .map(|(aspect, why)| {
+            mcperr_model::grading::Violation::new(aspect, format!("the refusal's body: {why}"))
+        })
+        .chain(leaks.iter().cloned())
+        .collect()
+}
+
+/// Why a case's GET or DELETE that got no answer at all (not even a status
+/// line) within the timeout breaks the case's own sentence: J4's "the
+/// Server MUST reply with a Response" is about an rpc call, and these carry
+/// none; the transports sections ask such a request for an SSE stream or a
+/// status (405, 404 for an ended session). `None` for any other exchange.
+pub(crate) fn hung_without_request(
+    case: &mcperr_cases::case::Case,
+    exchange: &mcperr_wire::exchange::Exchange,
+) -> Option<String> {
+    let method = case.http.as_ref()?.method.as_deref()?;
+    let hung = matches!(exchange.ending, mcperr_wire::exchange::Ending::Timeout);
+    (hung && exchange.request.is_null() && method != "POST").then(|| {
+        format!(
+            "the {method} got no answer within {} ms, not even a status line (neither an SSE stream nor a refusal)",
+            exchange.duration.as_millis()
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,5 +167,61 @@ mod tests {
         assert_eq!(aspects(absent, readable.clone()), [AspectId::J1ErrorId]);
         let result = json!({"jsonrpc": "2.0", "id": null, "result": {}});
         assert_eq!(aspects(result, readable), [AspectId::J1IdType]);
+    }
+
+    /// A refusal that asks only for its status (a missing session's 400)
+    /// may carry no id or a null one, or the request's own; a made-up id
+    /// is the body's fault, as are a bad `jsonrpc` and a code that is no
+    /// integer.
+    #[test]
+    fn a_refusals_body_may_leave_the_id_out_but_not_make_one_up() {
+        use mcperr_wire::exchange::{Ending, Exchange};
+        let request = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list"});
+        let body = |id: Value| {
+            let v = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": "Bad Request"}});
+            Exchange::bare(request.clone(), Ending::WrongId(v))
+        };
+        let judged = |ex: Exchange| -> Vec<AspectId> {
+            rejection_body(&ex, &[])
+                .into_iter()
+                .map(|v| v.aspect)
+                .collect()
+        };
+        assert!(judged(body(json!(null))).is_empty());
+        assert!(judged(body(json!(7))).is_empty());
+        assert_eq!(judged(body(json!("server-error"))), [AspectId::J1ErrorId]);
+        let absent = json!({"jsonrpc": "2.0", "error": {"code": "bad", "message": "Bad Request"}});
+        assert_eq!(
+            judged(Exchange::bare(request.clone(), Ending::Answered(absent))),
+            [AspectId::J1IntegerCode]
+        );
+        let no_body = Exchange::bare(request.clone(), Ending::Timeout);
+        assert!(judged(no_body).is_empty());
+    }
+
+    /// A GET or DELETE carries no rpc call for J4 to hold to an answer: one
+    /// left without even a status line is its own case's finding; a POST
+    /// that times out stays J4's.
+    #[test]
+    fn a_hung_get_is_the_cases_own_finding_not_an_unanswered_call() {
+        use mcperr_cases::case::Case;
+        use mcperr_wire::exchange::{Ending, Exchange};
+        let case = |method: &str| {
+            let text = format!(
+                "id = \"http/x\"\nrule = \"H1\"\n[http]\nmethod = \"{method}\"\nstatus = [405]\n[request]\nmethod = \"tools/list\"\n"
+            );
+            Case::parse("http/x.toml", &text).unwrap()
+        };
+        let hung = Exchange::bare(Value::Null, Ending::Timeout);
+        let why = hung_without_request(&case("GET"), &hung).expect("judged as the case's own");
+        assert!(why.contains("GET got no answer"), "{why}");
+        assert!(hung_without_request(&case("DELETE"), &hung).is_some());
+        let post = Exchange::bare(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+            Ending::Timeout,
+        );
+        assert!(hung_without_request(&case("POST"), &post).is_none());
+        let answered = Exchange::bare(Value::Null, Ending::Answered(json!({})));
+        assert!(hung_without_request(&case("GET"), &answered).is_none());
     }
 }

@@ -217,6 +217,11 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
                 subscriptions::teardown(e, &exchange.strays, exchange.http.is_none())
             }))
             .collect();
+    // A GET or DELETE left hanging by a server that still answers others.
+    let hung = framing::hung_without_request(case, exchange);
+    if let (Some(why), None) = (hung, &evidence.stopped) {
+        return conclude(plan, vec![own(why)], String::new());
+    }
     // An `[http]` case judges its status (and body) first.
     if let (Some(want), Some(answer)) = (&case.http, &exchange.http) {
         let strays_only = invariants::strays(exchange, &ctx);
@@ -271,6 +276,9 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
         if want.empty_body || (status_only && !want.status.is_empty()) {
             let mut v = strays_only;
             v.extend(http_checks);
+            if !want.empty_body && answer.status >= 400 {
+                v.extend(framing::rejection_body(exchange, &leaks));
+            }
             if want.empty_body && !answer.body.trim().is_empty() {
                 v.push(own(format!("expected no body, got {}", clip(&answer.body))));
             }

@@ -124,7 +124,7 @@ pub fn peer_baseline(path: &Path) -> Result<()> {
     }
     let r = report(&json)?;
     // An error (a case mcperr could not judge) only where the baseline
-    // lists it: a GET the server never answers, say.
+    // lists it: a batch the server never answers, say.
     if let Some(c) = cases(&r)
         .into_iter()
         .find(|c| c["verdict"] == "error" && c["baselined"] != true)

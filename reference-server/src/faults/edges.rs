@@ -99,6 +99,7 @@ impl Fault {
                 | Fault::SessionIdCounter
                 | Fault::SessionIdSpaces
                 | Fault::HttpOriginUnchecked
+                | Fault::HttpRefusalMadeUpId
                 | Fault::HttpSseTruncated
                 | Fault::SseAfterResponse
                 | Fault::SseForeignProgress

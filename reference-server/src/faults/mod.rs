@@ -338,6 +338,8 @@ faults! {
         "with --auth-token over HTTP: the challenge's scope and the metadata's scopes_supported include offline_access";
     HttpSessionUnchecked => "http-session-unchecked", "H2",
         "over HTTP: legacy requests without a valid Mcp-Session-Id are served";
+    HttpRefusalMadeUpId => "http-refusal-made-up-id", "J1",
+        "over HTTP: a refusal's JSON-RPC error body (a missing session, a GET or DELETE refused, bad JSON) carries the id \"server-error\" instead of null";
     HttpOriginUnchecked => "http-origin-unchecked", "H1",
         "over HTTP: a foreign Origin is served instead of 403";
     SessionIdCounter => "session-id-counter", "H2",

@@ -147,9 +147,34 @@ impl HttpEdge {
         }
     }
 
+    /// The `http-refusal-made-up-id` fault: a refusal's JSON-RPC error body
+    /// carries an id of the server's own making where it had none to echo.
+    fn refusal_id(&self, mut reply: HttpReply) -> HttpReply {
+        if self.fault() != Some(Fault::HttpRefusalMadeUpId) || reply.status < 400 {
+            return reply;
+        }
+        if let Ok(mut v) = serde_json::from_slice::<Value>(&reply.body) {
+            if v.get("id").is_some_and(Value::is_null) && v.get("error").is_some() {
+                v["id"] = json!("server-error");
+                reply.body = v.to_string().into_bytes();
+            }
+        }
+        reply
+    }
+
     /// One request to the MCP endpoint: refused first when the server is
     /// protected and the request lacks a token that may do it.
     pub fn handle(
+        &self,
+        method: &str,
+        headers: &[(String, String)],
+        body: &[u8],
+        logs: &mut Vec<LogRecord>,
+    ) -> HttpReply {
+        self.refusal_id(self.handle_protected(method, headers, body, logs))
+    }
+
+    fn handle_protected(
         &self,
         method: &str,
         headers: &[(String, String)],
