@@ -219,7 +219,7 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
             .collect();
     // A GET or DELETE left hanging by a server that still answers others.
     let hung = framing::hung_without_request(case, exchange);
-    if let (Some(why), None) = (hung, &evidence.stopped) {
+    if let (Some(why), true) = (hung, evidence.answered_after) {
         return conclude(plan, vec![own(why)], String::new());
     }
     // An `[http]` case judges its status (and body) first.

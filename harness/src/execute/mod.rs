@@ -300,14 +300,19 @@ async fn execute_paced(
     if ex.response().is_some() && ex.duration > normal {
         evidence.slow = Some((ex.duration, normal));
     }
-    if ex.ending == Ending::Timeout && plan.http.is_none() {
+    if ex.ending == Ending::Timeout {
         // No answer: does the server still answer others? Then this request
         // is slow (answered within --slow-ms) or left unanswered (J4, and
-        // its method hung), not the server lost.
+        // its method hung), not the server lost. An `[http]` case's request
+        // (a raw body, a GET) is not sent again: it was left unanswered.
         let probe = client.probe().await;
         if probe.response().is_some() {
             alive = true;
-            long_wait = unanswered(client, plan, &mut ex, &mut evidence).await;
+            if plan.http.is_none() {
+                long_wait = unanswered(client, plan, &mut ex, &mut evidence).await;
+            } else {
+                evidence.answered_after = true;
+            }
             let strays = client.drain();
             ex.strays.extend(strays);
         }

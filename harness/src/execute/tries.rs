@@ -196,3 +196,57 @@ async fn rebased(
     );
     (result, alive)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcperr_cases::case::{Case, Rebase};
+    use serde_json::json;
+
+    fn passed_with(answer: Value) -> CaseResult {
+        let text = "id = \"t/x\"\nrule = \"T4\"\n[request]\nmethod = \"tools/call\"\n";
+        let case = Case::parse("t/x.toml", text).unwrap();
+        let mut r = CaseResult::skipped(&case, "", String::new());
+        r.verdict = Verdict::Pass;
+        r.response = Some(answer);
+        r
+    }
+
+    fn tool_error(text: &str) -> Value {
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": text}], "isError": true}})
+    }
+
+    /// With no valid call of the tool to compare with, a refusal of the
+    /// call with an extra property is that property's only when it names
+    /// it: otherwise the body may have run and failed on its own.
+    #[test]
+    fn a_refusal_seen_on_no_valid_call_counts_only_when_it_names_the_property() {
+        let rebase = Rebase {
+            sets: vec![],
+            extra: ("mcperr_extra".into(), json!(1)),
+        };
+        let named = tool_error("Unexpected property 'mcperr_extra'");
+        assert_eq!(
+            unseen_refusal(passed_with(named), &rebase).verdict,
+            Verdict::Pass
+        );
+        let protocol = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "mcperr_extra is not allowed"}});
+        assert_eq!(
+            unseen_refusal(passed_with(protocol), &rebase).verdict,
+            Verdict::Pass
+        );
+        let other = unseen_refusal(passed_with(tool_error("database unavailable")), &rebase);
+        assert_eq!(other.verdict, Verdict::Skip);
+        assert!(
+            other.message.contains("does not name mcperr_extra"),
+            "{}",
+            other.message
+        );
+        // A success is not a refusal: the case's own verdict stands.
+        let ok = json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}});
+        assert_eq!(
+            unseen_refusal(passed_with(ok), &rebase).verdict,
+            Verdict::Pass
+        );
+    }
+}
