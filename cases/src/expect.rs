@@ -31,7 +31,10 @@ pub struct Shape {
 pub fn tool_rejection_shape() -> Shape {
     Shape {
         expect: json!({"error": "$absent", "result": {"isError": true}}),
-        warn: vec![("invalid-params-code", json!({"error": {"code": -32602}}))],
+        warn: vec![(
+            "invalid-params-code",
+            json!({"error": {"code": mcperr_protocol::codes::INVALID_PARAMS}}),
+        )],
     }
 }
 
@@ -46,7 +49,7 @@ pub fn tool_rejection(r: &Value, what: &str) -> Option<Violation> {
             AspectId::T4Main,
             format!("invalid arguments ({what}) were accepted: a result without isError"),
         )),
-        (_, Some(-32602)) => Some(Violation::new(
+        (_, Some(mcperr_protocol::codes::INVALID_PARAMS)) => Some(Violation::new(
             AspectId::T4InvalidParamsCode,
             format!("invalid arguments ({what}) answered as JSON-RPC -32602, not as an isError tool result the model can read"),
         )),
@@ -61,7 +64,7 @@ pub fn tool_rejection(r: &Value, what: &str) -> Option<Violation> {
 /// P1/P2: a prompt error is −32602.
 pub fn prompt_error_shape() -> Shape {
     Shape {
-        expect: json!({"result": "$absent", "error": {"code": -32602}}),
+        expect: json!({"result": "$absent", "error": {"code": mcperr_protocol::codes::INVALID_PARAMS}}),
         warn: vec![],
     }
 }
@@ -77,7 +80,7 @@ pub fn prompt_error(aspect: AspectId, r: &Value, what: &str) -> Option<Violation
         ));
     }
     match mcperr_wire::edges::at(r, &["error", "code"]) {
-        Some(c) if c.as_i64() == Some(-32602) => None,
+        Some(c) if c.as_i64() == Some(mcperr_protocol::codes::INVALID_PARAMS) => None,
         Some(c) => Some(Violation::new(
             aspect,
             format!("{what} was answered with error code {c}, not -32602"),
@@ -119,7 +122,9 @@ pub fn made_up_read(r: &Value) -> Vec<Violation> {
             "a read of a value mcperr made up (it should not exist) came back with empty contents",
         ));
     }
-    if mcperr_wire::edges::at(r, &["error", "code"]).and_then(Value::as_i64) == Some(-32002) {
+    if mcperr_wire::edges::at(r, &["error", "code"]).and_then(Value::as_i64)
+        == Some(mcperr_protocol::codes::RESOURCE_NOT_FOUND_RETIRED)
+    {
         out.push(Violation::new(
             AspectId::R1Retired32002,
             "a missing resource answered -32002",

@@ -342,7 +342,7 @@ pub fn run(
             .then(|| format!("the answer is -32042, though the client declared the form mode the request needs: {error}"))
         }
         Check::NoRetiredCode => (response.pointer("/error/code").and_then(Value::as_i64)
-            == Some(-32002))
+            == Some(mcperr_protocol::codes::RESOURCE_NOT_FOUND_RETIRED))
         .then(|| "a missing resource answered the retired -32002".into()),
         Check::NoEmptyContents => response
             .pointer("/result/contents")

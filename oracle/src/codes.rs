@@ -9,6 +9,11 @@
 //! Bookshop's `raise_protocol_error(code)` and `mcperror://CODE` must
 //! forward it verbatim (T2, R5), so such a code is not judged here.
 
+use mcperr_protocol::codes::{
+    HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
+    MISSING_CLIENT_CAPABILITY, PARSE_ERROR, RESOURCE_NOT_FOUND_RETIRED,
+    UNSUPPORTED_PROTOCOL_VERSION, URL_ELICITATION_REQUIRED,
+};
 use mcperr_protocol::Era;
 use serde_json::Value;
 
@@ -16,7 +21,11 @@ use crate::Violation;
 use mcperr_model::rules::AspectId;
 
 /// The codes 2026-07-28 defines in its own sub-range.
-const MCP_DEFINED: [i64; 3] = [-32020, -32021, -32022];
+const MCP_DEFINED: [i64; 3] = [
+    HEADER_MISMATCH,
+    MISSING_CLIENT_CAPABILITY,
+    UNSUPPORTED_PROTOCOL_VERSION,
+];
 
 /// The range violation of an answer's error code, if any.
 pub fn code_range(response: &Value, request: &Value, era: Option<Era>) -> Option<Violation> {
@@ -27,8 +36,8 @@ pub fn code_range(response: &Value, request: &Value, era: Option<Era>) -> Option
     let (aspect, why) = match code {
         // 2025-11-25 defines it (client/elicitation#error-handling); E1
         // judges what it lists.
-        -32042 if era == Some(Era::Legacy) => return None,
-        -32042 => (
+        URL_ELICITATION_REQUIRED if era == Some(Era::Legacy) => return None,
+        URL_ELICITATION_REQUIRED => (
             AspectId::J1No32042,
             "-32042 (URL elicitation required) is 2025-11-25's; a 2026-07-28 server must not emit it",
         ),
@@ -36,7 +45,7 @@ pub fn code_range(response: &Value, request: &Value, era: Option<Era>) -> Option
             AspectId::J1McpRangeDefinedOnly,
             "it is in the sub-range -32020 to -32099 that the MCP specification reserves, where it defines only -32020, -32021 and -32022",
         ),
-        -32019..=-32000 if code != -32002 => (
+        -32019..=-32000 if code != RESOURCE_NOT_FOUND_RETIRED => (
             AspectId::J1LegacyRangeCode,
             "it is in the legacy sub-range -32000 to -32019, which new implementations should not use",
         ),
@@ -69,12 +78,19 @@ pub(super) fn named_by(code: i64, request: &Value) -> bool {
 /// A code in JSON-RPC's reserved range that no spec of `era` defines.
 pub fn reserved_undefined(code: i64, era: Era) -> bool {
     let mcp: &[i64] = match era {
-        Era::Legacy => &[-32002, -32042],
-        Era::Modern => &[-32042],
+        Era::Legacy => &[RESOURCE_NOT_FOUND_RETIRED, URL_ELICITATION_REQUIRED],
+        Era::Modern => &[URL_ELICITATION_REQUIRED],
     };
     (-32768..=-32000).contains(&code)
         && !(-32099..=-32000).contains(&code)
-        && !matches!(code, -32700 | -32600 | -32601 | -32602 | -32603)
+        && ![
+            PARSE_ERROR,
+            INVALID_REQUEST,
+            METHOD_NOT_FOUND,
+            INVALID_PARAMS,
+            INTERNAL_ERROR,
+        ]
+        .contains(&code)
         && !mcp.contains(&code)
 }
 

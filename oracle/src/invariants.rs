@@ -6,7 +6,7 @@
 //! [`super::leaks`], and the era's own checks in their modules, all called
 //! from [`invariants`].
 
-use mcperr_protocol::Era;
+use mcperr_protocol::{codes, Era};
 use serde_json::{json, Value};
 
 pub use super::context::Context;
@@ -238,9 +238,9 @@ pub fn http_status(status: u16, response: &Value) -> Option<String> {
         .and_then(Value::as_i64)
     {
         None => &[200],
-        Some(-32602) => &[200, 400],
-        Some(-32601) => &[200, 404],
-        Some(-32603) => &[200],
+        Some(codes::INVALID_PARAMS) => &[200, 400],
+        Some(codes::METHOD_NOT_FOUND) => &[200, 404],
+        Some(codes::INTERNAL_ERROR) => &[200],
         // Any other code (a tool's own, −32002…): a JSON-RPC answer, not a
         // server failure: 200 or a 4xx, never 5xx.
         Some(_) => {

@@ -123,7 +123,7 @@ impl Confirmations {
                 let code = match fault {
                     Some(Fault::CodeLegacyRange) => -32001,
                     Some(Fault::CodeMcpRange) => -32050,
-                    Some(Fault::Code32042) => -32042,
+                    Some(Fault::Code32042) => codes::URL_ELICITATION_REQUIRED,
                     Some(Fault::CodeReservedRange) => -32500,
                     _ => return invalid(why.into()),
                 };

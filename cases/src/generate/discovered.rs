@@ -193,7 +193,7 @@ pub fn prompt_cases(prompt: &Value) -> Vec<Case> {
             needs,
             method: "prompts/get",
             params: json!({"name": name, "arguments": {}}),
-            expect: json!({"result": "$absent", "error": {"code": -32602}}),
+            expect: json!({"result": "$absent", "error": {"code": mcperr_protocol::codes::INVALID_PARAMS}}),
             also_pass: vec![],
             warn: vec![],
             checks: vec![],

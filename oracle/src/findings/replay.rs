@@ -103,7 +103,7 @@ pub fn case_file(
             Some(expect::tool_rejection_shape())
         }
         (Class::UnknownMethod, RuleId::J2) => Some(expect::Shape {
-            expect: json!({"error": {"code": -32601}}),
+            expect: json!({"error": {"code": mcperr_protocol::codes::METHOD_NOT_FOUND}}),
             warn: vec![],
         }),
         (Class::ResourceMissing, RuleId::R1) => {

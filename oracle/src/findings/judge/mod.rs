@@ -10,7 +10,7 @@
 
 pub use super::identity::{cause, digest, finding_id, id_group_key, id_target, shape};
 use super::identity::{group_key, signature};
-use mcperr_protocol::Era;
+use mcperr_protocol::{codes, Era};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -378,7 +378,12 @@ impl Judge {
             }
             Class::ValidCall => {
                 let asked = input.target == mcperr_cases::bookshop::RAISES_REQUESTED_ERROR;
-                if let (Some(c @ (-32700 | -32600 | -32601)), false) = (code, asked) {
+                let not_for_a_call = [
+                    codes::PARSE_ERROR,
+                    codes::INVALID_REQUEST,
+                    codes::METHOD_NOT_FOUND,
+                ];
+                if let (Some(c), false) = (code.filter(|c| not_for_a_call.contains(c)), asked) {
                     out.push(Violation::new(
                         AspectId::J1FollowsJsonrpc,
                         format!("a schema-valid tools/call was answered {c} (JSON-RPC 2.0 section 5.1: -32700 is for invalid JSON, -32600 for a message that is not a Request object, -32601 for a method that does not exist)"),
@@ -422,14 +427,16 @@ impl Judge {
                     ));
                 }
             }
-            Class::UnknownMethod if code != Some(-32601) => out.push(Violation::new(
-                AspectId::J2Main,
-                format!(
-                    "the unknown method {} was answered {}, not -32601",
-                    input.method,
-                    code.map_or("with a result".into(), |c| c.to_string())
-                ),
-            )),
+            Class::UnknownMethod if code != Some(codes::METHOD_NOT_FOUND) => {
+                out.push(Violation::new(
+                    AspectId::J2Main,
+                    format!(
+                        "the unknown method {} was answered {}, not -32601",
+                        input.method,
+                        code.map_or("with a result".into(), |c| c.to_string())
+                    ),
+                ))
+            }
             _ => {}
         }
         out
