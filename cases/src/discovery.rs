@@ -90,8 +90,9 @@ impl Discovery {
             .collect();
         if unmet.contains(&Need::OnlyRevision) {
             return Err(Skip(format!(
-                "the server supports {} (server/discover's supportedVersions), and the spec asks this only of \"a server that supports only this revision\"",
-                self.versions.join(", ")
+                "the server supports {} (server/discover's supportedVersions), and the sentence this case checks binds only a server that supports this revision alone (mcperr explain {})",
+                self.versions.join(", "),
+                case.rule
             )));
         }
         let (declared, missing): (Vec<Need>, Vec<Need>) = unmet

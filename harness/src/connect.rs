@@ -189,6 +189,20 @@ async fn list_all(client: &mut Client, method: &str, key: &str) -> Vec<Value> {
     out
 }
 
+/// The versions a `server/discover` result lists in `supportedVersions`
+/// (none from an `initialize` result), each as written.
+pub(crate) fn listed_versions(handshake: &Value) -> Vec<String> {
+    handshake
+        .get("supportedVersions")
+        .and_then(Value::as_array)
+        .map(|vs| {
+            vs.iter()
+                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Lists what the server offers, following pagination cursors; the
 /// handshake's result gives its `serverInfo` and `capabilities`.
 pub async fn discover(client: &mut Client, handshake: Value) -> Discovery {
@@ -214,15 +228,7 @@ pub async fn discover(client: &mut Client, handshake: Value) -> Discovery {
         templates: list_all(client, "resources/templates/list", "resourceTemplates").await,
         prompts: list_all(client, "prompts/list", "prompts").await,
         server_info,
-        versions: handshake
-            .get("supportedVersions")
-            .and_then(Value::as_array)
-            .map(|vs| {
-                vs.iter()
-                    .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default(),
+        versions: listed_versions(&handshake),
         harvest: Default::default(),
         parts: Default::default(),
     };

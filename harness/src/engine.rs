@@ -90,18 +90,10 @@ fn versions_of(era: Era, info: &serde_json::Value) -> (Option<String>, Vec<Strin
                 .map(str::to_string),
             vec![],
         ),
-        Era::Modern => {
-            let listed = info
-                .get("supportedVersions")
-                .and_then(serde_json::Value::as_array)
-                .map(|vs| {
-                    vs.iter()
-                        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default();
-            (Some(era.version().to_string()), listed)
-        }
+        Era::Modern => (
+            Some(era.version().to_string()),
+            crate::connect::listed_versions(info),
+        ),
     }
 }
 
