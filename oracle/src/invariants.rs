@@ -227,6 +227,9 @@ pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
     if let Some(v) = leak_or_secret(response, &exchange.request, ctx.canary) {
         out.push(v.late());
     }
+    if framed && !ctx.http_rejection_expected {
+        out.extend(super::rows::seen(response, &exchange.request));
+    }
     out
 }
 

@@ -216,9 +216,61 @@ fn leak_in(errorish: &Value, text: &str, request: &Value, canary: Option<&str>) 
     }
     // Echoes of the request are taken out only when a marker shows at all
     // (the fuzzer judges every answer; most carry none).
-    leak_marker(text)?;
-    leak_marker(&without_echoes(errorish, request))
-        .map(|m| format!("the error carries a stack trace marker: {m}"))
+    if leak_marker(text).is_some() {
+        if let Some(m) = leak_marker(&without_echoes(errorish, request)) {
+            return Some(format!("the error carries a stack trace marker: {m}"));
+        }
+    }
+    runtime_message(text)?;
+    runtime_message(&without_echoes(errorish, request)).map(|m| {
+        format!("the error carries an exception's own text: \"{m}\" is what a language runtime says of a crash, not words a tool chose")
+    })
+}
+
+/// What a language runtime itself says when code fails: the text of an
+/// exception nobody raised on purpose. A crash's answer carrying one let
+/// the exception's text through, with no stack trace to show it (the model:
+/// "nothing of the exception's text"). Only phrases no tool would choose
+/// for an error of its own are listed; "division by zero", which a
+/// calculator may say on purpose, is not.
+const RUNTIME_MESSAGES: &[&str] = &[
+    // Python
+    "object has no attribute '",
+    "'NoneType' object",
+    "unsupported operand type(s) for",
+    "list index out of range",
+    "string index out of range",
+    "object is not subscriptable",
+    "object is not callable",
+    "invalid literal for int() with base",
+    "required positional argument",
+    "got an unexpected keyword argument",
+    "[Errno ",
+    // JavaScript (V8)
+    "Cannot read properties of undefined",
+    "Cannot read properties of null",
+    "Cannot read property '",
+    "Maximum call stack size exceeded",
+    "ENOENT: no such file or directory",
+    "connect ECONNREFUSED",
+    // Rust
+    "called `Option::unwrap()` on a `None` value",
+    "called `Result::unwrap()` on an `Err` value",
+    "index out of bounds: the len is",
+    // Go, Java
+    "invalid memory address or nil pointer dereference",
+    "java.lang.NullPointerException",
+];
+
+static RUNTIME: std::sync::LazyLock<aho_corasick::AhoCorasick> = std::sync::LazyLock::new(|| {
+    aho_corasick::AhoCorasick::new(RUNTIME_MESSAGES).expect("fixed patterns")
+});
+
+/// The first runtime message of [`RUNTIME_MESSAGES`] in `text`, if any (J7).
+pub(crate) fn runtime_message(text: &str) -> Option<&'static str> {
+    RUNTIME
+        .find(text)
+        .map(|m| RUNTIME_MESSAGES[m.pattern().as_usize()])
 }
 
 #[cfg(test)]
@@ -233,5 +285,52 @@ mod tests {
         assert!(leak_marker("thread 'main' panicked at src/main.rs:3:5").is_some());
         assert!(leak_marker("Error executing tool crash").is_none());
         assert!(leak_marker("ratio 3.js: 4").is_none());
+    }
+
+    #[test]
+    fn a_runtimes_own_words_are_exception_text_and_an_echo_of_them_is_not() {
+        let call = |args: Value| serde_json::json!({"method": "tools/call", "params": {"name": "convert", "arguments": args}});
+        let error = |text: &str| serde_json::json!({"isError": true, "content": [{"type": "text", "text": text}]});
+        for (text, marker) in [
+            (
+                "Error executing tool convert: 'NoneType' object has no attribute 'factor'",
+                "'NoneType' object",
+            ),
+            (
+                "Cannot read properties of undefined (reading 'factor')",
+                "Cannot read properties of undefined",
+            ),
+            (
+                "[Errno 2] No such file or directory: '/srv/units.csv'",
+                "[Errno ",
+            ),
+            (
+                "called `Option::unwrap()` on a `None` value",
+                "called `Option::unwrap()` on a `None` value",
+            ),
+        ] {
+            let e = error(text);
+            let json = serde_json::to_string(&e).unwrap();
+            let why = leak_in(&e, &json, &call(serde_json::json!({})), None).expect(text);
+            assert!(why.contains(marker), "{why}");
+        }
+        // Words a tool chooses for its own failure are no exception text.
+        for text in [
+            "No book titled 'Dune'",
+            "division by zero",
+            "Unknown unit: parsec",
+        ] {
+            let e = error(text);
+            let json = serde_json::to_string(&e).unwrap();
+            assert!(
+                leak_in(&e, &json, &call(serde_json::json!({})), None).is_none(),
+                "{text}"
+            );
+        }
+        // The request's own words, quoted back: an echo.
+        let args = serde_json::json!({"unit": "list index out of range"});
+        let e = error("Unknown unit: list index out of range");
+        let json = serde_json::to_string(&e).unwrap();
+        assert!(leak_in(&e, &json, &call(args), None).is_none());
     }
 }

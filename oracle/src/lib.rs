@@ -6,7 +6,7 @@
 //! in; violations, graded into a [`Verdict`] by the one grading path, go out.
 //!
 //! Layout:
-//! - [`invariants`] and the modules it calls (`strays`, `leaks`, `messages`,
+//! - [`invariants`] and the modules it calls (`strays`, `leaks`, `messages`, `rows`,
 //!   [`codes`], [`structured`], [`extensions`], [`mrtr`], [`tasks`],
 //!   [`subscriptions`], [`auth`], [`server_asks`]): what every response must
 //!   satisfy whatever was asked.
@@ -40,6 +40,7 @@ mod messages;
 pub mod mrtr;
 pub mod redact;
 mod regressions;
+mod rows;
 pub mod secrets;
 pub mod server_asks;
 mod strays;
@@ -390,7 +391,8 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
             });
         }
     }
-    found.extend(leaks);
+    let own: Vec<AspectId> = exp.aspects.iter().map(|(a, _)| *a).collect();
+    found.extend(rows::dropped_for_case(leaks, &found, &own));
     found.extend(stopped);
     conclude(plan, found, pass_message)
 }

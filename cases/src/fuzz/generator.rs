@@ -288,7 +288,7 @@ impl Generator {
             let t = &self.templates[i];
             let (value, class) = match src.below(8) {
                 0..=2 => (
-                    format!("mcperr-nx-{}", letters(src, 10)),
+                    format!("{}{}", super::inputs::MADE_UP_VALUES[0], letters(src, 10)),
                     Class::ResourceMissing,
                 ),
                 3 => (String::new(), Class::ResourceOther),

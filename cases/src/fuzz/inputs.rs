@@ -169,6 +169,17 @@ pub use mcperr_wire::text::decode as parse_line;
 /// plants the same shape as a crash's secret, which must never come back.)
 pub const CANARY_PREFIX: &str = "mcperrcanary";
 
+/// What the values mcperr makes up for a template's variable start with (a
+/// fuzz input's [`Class::ResourceMissing`] read, a generated not-found read):
+/// no server names an item so, so a read of a URI holding one is a read of
+/// something missing, wherever it is judged (the oracle's row checks).
+pub const MADE_UP_VALUES: [&str; 2] = ["mcperr-nx-", "mcperr-no-such-"];
+
+/// Whether `uri` holds a value mcperr made up ([`MADE_UP_VALUES`]).
+pub fn names_made_up_value(uri: &str) -> bool {
+    MADE_UP_VALUES.iter().any(|v| uri.contains(v))
+}
+
 /// The canary a campaign with `seed` plants: the same for the same seed, so
 /// a campaign repeats exactly.
 pub fn canary_of_seed(seed: u64) -> String {

@@ -9,7 +9,8 @@ use serde_json::{json, Value};
 use super::{alternative, Draft};
 use crate::case::Case;
 
-/// The value put in every template variable: it names no real item.
+/// The value put in every template variable: it names no real item (one
+/// of [`crate::fuzz::inputs::MADE_UP_VALUES`], then the run's canary).
 const NO_SUCH: &str = "mcperr-no-such-{{canary}}";
 
 /// `template` with every `{var}` (any RFC 6570 operator) replaced by `value`
@@ -213,6 +214,10 @@ mod tests {
         assert_eq!(expand("books://{title}", "X"), "books://X");
         assert_eq!(expand("a://{x}/b/{+y}{?q}", "V"), "a://V/b/VV");
         assert_eq!(expand("a://{broken", "V"), "a://{broken");
+        // The not-found value is one the oracle knows as made up.
+        assert!(crate::fuzz::inputs::names_made_up_value(&expand(
+            "a://{x}", NO_SUCH
+        )));
     }
 
     #[test]

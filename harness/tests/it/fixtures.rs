@@ -203,6 +203,23 @@ fn a_tools_only_server_gets_skips_not_failures_for_prompts_and_resources() {
     }
 }
 
+/// What `check` missed on each Recipes server, both checked side by side.
+fn on_both_recipes(check: impl Fn(&str, &str) -> Vec<String> + Sync) -> Vec<String> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = recipes()
+            .into_iter()
+            .map(|(name, server)| {
+                let check = &check;
+                s.spawn(move || check(name, &server))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    })
+}
+
 #[test]
 fn every_generic_check_catches_its_fault_on_both_sdks() {
     // fault → the rule whose generic case must catch it, and its verdict
@@ -220,40 +237,98 @@ fn every_generic_check_catches_its_fault_on_both_sdks() {
         ("bad-prompt-shape", "J1", "warn"),
         ("bad-content-block", "J1", "warn"),
         ("arguments-not-object-accepted", "T6", "fail"),
+        // The generated valid call's answer, a tool error with the
+        // runtime's words: J7 wherever it is seen, not only in a crash case.
+        ("exception-text", "J7", "fail"),
     ];
     let dir = scratch("recipes-faults");
-    let misses: Vec<String> = std::thread::scope(|s| {
-        let handles: Vec<_> = recipes()
-            .into_iter()
-            .map(|(name, server)| {
-                let dir = &dir;
-                s.spawn(move || {
-                    let mut misses = Vec::new();
-                    for (fault, rule, verdict) in faults {
-                        let json = dir.join(format!("{name}-{fault}.json"));
-                        let server = format!("{server} --fault {fault}");
-                        run(&server, "2026-07-28", "model", &[], &json);
-                        let r = report(&json);
-                        let caught = cases(&r).iter().any(|c| {
-                            c["verdict"] == verdict
-                                && (c["rule"] == rule
-                                    || c["message"]
-                                        .as_str()
-                                        .unwrap()
-                                        .contains(&format!("[{rule}]")))
-                        });
-                        if !caught {
-                            misses.push(format!("{name} --fault {fault}: no {rule} {verdict}"));
-                        }
-                    }
-                    misses
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap())
-            .collect()
+    let misses = on_both_recipes(|name, server| {
+        let mut misses = Vec::new();
+        for (fault, rule, verdict) in faults {
+            let json = dir.join(format!("{name}-{fault}.json"));
+            let server = format!("{server} --fault {fault}");
+            run(&server, "2026-07-28", "model", &[], &json);
+            let r = report(&json);
+            let caught = cases(&r).iter().any(|c| {
+                c["verdict"] == verdict
+                    && (c["rule"] == rule
+                        || c["message"]
+                            .as_str()
+                            .unwrap()
+                            .contains(&format!("[{rule}]")))
+            });
+            if !caught {
+                misses.push(format!("{name} --fault {fault}: no {rule} {verdict}"));
+            }
+        }
+        misses
+    });
+    assert!(misses.is_empty(), "{}", misses.join("\n"));
+}
+
+#[test]
+fn the_seed_models_rows_are_judged_on_every_tool_error_a_campaign_sees() {
+    // Not a case written for them: the campaign's own valid calls of
+    // convert_units (random units, so mass meets volume now and then) get
+    // tool errors, and each is held to the model's rows. fault → aspect.
+    // Neither has a sentence in the spec (the table's level `none`), so
+    // under `spec` the same campaign has no such finding.
+    let faults = [
+        ("tool-error-structured", "T1.no-structured-content"),
+        ("exception-text", "J7"),
+    ];
+    let dir = scratch("recipes-rows");
+    let misses = on_both_recipes(|name, server| {
+        let mut misses = Vec::new();
+        for (fault, aspect) in faults {
+            for profile in ["model", "spec"] {
+                let json = dir.join(format!("{name}-{fault}-{profile}.json"));
+                let server = format!("{server} --fault {fault}");
+                let out = mcperr(&[
+                    "fuzz",
+                    "--stdio",
+                    &server,
+                    "--era",
+                    "2026-07-28",
+                    "--profile",
+                    profile,
+                    "--seed",
+                    "5",
+                    "--requests",
+                    "300",
+                    "--timeout-ms",
+                    "2000",
+                    "--json",
+                    json.to_str().unwrap(),
+                ]);
+                assert!(
+                    out.code.is_some_and(|c| c < 2),
+                    "{name} {fault}: {}",
+                    out.stderr
+                );
+                let r = report(&json);
+                let hits: Vec<&Value> = r["findings"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|f| f["aspect"] == aspect)
+                    .collect();
+                let caught = hits.iter().any(|f| {
+                    f["verdict"] == "fail" && f["request"]["params"]["name"] == "convert_units"
+                });
+                match profile {
+                    "model" if !caught => misses.push(format!(
+                        "{name} --fault {fault}: no {aspect} fail under model\n{}",
+                        out.stdout
+                    )),
+                    "spec" if !hits.is_empty() => misses.push(format!(
+                        "{name} --fault {fault}: {aspect} judged under spec: {hits:?}"
+                    )),
+                    _ => {}
+                }
+            }
+        }
+        misses
     });
     assert!(misses.is_empty(), "{}", misses.join("\n"));
 }

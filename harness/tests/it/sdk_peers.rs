@@ -131,3 +131,57 @@ fn fuzzing_rmcp_blames_its_idless_errors_on_the_broken_requests_alone() {
         );
     }
 }
+
+/// A fuzz read of a value mcperr made up is held to R1's row wherever it
+/// comes: refused as not found, it names the URI as `data.uri` (the model;
+/// the spec shows it only in an example, so `spec` gives no verdict). Two
+/// SDKs that leave it out on their own, found by the campaign's reads of
+/// their templates, not by a case written for the Bookshop's names.
+#[test]
+fn a_made_up_read_refused_without_its_uri_is_found_by_fuzzing_on_two_sdks() {
+    for column in ["rust-mcp-sdk", "mastra"] {
+        let server = bookshop(column);
+        for profile in ["model", "spec"] {
+            let json = crate::support::scratch(&format!("rows-{column}-{profile}")).join("f.json");
+            let out = mcperr(&[
+                "fuzz",
+                "-q",
+                "--stdio",
+                &server,
+                "--era",
+                "2026-07-28",
+                "--profile",
+                profile,
+                "--requests",
+                "400",
+                "--seed",
+                "5",
+                "--json",
+                json.to_str().unwrap(),
+            ]);
+            assert!(out.code.is_some_and(|c| c < 2), "{column}: {}", out.stderr);
+            let report = crate::support::report(&json);
+            let rows: Vec<&serde_json::Value> = report["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|f| f["aspect"] == "R1.data-uri")
+                .collect();
+            if profile == "spec" {
+                assert!(rows.is_empty(), "{column} under spec: {rows:#?}");
+                continue;
+            }
+            let found = rows
+                .iter()
+                .find(|f| f["verdict"] == "fail")
+                .unwrap_or_else(|| panic!("{column}: no R1.data-uri finding\n{}", out.stdout));
+            let uri = found["request"]["params"]["uri"].as_str().unwrap();
+            assert!(uri.contains("mcperr-nx-"), "{found:#}");
+            assert_eq!(found["response"]["error"]["code"], -32602, "{found:#}");
+            assert!(
+                found["response"]["error"].get("data").is_none(),
+                "{found:#}"
+            );
+        }
+    }
+}
