@@ -34,7 +34,9 @@ mod context;
 pub mod extensions;
 pub mod findings;
 pub mod framing;
+mod http_case;
 pub mod invariants;
+mod judgement;
 mod leaks;
 mod messages;
 pub mod mrtr;
@@ -51,97 +53,17 @@ pub mod tasks;
 
 use mcperr_cases::pattern;
 use mcperr_cases::plan::CasePlan;
-use mcperr_wire::exchange::{Ending, Exchange, NoResponse};
+use mcperr_wire::exchange::{Ending, Exchange};
 
 pub use mcperr_model::verdict::Verdict;
 
 pub use checks::Evidence;
 pub use invariants::{invariants, Context};
 
+use judgement::conclude;
+pub use judgement::Judgement;
 pub use mcperr_model::grading::{Graded, Grader, Kind, Violation};
 use mcperr_model::rules::AspectId;
-
-/// A verdict with the rule that decided it and a message saying why.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Judgement {
-    /// The verdict.
-    pub verdict: Verdict,
-    /// The deciding rule (the case's own, or J1/J3/J4/J5/H3/J7 for an invariant).
-    pub rule: String,
-    /// Why: every violation found, the deciding one first.
-    pub message: String,
-    /// The deciding aspect's citation from the table, when a violation decided.
-    pub citation: Option<String>,
-    /// The deciding aspect, when a violation decided.
-    pub aspect: Option<AspectId>,
-}
-
-impl Judgement {
-    /// A judgement with a verdict and message under `rule`.
-    pub fn new(verdict: Verdict, rule: &str, message: impl Into<String>) -> Self {
-        Judgement {
-            verdict,
-            rule: rule.to_string(),
-            message: message.into(),
-            citation: None,
-            aspect: None,
-        }
-    }
-
-    /// The judgement of a set of graded violations: pass if there are none,
-    /// else the worst decides (among equals the case's own rule, `pass_rule`,
-    /// then the first) and every one is listed.
-    pub fn of(violations: Vec<Graded>, pass_rule: &str, pass_message: String) -> Self {
-        Judgement::preferring(violations, pass_rule, pass_message, None)
-    }
-
-    /// As [`Judgement::of`], but `preferred` decides when one of the
-    /// violations has it (a replayed fuzz finding's aspect: `replays`).
-    pub fn preferring(
-        violations: Vec<Graded>,
-        pass_rule: &str,
-        pass_message: String,
-        preferred: Option<AspectId>,
-    ) -> Self {
-        let Some(decider) = violations
-            .iter()
-            .enumerate()
-            .max_by_key(|(i, v)| {
-                let chosen = Some(v.aspect) == preferred;
-                let own = v.aspect.rule().as_str() == pass_rule;
-                (chosen, v.verdict.weight(), own, std::cmp::Reverse(*i))
-            })
-            .map(|(i, _)| i)
-        else {
-            return Judgement::new(Verdict::Pass, pass_rule, pass_message);
-        };
-        let first = &violations[decider];
-        let mut message = first.message.clone();
-        // The same violation seen again (one per malformed line, say) is
-        // listed once, with how many times it was seen.
-        let mut also: Vec<(String, usize)> = Vec::new();
-        for (_, v) in violations.iter().enumerate().filter(|(i, _)| *i != decider) {
-            let line = format!("also {} [{}]: {}", v.verdict.as_str(), v.aspect, v.message);
-            let same_as_decider = v.aspect == first.aspect && v.message == first.message;
-            match also.iter_mut().find(|(l, _)| *l == line) {
-                Some((_, n)) => *n += 1,
-                None if same_as_decider => {}
-                None => also.push((line, 1)),
-            }
-        }
-        for (line, n) in also {
-            message.push('\n');
-            message.push_str(&line);
-            if n > 1 {
-                message.push_str(&format!(" ({n} times)"));
-            }
-        }
-        let mut j = Judgement::new(first.verdict, first.aspect.rule().as_str(), message);
-        j.citation = Some(first.citation.clone());
-        j.aspect = Some(first.aspect);
-        j
-    }
-}
 
 /// Judges one exchange of a planned case.
 pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judgement {
@@ -192,6 +114,34 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
         let strays = invariants::strays(exchange, &ctx).len();
         mcperr_wire::edges::apply_big_id(&mut found, strays, v);
     }
+    let stopped = after_the_request(plan, exchange, evidence);
+    // A GET or DELETE left hanging by a server that still answers others.
+    let hung = framing::hung_without_request(case, exchange);
+    if let (Some(why), true) = (hung, evidence.answered_after) {
+        return conclude(plan, vec![own(why)], String::new());
+    }
+    // An `[http]` case judges its status (and body) first.
+    if let Some(j) = http_case::judge(plan, exchange, evidence, &ctx, &leaks, &stopped) {
+        return j;
+    }
+    let Some(response) = exchange.response() else {
+        found.extend(leaks);
+        found.extend(stopped);
+        return conclude(plan, found, String::new());
+    };
+    let (shaped, pass_message) = shape(plan, exchange, response, evidence);
+    found.extend(shaped);
+    let exp = &plan.expectation;
+    let own: Vec<AspectId> = exp.aspects.iter().map(|(a, _)| *a).collect();
+    found.extend(rows::dropped_for_case(leaks, &found, &own));
+    found.extend(stopped);
+    conclude(plan, found, pass_message)
+}
+
+/// What came after the request that the case is judged for too: the
+/// server stopped (J4) or answered only late (J4 `slow`), a cancelled
+/// request's work went on (U7), a subscription ended wrongly (U9).
+fn after_the_request(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Vec<Violation> {
     let stopped = evidence.stopped.as_ref().map(|how| {
         Violation::new(
             AspectId::J4Main,
@@ -209,129 +159,32 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
             ),
         )
     });
-    let stopped: Vec<Violation> =
-        stopped
-            .into_iter()
-            .chain(slow)
-            .chain(cancelled(&evidence.after_cancel))
-            .chain(evidence.ended.iter().flat_map(|e| {
+    stopped
+        .into_iter()
+        .chain(slow)
+        .chain(cancelled(&evidence.after_cancel))
+        .chain(
+            evidence.ended.iter().flat_map(|e| {
                 subscriptions::teardown(e, &exchange.strays, exchange.http.is_none())
-            }))
-            .collect();
-    // A GET or DELETE left hanging by a server that still answers others.
-    let hung = framing::hung_without_request(case, exchange);
-    if let (Some(why), true) = (hung, evidence.answered_after) {
-        return conclude(plan, vec![own(why)], String::new());
-    }
-    // An `[http]` case judges its status (and body) first.
-    if let (Some(want), Some(answer)) = (&case.http, &exchange.http) {
-        let strays_only = invariants::strays(exchange, &ctx);
-        // An auth case (A1) judges the refusal itself, whatever its body
-        // (RFC 6750 asks for no JSON-RPC error), once its status is right.
-        let auth_case = plan
-            .expectation
-            .checks
-            .iter()
-            .any(|c| auth::reads_refusal(*c));
-        if auth_case && want.status.contains(&answer.status) {
-            let mut v = strays_only;
-            v.extend(auth::violations(
-                &plan.expectation.checks,
-                exchange,
-                evidence.metadata.as_ref(),
-            ));
-            v.extend(stopped);
-            return conclude(plan, v, String::new());
-        }
-        if want.error_status && (400..600).contains(&answer.status) {
-            let mut v = strays_only;
-            v.extend(stopped);
-            return conclude(plan, v, format!("refused with HTTP {}", answer.status));
-        }
-        if !want.status.is_empty() && !want.status.contains(&answer.status) {
-            let mut v = strays_only;
-            v.push(own(format!(
-                "HTTP status {}, expected {:?}; body: {}",
-                answer.status,
-                want.status,
-                clip(&answer.body)
-            )));
-            v.extend(stopped);
-            return conclude(plan, v, String::new());
-        }
-        // Checks that read the HTTP answer itself (a GET has no response).
-        let http_checks: Vec<Violation> = plan
-            .expectation
-            .checks
-            .iter()
-            .filter(|c| c.reads_http_answer())
-            .flat_map(|c| checks::http_answer(*c, exchange, evidence))
-            .map(|(aspect, why)| Violation::new(aspect, why))
-            .collect();
-        let status_only = case.expect.as_object().is_some_and(|o| o.is_empty())
-            && plan
-                .expectation
-                .checks
-                .iter()
-                .all(|c| c.reads_http_answer());
-        if want.empty_body || (status_only && !want.status.is_empty()) {
-            let mut v = strays_only;
-            v.extend(http_checks);
-            if !want.empty_body && answer.status >= 400 {
-                v.extend(framing::rejection_body(exchange, &leaks));
-            }
-            if want.empty_body && !answer.body.trim().is_empty() {
-                v.push(own(format!("expected no body, got {}", clip(&answer.body))));
-            }
-            if want.sse_when_ok && (200..300).contains(&answer.status) && !answer.sse {
-                let kind = answer.header("content-type").unwrap_or("no content type");
-                v.push(own(format!(
-                    "HTTP {} with {kind}, not an SSE stream (text/event-stream); body: {}",
-                    answer.status,
-                    clip(&answer.body)
-                )));
-            }
-            v.extend(stopped);
-            return conclude(plan, v, String::new());
-        }
-        // The rejection status came, with a body that is no JSON-RPC
-        // response (a framework's HTML error page, say). The status is right;
-        // the missing error object is the case's own deviation, graded by its
-        // aspect (the transports sections ask only for the status: the body
-        // "MAY comprise a JSON-RPC error response"), not an unanswered request.
-        // (Only a body that is no JSON at all: an `application/json` body
-        // that does not parse stays a J1 error, judged with the invariants.)
-        let rejected_without_rpc = matches!(
-            &exchange.ending,
-            Ending::Empty {
-                why: NoResponse::EmptyBody,
-                ..
-            }
-        );
-        if rejected_without_rpc && !want.status.is_empty() {
-            let mut v = strays_only;
-            v.push(own(format!(
-                "HTTP {} as expected, but the body is no JSON-RPC response ({}); expected {}",
-                answer.status,
-                clip(&answer.body),
-                serde_json::to_string(&plan.expectation.pattern).unwrap_or_default()
-            )));
-            if let Some(marker) = invariants::leak_marker(&answer.body) {
-                v.push(
-                    Violation::new(AspectId::J7Main, format!("the error body carries {marker}"))
-                        .late(),
-                );
-            }
-            v.extend(stopped);
-            return conclude(plan, v, String::new());
-        }
-    }
-    let Some(response) = exchange.response() else {
-        found.extend(leaks);
-        found.extend(stopped);
-        return conclude(plan, found, String::new());
-    };
+            }),
+        )
+        .collect()
+}
+
+/// The case's own shape on `response`: its expectation (or an `also_pass`
+/// shape, whose message it returns, or a `warn` shape), its `[aspects.*]`
+/// and its named checks.
+fn shape(
+    plan: &CasePlan,
+    exchange: &Exchange,
+    response: &serde_json::Value,
+    evidence: &Evidence,
+) -> (Vec<Violation>, String) {
+    let case = &plan.case;
+    let own_aspect = case.aspect_id();
+    let own = |message: String| Violation::new(own_aspect, message);
     let exp = &plan.expectation;
+    let mut found = Vec::new();
     let mut pass_message = String::new();
     let mut other_pass = false;
     let mismatches = pattern::mismatches(&exp.pattern, Some(response));
@@ -391,10 +244,7 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
             });
         }
     }
-    let own: Vec<AspectId> = exp.aspects.iter().map(|(a, _)| *a).collect();
-    found.extend(rows::dropped_for_case(leaks, &found, &own));
-    found.extend(stopped);
-    conclude(plan, found, pass_message)
+    (found, pass_message)
 }
 
 /// U7: what a request cancelled while in flight should not have had after
@@ -435,79 +285,5 @@ fn reason_or_what(alt: &mcperr_cases::case::Alternative, plan: &CasePlan) -> Str
         aspect.text(plan.era).what.to_string()
     } else {
         alt.reason.clone()
-    }
-}
-
-/// Grades the violations through the one grading path and concludes: a
-/// deviation the profile gives no verdict (the spec says neither MUST nor
-/// SHOULD) is a skip when it is the case's own, else a note on a pass.
-fn conclude(plan: &CasePlan, found: Vec<Violation>, pass_message: String) -> Judgement {
-    let grader = plan.grader();
-    let own_rule = plan.case.rule_id();
-    let capped = plan.case.at_most.is_some();
-    let mut graded = Vec::new();
-    let mut unjudged = Vec::new();
-    for v in found {
-        match grader.graded(&v, capped && v.rule() == own_rule) {
-            Some(g) => graded.push(g),
-            None => unjudged.push(v),
-        }
-    }
-    let listed: Vec<String> = unjudged
-        .iter()
-        .map(|v| format!("[{}] {}", v.aspect, grader.message(v)))
-        .collect();
-    if !graded.is_empty() || unjudged.is_empty() {
-        let mut j = Judgement::preferring(
-            graded,
-            &plan.case.rule,
-            pass_message,
-            plan.case.replays_aspect(),
-        );
-        if !listed.is_empty() {
-            j.message.push_str(&format!(
-                "\nnot judged under {}: {}",
-                plan.profile.name,
-                listed.join("; ")
-            ));
-        }
-        return j;
-    }
-    // Whether `model` would judge them: asked of the grader, not re-derived.
-    let under_model = mcperr_model::grading::Grader {
-        grading: mcperr_model::grading::Grading::Model,
-        ..grader
-    };
-    let model_judges = unjudged
-        .iter()
-        .all(|v| under_model.grade(v, false).is_some());
-    let hint = if model_judges && grader.grading != mcperr_model::grading::Grading::Model {
-        "; --profile model judges it"
-    } else {
-        ""
-    };
-    let why = format!(
-        "no verdict under the {} profile: the {} spec neither requires nor recommends this{hint}. Deviation: {}",
-        plan.profile.name,
-        plan.era,
-        listed.join("; ")
-    );
-    // No verdict on what the case itself proves is a skip; a pass of it with
-    // only other aspects unjudged is a pass, saying what was not judged.
-    if unjudged.iter().any(|v| v.aspect == plan.case.aspect_id()) {
-        Judgement::new(Verdict::Skip, &plan.case.rule, why)
-    } else {
-        Judgement::new(Verdict::Pass, &plan.case.rule, why)
-    }
-}
-
-fn clip(s: &str) -> String {
-    if s.len() > 300 {
-        format!(
-            "{}…",
-            &s[..s.char_indices().nth(300).map_or(s.len(), |(i, _)| i)]
-        )
-    } else {
-        s.to_string()
     }
 }

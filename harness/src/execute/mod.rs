@@ -2,9 +2,9 @@
 //! the evidence around it (counts, the server's log, liveness), and hands
 //! them to the oracle. It builds nothing and decides nothing itself.
 
+use mcperr_cases::case::Check;
 use mcperr_cases::plan::{CasePlan, IdChoice, Outgoing, Step};
 use mcperr_core::report::CaseResult;
-use mcperr_model::rules::AspectId;
 use mcperr_model::Verdict;
 use mcperr_oracle::Evidence;
 use mcperr_wire::exchange::{Ending, Exchange};
@@ -15,16 +15,15 @@ use crate::client::Client;
 mod evidence;
 mod send;
 mod slow;
+mod steps;
 mod tries;
 
 use evidence::{
-    cancelled_by_case, limited_calls, resource_metadata, start_in_flight, task_listing,
-    watch_cancelled,
+    cancelled_by_case, limited_calls, resource_metadata, task_listing, watch_cancelled,
 };
-use send::{
-    capture, clip_body, get_with_side_post, plain_exchange, resumed_get, shaped_exchange, step,
-};
-use slow::{hung_result, lanes_of, long_wait_note, slow_step, unanswered};
+use send::{clip_body, get_with_side_post, plain_exchange, resumed_get, shaped_exchange};
+use slow::{hung_result, lanes_of, long_wait_note, unanswered};
+use steps::Stepped;
 
 /// Runs one planned case on a live client. The second value is false when
 /// the server stopped answering (the caller restarts it).
@@ -106,7 +105,8 @@ async fn execute_once(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool
 }
 
 /// One case at the paced timeout; `normal` is --timeout-ms, beyond which an
-/// answer is slow.
+/// answer is slow: its steps, its judged request, the evidence the named
+/// checks read, the liveness probe, then the judgement.
 async fn execute_paced(
     client: &mut Client,
     plan: &CasePlan,
@@ -123,89 +123,22 @@ async fn execute_paced(
         other_session: client.other_session.clone(),
         ..Evidence::default()
     };
-    let mut in_flight = None;
-    let resumes = plan
-        .expectation
-        .checks
-        .contains(&mcperr_cases::case::Check::ResumedOwnStream);
-    let mut streams = Vec::new();
-    let mut vars: Vec<(String, Value)> = Vec::new();
+    let resumes = checks(plan, Check::ResumedOwnStream);
+    let Stepped {
+        vars,
+        in_flight,
+        streams,
+    } = match steps::run(client, plan, resumes, &evidence).await {
+        Ok(stepped) => stepped,
+        Err(ended) => return ended,
+    };
     let with_values;
-    let mut plan = plan;
-    for (index, s) in plan.steps.iter().enumerate() {
-        let filled;
-        let s = if vars.is_empty() {
-            s
-        } else {
-            filled = plan.with_values(&vars).steps[index].clone();
-            &filled
-        };
-        if let Step::InFlight(o) = s {
-            match start_in_flight(client, plan, o).await {
-                Ok(started) => in_flight = Some(started),
-                Err(skipped) => return (skipped, true),
-            }
-            continue;
-        }
-        let sent = step(client, s).await;
-        if let Ok(answered) = &sent {
-            let answer = answered.as_ref().and_then(Exchange::response).cloned();
-            if let Err((skip, why)) = capture(plan, index, answer.as_ref(), &mut vars) {
-                let j = if skip {
-                    mcperr_oracle::Judgement::new(Verdict::Skip, &plan.case.rule, why)
-                } else {
-                    let v = mcperr_model::grading::Violation::new(plan.case.aspect_id(), why);
-                    let graded = plan.grader().graded(&v, false).into_iter().collect();
-                    mcperr_oracle::Judgement::of(graded, &plan.case.rule, String::new())
-                };
-                let result = CaseResult::planned(plan, &plan.citation, j, None, answer.clone(), 0);
-                return (result, true);
-            }
-        }
-        let ex = match sent {
-            Ok(answered) => {
-                if resumes {
-                    streams.extend(answered);
-                }
-                continue;
-            }
-            Err(ex) => ex,
-        };
-        {
-            let ms = ex.duration.as_millis() as u64;
-            // A step left unanswered while the server answers a probe: the
-            // step's method is hung (its later cases are errors at once),
-            // the server is not lost.
-            if ex.ending == Ending::Timeout && client.probe().await.response().is_some() {
-                let method = ex.request["method"].as_str().unwrap_or("?").to_string();
-                if slow_step(client, &method, &ex).await {
-                    // The case again, the step's method now with --slow-ms.
-                    return Box::pin(execute_once(client, plan)).await;
-                }
-                let lane = crate::pace::lane_of_message(&ex.request);
-                client.pace.mark_hung(&lane, &plan.case.id);
-                let v = mcperr_model::grading::Violation::new(
-                    AspectId::J4Main,
-                    format!(
-                        "the case's {method} step was never answered (within {} ms) while the server went on answering others; {lane} is hung, later requests like it are not sent",
-                        client.timeout.as_millis()
-                    ),
-                );
-                let graded = plan.grader().graded(&v, false).into_iter().collect();
-                let j = mcperr_oracle::Judgement::of(graded, &plan.case.rule, String::new());
-                let citation = j.citation.clone().unwrap_or_else(|| plan.citation.clone());
-                let result = CaseResult::planned(plan, &citation, j, Some(ex.request), None, ms);
-                return (result, true);
-            }
-            let j = mcperr_oracle::judge(plan, &ex, &evidence);
-            let result = CaseResult::planned(plan, &plan.citation, j, Some(ex.request), None, ms);
-            return (result, false);
-        }
-    }
-    if !vars.is_empty() {
+    let plan = if vars.is_empty() {
+        plan
+    } else {
         with_values = plan.with_values(&vars);
-        plan = &with_values;
-    }
+        &with_values
+    };
     if let Some(started) = &in_flight {
         evidence.after_cancel = watch_cancelled(client, plan, started).await;
         let id = started.id();
@@ -218,23 +151,7 @@ async fn execute_paced(
             });
         }
     }
-    let quiet_get = plan
-        .expectation
-        .checks
-        .contains(&mcperr_cases::case::Check::GetStreamQuiet);
-    let mut ex = if plan.http.is_some() && quiet_get {
-        let (ex, side) = get_with_side_post(client, plan).await;
-        evidence.side_post = Some(side);
-        ex
-    } else if plan.http.is_some() && resumes {
-        let (ex, resumption) = resumed_get(client, plan, &streams).await;
-        evidence.resumption = resumption;
-        ex
-    } else if plan.http.is_some() {
-        shaped_exchange(client, plan).await
-    } else {
-        plain_exchange(client, &plan.request).await
-    };
+    let mut ex = judged_exchange(client, plan, &streams, &mut evidence).await;
     ex.strays.splice(
         0..0,
         early.into_iter().map(mcperr_wire::exchange::Stray::outside),
@@ -247,12 +164,71 @@ async fn execute_paced(
             plan.request.method
         ));
     }
-    // An id beyond a double that got silence or an id-null error: the same
-    // request with a small id shows whether the id alone was the problem
-    // (the RFC 8259 section 6 policy, as in fuzzing).
+    gather(client, plan, &ex, (&vars, before), &mut evidence).await;
+    // Log checks need the server's stderr: only a line server's is ours to read.
+    if client.has_stderr() && plan.wants_log() {
+        client.settle_stderr(mark).await;
+        evidence.stderr = Some(client.stderr().since(mark));
+    }
+    let (alive, long_wait) = liveness(client, plan, &mut ex, &mut evidence, normal).await;
+    let mut judgement = mcperr_oracle::judge(plan, &ex, &evidence);
+    if let Some(w) = long_wait {
+        judgement
+            .message
+            .push_str(&long_wait_note(w, client.pace.slow_timeout));
+    }
+    if judgement.verdict == Verdict::Error && client.has_stderr() {
+        let tail = client.stderr().tail(10);
+        if !tail.is_empty() && !judgement.message.contains("stderr tail") {
+            judgement.message = format!("{}; stderr tail:\n{tail}", judgement.message);
+        }
+    }
+    (result_of(plan, &ex, judgement), alive)
+}
+
+/// Whether the case asks for the named check `check`.
+fn checks(plan: &CasePlan, check: Check) -> bool {
+    plan.expectation.checks.contains(&check)
+}
+
+/// Sends the case's judged request: over HTTP as the case shapes it (a GET
+/// held open beside a POST, a GET resuming a step's stream), else plainly.
+async fn judged_exchange(
+    client: &mut Client,
+    plan: &CasePlan,
+    streams: &[Exchange],
+    evidence: &mut Evidence,
+) -> Exchange {
+    if plan.http.is_some() && checks(plan, Check::GetStreamQuiet) {
+        let (ex, side) = get_with_side_post(client, plan).await;
+        evidence.side_post = Some(side);
+        ex
+    } else if plan.http.is_some() && checks(plan, Check::ResumedOwnStream) {
+        let (ex, resumption) = resumed_get(client, plan, streams).await;
+        evidence.resumption = resumption;
+        ex
+    } else if plan.http.is_some() {
+        shaped_exchange(client, plan).await
+    } else {
+        plain_exchange(client, &plan.request).await
+    }
+}
+
+/// The further requests some checks need, made after the judged one: the
+/// same request with a small id (after silence or an id-null error to an
+/// id beyond a double: the RFC 8259 section 6 policy, as in fuzzing), the
+/// body-run count (against `before`, counted before the case), the task
+/// listing (of the steps' `vars`), the protected resource's metadata.
+async fn gather(
+    client: &mut Client,
+    plan: &CasePlan,
+    ex: &Exchange,
+    (vars, before): (&[(String, Value)], Option<Value>),
+    evidence: &mut Evidence,
+) {
     if plan.http.is_none()
         && matches!(
-            mcperr_wire::edges::big_id_answer(&ex),
+            mcperr_wire::edges::big_id_answer(ex),
             Some(
                 mcperr_wire::edges::BigIdAnswer::Silent
                     | mcperr_wire::edges::BigIdAnswer::NullIdError
@@ -269,31 +245,29 @@ async fn execute_paced(
     if plan.wants_counts() {
         evidence.counts = Some((before, limited_calls(client).await));
     }
-    if plan
-        .expectation
-        .checks
-        .contains(&mcperr_cases::case::Check::TaskListed)
-    {
+    if checks(plan, Check::TaskListed) {
         if let Some((_, task)) = vars.iter().find(|(k, _)| k == "task") {
-            evidence.listing = Some(task_listing(client, &ex, task.clone()).await);
+            evidence.listing = Some(task_listing(client, ex, task.clone()).await);
         }
     }
-    if plan
-        .expectation
-        .checks
-        .contains(&mcperr_cases::case::Check::ResourceMetadata)
-    {
-        evidence.metadata = resource_metadata(client, &ex).await;
+    if checks(plan, Check::ResourceMetadata) {
+        evidence.metadata = resource_metadata(client, ex).await;
     }
-    // Log checks need the server's stderr: only a line server's is ours to read.
-    if client.has_stderr() && plan.wants_log() {
-        client.settle_stderr(mark).await;
-        evidence.stderr = Some(client.stderr().since(mark));
-    }
-    // The liveness probe runs before judging, so that whatever the server
-    // wrote during the case (steps, counts, probe included) is judged here.
+}
+
+/// The liveness probe, run before judging so that whatever the server
+/// wrote during the case (steps, counts, probe included) is judged with
+/// it: whether the server still answers, and how long a late answer was
+/// waited for in vain, when that wait was long. Last, as it ends the
+/// connection: whether the server exits at end of input.
+async fn liveness(
+    client: &mut Client,
+    plan: &CasePlan,
+    ex: &mut Exchange,
+    evidence: &mut Evidence,
+    normal: std::time::Duration,
+) -> (bool, Option<std::time::Duration>) {
     let mut alive = ex.response().is_some() || ex.http.is_some();
-    // A late answer waited for in vain, when that wait was long.
     let mut long_wait = None;
     // A method already known slow is waited for up to --slow-ms: its answer
     // beyond --timeout-ms is slow again, noted as the first one was.
@@ -309,7 +283,7 @@ async fn execute_paced(
         if probe.response().is_some() {
             alive = true;
             if plan.http.is_none() {
-                long_wait = unanswered(client, plan, &mut ex, &mut evidence).await;
+                long_wait = unanswered(client, plan, ex, evidence).await;
             } else {
                 evidence.answered_after = true;
             }
@@ -330,29 +304,17 @@ async fn execute_paced(
     ex.strays
         .extend(late.into_iter().map(mcperr_wire::exchange::Stray::outside));
     client.note_server_requests(&mut ex.strays);
-    // Last, as it ends the connection: does the server exit at end of input?
-    if plan
-        .expectation
-        .checks
-        .contains(&mcperr_cases::case::Check::ExitOnEof)
-    {
+    if checks(plan, Check::ExitOnEof) {
         evidence.eof_exit = client.close_stdin(mcperr_oracle::checks::EOF_WAIT).await;
         alive = false;
     }
-    let mut judgement = mcperr_oracle::judge(plan, &ex, &evidence);
-    if let Some(w) = long_wait {
-        judgement
-            .message
-            .push_str(&long_wait_note(w, client.pace.slow_timeout));
-    }
-    if judgement.verdict == Verdict::Error && client.has_stderr() {
-        let tail = client.stderr().tail(10);
-        if !tail.is_empty() && !judgement.message.contains("stderr tail") {
-            judgement.message = format!("{}; stderr tail:\n{tail}", judgement.message);
-        }
-    }
+    (alive, long_wait)
+}
+
+/// The case's result: its judgement with the citation of the aspect that
+/// decided (the table's, else the case's own), what was sent and answered.
+fn result_of(plan: &CasePlan, ex: &Exchange, judgement: mcperr_oracle::Judgement) -> CaseResult {
     let ms = ex.duration.as_millis() as u64;
-    // The citation of the aspect that decided (the table's), else the case's own.
     let citation = judgement
         .citation
         .clone()
@@ -373,5 +335,5 @@ async fn execute_paced(
             .filter(|a| !a.body.trim().is_empty())
             .map(|a| clip_body(&a.body));
     }
-    (result, alive)
+    result
 }
