@@ -83,26 +83,7 @@ pub(crate) fn judge(
     if want.empty_body || (status_only && !want.status.is_empty()) {
         let mut v = strays_only;
         v.extend(http_checks);
-        if !want.empty_body && answer.status >= 400 {
-            v.extend(framing::rejection_body(exchange, leaks));
-        }
-        if want.empty_body && !answer.body.trim().is_empty() {
-            v.push(Violation::new(
-                plan.case.aspect_id(),
-                format!("expected no body, got {}", clip(&answer.body)),
-            ));
-        }
-        if want.sse_when_ok && (200..300).contains(&answer.status) && !answer.sse {
-            let kind = answer.header("content-type").unwrap_or("no content type");
-            v.push(Violation::new(
-                plan.case.aspect_id(),
-                format!(
-                    "HTTP {} with {kind}, not an SSE stream (text/event-stream); body: {}",
-                    answer.status,
-                    clip(&answer.body)
-                ),
-            ));
-        }
+        v.extend(status_answer(plan, exchange, leaks));
         v.extend(stopped.iter().cloned());
         return Some(conclude(plan, v, String::new()));
     }
@@ -140,4 +121,36 @@ pub(crate) fn judge(
         return Some(conclude(plan, v, String::new()));
     }
     None
+}
+
+/// What a case that asks only for a status (or for an empty body) finds in
+/// the answer beyond its status: a refusal's body framed wrongly or leaking
+/// (judged with `leaks`), a body where none belongs, a success that is not
+/// the SSE stream the case asks for.
+fn status_answer(plan: &CasePlan, exchange: &Exchange, leaks: &[Violation]) -> Vec<Violation> {
+    let (Some(want), Some(answer)) = (&plan.case.http, &exchange.http) else {
+        return Vec::new();
+    };
+    let mut v = Vec::new();
+    if !want.empty_body && answer.status >= 400 {
+        v.extend(framing::rejection_body(exchange, leaks));
+    }
+    if want.empty_body && !answer.body.trim().is_empty() {
+        v.push(Violation::new(
+            plan.case.aspect_id(),
+            format!("expected no body, got {}", clip(&answer.body)),
+        ));
+    }
+    if want.sse_when_ok && (200..300).contains(&answer.status) && !answer.sse {
+        let kind = answer.header("content-type").unwrap_or("no content type");
+        v.push(Violation::new(
+            plan.case.aspect_id(),
+            format!(
+                "HTTP {} with {kind}, not an SSE stream (text/event-stream); body: {}",
+                answer.status,
+                clip(&answer.body)
+            ),
+        ));
+    }
+    v
 }
