@@ -301,37 +301,9 @@ pub fn run(
         Check::AlsoText => super::structured::also_text(response, &exchange.request),
         Check::ErrorAsSuccess => super::structured::error_as_success(response, &exchange.request),
         Check::BodyRanOnValue => super::stringified::body_ran_on_value(response, &exchange.request),
-        Check::TaskListed => {
-            let (task, ids, stopped) = ev.listing.as_ref()?;
-            (!ids.contains(task)).then(|| {
-                let why = stopped
-                    .as_ref()
-                    .map(|s| format!(" ({s})"))
-                    .unwrap_or_default();
-                format!(
-                    "task {task}, which tasks/get sees, is on no page of tasks/list: {} tasks listed{why}",
-                    ids.len()
-                )
-            })
-        }
-        Check::NoRequestsBeforeInitialized => exchange.strays.iter().find_map(|s| match s {
-            mcperr_wire::exchange::Stray::ServerRequest(v)
-                if v.get("method").and_then(Value::as_str) != Some("ping") =>
-            {
-                Some(format!(
-                    "the server sent a request of its own before the client's initialized notification: {v}"
-                ))
-            }
-            _ => None,
-        }),
-        Check::NamesVersions => {
-            let error = response.get("error")?;
-            let version = mcperr_protocol::Era::Modern.version();
-            let named = |v: Option<&Value>| v.is_some_and(|v| v.to_string().contains(version));
-            (!named(error.get("message")) && !named(error.get("data"))).then(|| {
-                format!("the error names no protocol version the server supports ({version} is one, as this run shows): {error}")
-            })
-        }
+        Check::TaskListed => task_listed(ev),
+        Check::NoRequestsBeforeInitialized => request_before_initialized(exchange),
+        Check::NamesVersions => names_no_version(response),
         Check::ArgumentsInert => arguments_inert(response, &exchange.request),
         // Judged on the GET's HTTP answer (http_answer), not here.
         Check::GetStreamQuiet | Check::ResumedOwnStream => None,
@@ -351,78 +323,140 @@ pub fn run(
             .then(|| {
                 "a read of a resource that does not exist came back with empty contents".into()
             }),
-        Check::NoCanary => {
-            let text = searchable(response, &exchange.request);
-            if !canary.is_empty() && text.contains(canary) {
-                return Some(format!(
-                    "the crash's secret text reached the response (canary {canary})"
-                ));
-            }
-            leak_marker(&text).map(|m| format!("the response carries a stack trace marker: {m}"))
-        }
-        Check::SessionIdAscii => {
-            let id = minted_session(exchange)?;
-            let bad = id.chars().find(|c| !('\u{21}'..='\u{7e}').contains(c))?;
-            Some(format!(
-                "the Mcp-Session-Id {id:?} holds {bad:?} (U+{:04X}), outside visible ASCII",
-                bad as u32
-            ))
-        }
-        Check::SessionIdRandom => {
-            let id = minted_session(exchange)?;
-            let other = ev.other_session.as_deref()?;
-            let next = |a: &str, b: &str| {
-                let (Ok(a), Ok(b)) = (a.parse::<u128>(), b.parse::<u128>()) else {
-                    return false;
-                };
-                a.abs_diff(b) < 1000
-            };
-            if id == other {
-                Some(format!(
-                    "two sessions were both given the Mcp-Session-Id {id:?}"
-                ))
-            } else if next(id, other) {
-                Some(format!(
-                    "two sessions were given the Mcp-Session-Ids {other:?} and {id:?}: a counter, not a random id"
-                ))
-            } else {
-                None
-            }
-        }
-        Check::BodyNeverRan => match &ev.counts {
-            Some((Some(before), Some(after))) if before == after => None,
-            Some((before, after)) => Some(format!(
-                "the tool body ran on invalid arguments: {} went from {} to {}",
-                mcperr_cases::bookshop::COUNT_TOOL,
-                show(before.as_ref()),
-                show(after.as_ref())
-            )),
-            None => Some(format!("{} could not be read", mcperr_cases::bookshop::COUNT_TOOL)),
-        },
+        Check::NoCanary => canary_or_stack(exchange, response, canary),
+        Check::SessionIdAscii => session_id_ascii(exchange),
+        Check::SessionIdRandom => session_id_random(exchange, ev),
+        Check::BodyNeverRan => body_never_ran(ev),
         Check::LogNoTraceback => {
             let log = ev.stderr.as_deref()?;
             has_traceback(log)
                 .then(|| format!("an expected failure logged a traceback:\n{}", tail(log)))
         }
-        Check::LogCrashTraceback => {
-            let log = ev.stderr.as_deref()?;
-            let name = exchange
-                .request
-                .pointer("/params/name")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            let headline = format!("Tool '{name}' raised an unexpected exception");
-            match log.find(&headline) {
-                Some(at) if has_traceback(&log[at..]) => None,
-                Some(_) => Some(format!(
-                    "the crash log line has no traceback after it:\n{}",
-                    tail(log)
-                )),
-                None => Some(format!(
-                    "stderr lacks the line {headline:?}:\n{}",
-                    tail(log)
-                )),
-            }
+        Check::LogCrashTraceback => crash_logged(exchange, ev),
+    }
+}
+
+/// `task-listed`: the task tasks/get sees is on a page of tasks/list.
+fn task_listed(ev: &Evidence) -> Option<String> {
+    let (task, ids, stopped) = ev.listing.as_ref()?;
+    (!ids.contains(task)).then(|| {
+        let why = stopped
+            .as_ref()
+            .map(|s| format!(" ({s})"))
+            .unwrap_or_default();
+        format!(
+            "task {task}, which tasks/get sees, is on no page of tasks/list: {} tasks listed{why}",
+            ids.len()
+        )
+    })
+}
+
+/// `no-requests-before-initialized`: a request of the server's own (other
+/// than a ping) before the client's `initialized` notification.
+fn request_before_initialized(exchange: &Exchange) -> Option<String> {
+    exchange.strays.iter().find_map(|s| match s {
+        mcperr_wire::exchange::Stray::ServerRequest(v)
+            if v.get("method").and_then(Value::as_str) != Some("ping") =>
+        {
+            Some(format!(
+            "the server sent a request of its own before the client's initialized notification: {v}"
+        ))
         }
+        _ => None,
+    })
+}
+
+/// `names-versions`: an unsupported-version error names a version the
+/// server supports.
+fn names_no_version(response: &Value) -> Option<String> {
+    let error = response.get("error")?;
+    let version = mcperr_protocol::Era::Modern.version();
+    let named = |v: Option<&Value>| v.is_some_and(|v| v.to_string().contains(version));
+    (!named(error.get("message")) && !named(error.get("data"))).then(|| {
+        format!("the error names no protocol version the server supports ({version} is one, as this run shows): {error}")
+    })
+}
+
+/// `no-canary`: the crash's planted secret, or a stack marker, nowhere in
+/// the response (echoes of the request's URI taken out).
+fn canary_or_stack(exchange: &Exchange, response: &Value, canary: &str) -> Option<String> {
+    let text = searchable(response, &exchange.request);
+    if !canary.is_empty() && text.contains(canary) {
+        return Some(format!(
+            "the crash's secret text reached the response (canary {canary})"
+        ));
+    }
+    leak_marker(&text).map(|m| format!("the response carries a stack trace marker: {m}"))
+}
+
+/// `session-id-ascii`: a minted `Mcp-Session-Id` holds visible ASCII only.
+fn session_id_ascii(exchange: &Exchange) -> Option<String> {
+    let id = minted_session(exchange)?;
+    let bad = id.chars().find(|c| !('\u{21}'..='\u{7e}').contains(c))?;
+    Some(format!(
+        "the Mcp-Session-Id {id:?} holds {bad:?} (U+{:04X}), outside visible ASCII",
+        bad as u32
+    ))
+}
+
+/// `session-id-random`: two sessions' ids are neither equal nor a counter's.
+fn session_id_random(exchange: &Exchange, ev: &Evidence) -> Option<String> {
+    let id = minted_session(exchange)?;
+    let other = ev.other_session.as_deref()?;
+    let next = |a: &str, b: &str| {
+        let (Ok(a), Ok(b)) = (a.parse::<u128>(), b.parse::<u128>()) else {
+            return false;
+        };
+        a.abs_diff(b) < 1000
+    };
+    if id == other {
+        Some(format!(
+            "two sessions were both given the Mcp-Session-Id {id:?}"
+        ))
+    } else if next(id, other) {
+        Some(format!(
+            "two sessions were given the Mcp-Session-Ids {other:?} and {id:?}: a counter, not a random id"
+        ))
+    } else {
+        None
+    }
+}
+
+/// `body-never-ran`: the body-run count did not move across the case.
+fn body_never_ran(ev: &Evidence) -> Option<String> {
+    match &ev.counts {
+        Some((Some(before), Some(after))) if before == after => None,
+        Some((before, after)) => Some(format!(
+            "the tool body ran on invalid arguments: {} went from {} to {}",
+            mcperr_cases::bookshop::COUNT_TOOL,
+            show(before.as_ref()),
+            show(after.as_ref())
+        )),
+        None => Some(format!(
+            "{} could not be read",
+            mcperr_cases::bookshop::COUNT_TOOL
+        )),
+    }
+}
+
+/// `log-crash-traceback`: the crash's log line, with a traceback after it.
+fn crash_logged(exchange: &Exchange, ev: &Evidence) -> Option<String> {
+    let log = ev.stderr.as_deref()?;
+    let name = exchange
+        .request
+        .pointer("/params/name")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let headline = format!("Tool '{name}' raised an unexpected exception");
+    match log.find(&headline) {
+        Some(at) if has_traceback(&log[at..]) => None,
+        Some(_) => Some(format!(
+            "the crash log line has no traceback after it:\n{}",
+            tail(log)
+        )),
+        None => Some(format!(
+            "stderr lacks the line {headline:?}:\n{}",
+            tail(log)
+        )),
     }
 }

@@ -14,6 +14,9 @@ use mcperr_model::rules::AspectId;
 use mcperr_wire::exchange::{Exchange, Stray};
 
 /// The violations that stray output during the exchange makes (J5, J1, J3).
+///
+/// Long by design: one match arm per kind of [`Stray`], kept in one place so
+/// that a new kind cannot be left unjudged (the match is exhaustive).
 pub fn strays(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
     let mut out = Vec::new();
     for stray in &exchange.strays {

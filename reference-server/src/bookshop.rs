@@ -196,6 +196,9 @@ fn bad_output(_: &FixtureState, _: &Map<String, Value>) -> Result<ToolOutput, To
 }
 
 /// The Bookshop's tools, in `tools/list` order.
+///
+/// Long by design: a table (each tool's name, schemas, annotations and
+/// body), read top to bottom as DESIGN.md's fixture contract lists them.
 pub fn tools() -> Vec<ToolDef> {
     let string_arg = |name: &str, desc: &str| {
         json!({"type": "object", "properties": {name: {"type": "string", "description": desc}},

@@ -251,6 +251,8 @@ impl Handler {
         answer
     }
 
+    /// Long by design: the method table of both eras, one arm per method,
+    /// with the faults that bend a method written at its arm.
     fn dispatch(&self, era: Era, req: &Request) -> Answer {
         let params = req.params.as_ref();
         if self.fault == Some(Fault::BigIdEmptyResult) && beyond_double(&req.id) {
