@@ -215,14 +215,16 @@ fn leak_in(errorish: &Value, text: &str, request: &Value, canary: Option<&str>) 
         }
     }
     // Echoes of the request are taken out only when a marker shows at all
-    // (the fuzzer judges every answer; most carry none).
-    if leak_marker(text).is_some() {
-        if let Some(m) = leak_marker(&without_echoes(errorish, request)) {
-            return Some(format!("the error carries a stack trace marker: {m}"));
-        }
+    // (the fuzzer judges every answer; most carry none), and only once.
+    let stack = leak_marker(text).is_some();
+    if !stack && runtime_message(text).is_none() {
+        return None;
     }
-    runtime_message(text)?;
-    runtime_message(&without_echoes(errorish, request)).map(|m| {
+    let echo_free = without_echoes(errorish, request);
+    if let Some(m) = leak_marker(&echo_free).filter(|_| stack) {
+        return Some(format!("the error carries a stack trace marker: {m}"));
+    }
+    runtime_message(&echo_free).map(|m| {
         format!("the error carries an exception's own text: \"{m}\" is what a language runtime says of a crash, not words a tool chose")
     })
 }

@@ -132,8 +132,8 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
     let (shaped, pass_message) = shape(plan, exchange, response, evidence);
     found.extend(shaped);
     let exp = &plan.expectation;
-    let own: Vec<AspectId> = exp.aspects.iter().map(|(a, _)| *a).collect();
-    found.extend(rows::dropped_for_case(leaks, &found, &own));
+    let case_aspects: Vec<AspectId> = exp.aspects.iter().map(|(a, _)| *a).collect();
+    found.extend(rows::dropped_for_case(leaks, &found, &case_aspects));
     found.extend(stopped);
     conclude(plan, found, pass_message)
 }

@@ -284,29 +284,23 @@ fn the_seed_models_rows_are_judged_on_every_tool_error_a_campaign_sees() {
             for profile in ["model", "spec"] {
                 let json = dir.join(format!("{name}-{fault}-{profile}.json"));
                 let server = format!("{server} --fault {fault}");
-                let out = mcperr(&[
-                    "fuzz",
-                    "--stdio",
-                    &server,
-                    "--era",
-                    "2026-07-28",
-                    "--profile",
-                    profile,
-                    "--seed",
-                    "5",
-                    "--requests",
-                    "300",
-                    "--timeout-ms",
-                    "2000",
-                    "--json",
-                    json.to_str().unwrap(),
-                ]);
-                assert!(
-                    out.code.is_some_and(|c| c < 2),
-                    "{name} {fault}: {}",
-                    out.stderr
+                let (_, r, stdout) = crate::fuzz::fuzz(
+                    &[
+                        "--stdio",
+                        &server,
+                        "--era",
+                        "2026-07-28",
+                        "--profile",
+                        profile,
+                        "--seed",
+                        "5",
+                        "--requests",
+                        "300",
+                        "--timeout-ms",
+                        "2000",
+                    ],
+                    &json,
                 );
-                let r = report(&json);
                 let hits: Vec<&Value> = r["findings"]
                     .as_array()
                     .unwrap()
@@ -319,7 +313,7 @@ fn the_seed_models_rows_are_judged_on_every_tool_error_a_campaign_sees() {
                 match profile {
                     "model" if !caught => misses.push(format!(
                         "{name} --fault {fault}: no {aspect} fail under model\n{}",
-                        out.stdout
+                        stdout
                     )),
                     "spec" if !hits.is_empty() => misses.push(format!(
                         "{name} --fault {fault}: {aspect} judged under spec: {hits:?}"

@@ -17,7 +17,9 @@ use crate::support::{mcperr, report, scratch, MCPERR};
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
-fn fuzz(args: &[&str], json: &std::path::Path) -> (Option<i32>, Value, String) {
+/// `mcperr fuzz ARGS --json JSON`: its exit code (never a usage error), its
+/// JSON report and its stdout.
+pub(crate) fn fuzz(args: &[&str], json: &std::path::Path) -> (Option<i32>, Value, String) {
     let mut all = vec!["fuzz", "--json", json.to_str().unwrap()];
     all.extend_from_slice(args);
     let out = mcperr(&all);

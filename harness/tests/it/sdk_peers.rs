@@ -143,24 +143,22 @@ fn a_made_up_read_refused_without_its_uri_is_found_by_fuzzing_on_two_sdks() {
         let server = bookshop(column);
         for profile in ["model", "spec"] {
             let json = crate::support::scratch(&format!("rows-{column}-{profile}")).join("f.json");
-            let out = mcperr(&[
-                "fuzz",
-                "-q",
-                "--stdio",
-                &server,
-                "--era",
-                "2026-07-28",
-                "--profile",
-                profile,
-                "--requests",
-                "400",
-                "--seed",
-                "5",
-                "--json",
-                json.to_str().unwrap(),
-            ]);
-            assert!(out.code.is_some_and(|c| c < 2), "{column}: {}", out.stderr);
-            let report = crate::support::report(&json);
+            let (_, report, stdout) = crate::fuzz::fuzz(
+                &[
+                    "-q",
+                    "--stdio",
+                    &server,
+                    "--era",
+                    "2026-07-28",
+                    "--profile",
+                    profile,
+                    "--requests",
+                    "400",
+                    "--seed",
+                    "5",
+                ],
+                &json,
+            );
             let rows: Vec<&serde_json::Value> = report["findings"]
                 .as_array()
                 .unwrap()
@@ -174,7 +172,7 @@ fn a_made_up_read_refused_without_its_uri_is_found_by_fuzzing_on_two_sdks() {
             let found = rows
                 .iter()
                 .find(|f| f["verdict"] == "fail")
-                .unwrap_or_else(|| panic!("{column}: no R1.data-uri finding\n{}", out.stdout));
+                .unwrap_or_else(|| panic!("{column}: no R1.data-uri finding\n{stdout}"));
             let uri = found["request"]["params"]["uri"].as_str().unwrap();
             assert!(uri.contains("mcperr-nx-"), "{found:#}");
             assert_eq!(found["response"]["error"]["code"], -32602, "{found:#}");
