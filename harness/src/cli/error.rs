@@ -6,13 +6,16 @@
 /// Exit code for usage and setup errors.
 pub const EXIT_USAGE: i32 = 2;
 
-/// What went wrong before or around a run.
-#[derive(Debug)]
+/// What went wrong before or around a run: one variant per source, so a
+/// caller can tell a bad flag from a server that will not start without
+/// reading the text. Each prints as its source's own one line.
+#[derive(Debug, thiserror::Error)]
 pub(crate) enum CliError {
-    /// A flag's value is wrong, flags conflict, or an input does not parse
-    /// (a case, profile or rule id), or the server would not start.
+    /// A flag's value is wrong, flags conflict, or an input does not parse.
+    #[error("{0}")]
     Usage(String),
     /// A file mcperr must read or write: the flag, the path, the OS reason.
+    #[error("{flag} {path}: {reason}")]
     File {
         /// The option that named it (`--baseline`, `--json`, …).
         flag: String,
@@ -21,6 +24,40 @@ pub(crate) enum CliError {
         /// Why it could not be read or written.
         reason: String,
     },
+    /// The server under test: a bad `--stdio`, `--http` or host-config
+    /// entry, or a server that would not start.
+    #[error(transparent)]
+    Target(#[from] crate::target::TargetError),
+    /// A case selection (`--cases`, `--rule`, `--era`, a case file) that
+    /// names nothing or does not parse.
+    #[error(transparent)]
+    Selection(#[from] mcperr_cases::select::SelectError),
+    /// A `--profile` that does not parse or names an unknown rule.
+    #[error(transparent)]
+    Profile(#[from] mcperr_cases::profile::ProfileError),
+    /// A run that could not be set up: the server did not start or answer
+    /// its handshake, or the selection left nothing to run.
+    #[error(transparent)]
+    Engine(#[from] crate::engine::EngineError),
+    /// A case file (`--cases-dir`) that does not parse.
+    #[error(transparent)]
+    Case(#[from] mcperr_cases::case::CaseError),
+    /// A `--part` or `--parts` file that does not parse.
+    #[error(transparent)]
+    Part(#[from] mcperr_cases::parts::PartError),
+    /// `mcperr proxy --` whose server would not start.
+    #[error(transparent)]
+    ProxySpawn(#[from] crate::proxy::stdio::SpawnError),
+    /// `mcperr proxy --listen` that could not listen or reach its upstream.
+    #[error(transparent)]
+    ProxyHttp(#[from] crate::proxy::http::HttpProxyError),
+    /// The snapshots folder, its redactions or `INSTA_UPDATE`.
+    #[error(transparent)]
+    Snapshot(#[from] crate::snapshots::SnapshotError),
+    /// The async runtime a command runs on could not be built (the OS
+    /// refused a thread or an event queue).
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(#[from] std::io::Error),
 }
 
 impl CliError {
@@ -39,26 +76,13 @@ impl CliError {
 
     /// The one line printed after `mcperr: error: `.
     pub(crate) fn message(&self) -> String {
-        let text = match self {
-            CliError::Usage(m) => m.clone(),
-            CliError::File { flag, path, reason } => format!("{flag} {path}: {reason}"),
-        };
-        text.replace('\n', " ")
+        self.to_string().replace('\n', " ")
     }
 
-    /// The process exit code.
+    /// The process exit code: every error of mcperr itself is a usage or
+    /// setup error (a run's failures are outcomes, not errors).
     pub(crate) fn exit_code(&self) -> i32 {
-        match self {
-            CliError::Usage(_) | CliError::File { .. } => EXIT_USAGE,
-        }
-    }
-}
-
-/// Any library error (a target, selection, engine or report error) is a
-/// usage or setup error with its own message.
-impl<E: std::fmt::Display> From<E> for CliError {
-    fn from(e: E) -> Self {
-        CliError::Usage(e.to_string())
+        EXIT_USAGE
     }
 }
 
@@ -74,6 +98,8 @@ mod tests {
             "--json /nope/r.json: No such file or directory"
         );
         assert_eq!(e.exit_code(), 2);
-        assert_eq!(CliError::from("bad --era").exit_code(), 2);
+        let target = CliError::from(crate::target::TargetError("no such\ncommand".into()));
+        assert_eq!(target.message(), "no such command");
+        assert_eq!(target.exit_code(), 2);
     }
 }

@@ -355,7 +355,7 @@ pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, CliError> {
                 e.message, args.target.timeout_ms, args.target.startup_timeout_ms
             )))
         }
-        Err(e) => return Err(Usage(e.to_string())),
+        Err(e) => return Err(e.into()),
     };
     outcome.report.deadline_reached = deadline_hit.load(Ordering::SeqCst);
     let mut saved = Vec::new();

@@ -67,7 +67,7 @@ pub(super) fn list(args: ListArgs) -> Result<i32, CliError> {
                     };
                     unspoken.push(format!("{era}: {e}"));
                 }
-                Err(e) => return Err(Usage(e.to_string())),
+                Err(e) => return Err(e.into()),
             }
         }
         if listed.is_empty() {

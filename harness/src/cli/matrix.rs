@@ -239,7 +239,7 @@ pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, CliError> {
         }
         run_matrix(&servers, &eras, &selection, &profile)
             .await
-            .map_err(|e| Usage(e.to_string()))
+            .map_err(CliError::from)
     })?;
     if let Some(path) = &args.html {
         super::write_report("--html", path, &html::render_matrix(&matrix))?;

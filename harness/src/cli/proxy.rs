@@ -230,7 +230,7 @@ fn over_stdio(
             observer,
             stop_signal(),
         ))
-        .map_err(|e| Usage(e.to_string()))?;
+        .map_err(CliError::from)?;
     let summary = format!(
         "{} bytes to the server, {} to the host; the server {}{}",
         relayed.bytes.0,
@@ -303,7 +303,7 @@ fn over_http(
             observer.over_http(),
             stop_signal(),
         ))
-        .map_err(|e| Usage(e.to_string()))?;
+        .map_err(CliError::from)?;
     let summary = format!(
         "{} HTTP requests forwarded{}; {} body bytes to the server, {} to the host",
         relayed.requests,

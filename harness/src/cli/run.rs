@@ -108,7 +108,7 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
         };
         judge(&server, &eras, &selection, &profile, baseline.as_ref())
             .await
-            .map_err(|e| Usage(e.to_string()))
+            .map_err(CliError::from)
     })?;
     // A server that cannot be started at all: its one message says why
     // (after an era it was judged in, the judged runs are kept instead).

@@ -141,13 +141,12 @@ fn named_parts(select: &SelectArgs) -> Result<mcperr_cases::parts::Cast, CliErro
             let text = std::fs::read_to_string(path)
                 .map_err(|e| CliError::file("--parts", path.display(), e))?;
             mcperr_cases::parts::parse_file(&text, &format!("--parts {}", path.display()))
-                .map_err(|e| Usage(e.to_string()))?
+                .map_err(CliError::from)?
         }
         None => Default::default(),
     };
     for value in &select.part {
-        let (name, player) =
-            mcperr_cases::parts::parse_flag(value).map_err(|e| Usage(e.to_string()))?;
+        let (name, player) = mcperr_cases::parts::parse_flag(value).map_err(CliError::from)?;
         cast.insert(name, player);
     }
     Ok(cast)
@@ -181,8 +180,7 @@ pub(crate) fn case_files(dir: &std::path::Path) -> Result<Vec<mcperr_cases::case
         .map(|p| {
             let text = std::fs::read_to_string(p)
                 .map_err(|e| Usage(format!("--cases-dir: {}: {e}", p.display())))?;
-            mcperr_cases::case::Case::parse(&p.display().to_string(), &text)
-                .map_err(|e| Usage(e.to_string()))
+            mcperr_cases::case::Case::parse(&p.display().to_string(), &text).map_err(CliError::from)
         })
         .collect()
 }
