@@ -3,8 +3,6 @@
 //! the effective expectation of the profile resolved. The executor only sends
 //! what a [`CasePlan`] says and collects what comes back.
 
-use mcperr_protocol::era::{META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION};
-use mcperr_protocol::headers::encode_header_value;
 use mcperr_protocol::{Era, Id};
 use serde_json::{json, Value};
 
@@ -12,86 +10,8 @@ use crate::case::{Case, Check, SendStep};
 use crate::pattern;
 use crate::profile::{Expectation, Profile};
 
-/// The client's name and version in `clientInfo`.
-pub fn client_info() -> Value {
-    json!({"name": "mcperr", "version": env!("CARGO_PKG_VERSION")})
-}
-
-/// The modern `_meta` envelope mcperr sends.
-pub fn envelope() -> Value {
-    json!({
-        META_PROTOCOL_VERSION: Era::Modern.version(),
-        META_CLIENT_CAPABILITIES: {},
-        META_CLIENT_INFO: client_info(),
-    })
-}
-
-/// `params` with the modern envelope merged in (an object is created if needed).
-pub fn with_envelope(params: Option<Value>) -> Value {
-    let mut params = match params {
-        Some(Value::Object(o)) => Value::Object(o),
-        _ => json!({}),
-    };
-    let meta = params
-        .as_object_mut()
-        .expect("made an object above")
-        .entry("_meta")
-        .or_insert_with(|| json!({}));
-    // Built once: a campaign wraps every 2026-07-28 request.
-    static ENVELOPE: std::sync::LazyLock<Value> = std::sync::LazyLock::new(envelope);
-    if let (Some(meta), Value::Object(env)) = (meta.as_object_mut(), &*ENVELOPE) {
-        for (k, v) in env {
-            if !meta.contains_key(k) {
-                meta.insert(k.clone(), v.clone());
-            }
-        }
-    }
-    params
-}
-
-/// The params a request gets in `era` (`envelope`: add the modern envelope).
-pub fn params_for(era: Era, params: Option<Value>, envelope: bool) -> Option<Value> {
-    if era == Era::Modern && envelope {
-        Some(with_envelope(params))
-    } else {
-        params
-    }
-}
-
-/// The headers a JSON-RPC message gets over Streamable HTTP in `era`, before
-/// the connection adds its session id and the user's `--header`s.
-pub fn http_headers(era: Era, msg: &Value) -> Vec<(String, String)> {
-    let mut h = vec![
-        (
-            "Accept".to_string(),
-            "application/json, text/event-stream".to_string(),
-        ),
-        ("Content-Type".to_string(), "application/json".to_string()),
-    ];
-    let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
-    match era {
-        Era::Modern => {
-            h.push(("MCP-Protocol-Version".into(), Era::Modern.version().into()));
-            if !method.is_empty() {
-                h.push(("Mcp-Method".into(), method.into()));
-            }
-            let name = match method {
-                "tools/call" | "prompts/get" => msg.pointer("/params/name"),
-                "resources/read" => msg.pointer("/params/uri"),
-                _ => None,
-            };
-            if let Some(Value::String(n)) = name {
-                h.push(("Mcp-Name".into(), encode_header_value(n)));
-            }
-        }
-        Era::Legacy => {
-            if method != "initialize" {
-                h.push(("MCP-Protocol-Version".into(), Era::Legacy.version().into()));
-            }
-        }
-    }
-    h
-}
+mod envelope;
+pub use envelope::{client_info, envelope, http_headers, params_for, with_envelope};
 
 /// Which id a message carries.
 #[derive(Debug, Clone, PartialEq)]
@@ -158,6 +78,48 @@ pub enum Step {
     /// A request sent and left in flight (stdio): see
     /// [`crate::case::SendStep::Request`]'s `in_flight`.
     InFlight(Outgoing),
+}
+
+/// The values each `[[send]]` request captures from its answer, by step.
+fn captures(case: &Case) -> Vec<(usize, Vec<(String, String)>)> {
+    case.send
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| match s {
+            SendStep::Request { capture, .. } if !capture.is_empty() => Some((
+                i,
+                capture
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// An `[http]` case's request as sent: its HTTP method, the headers it
+/// sets or removes, the session it uses and the raw body it sends.
+fn http_shape(
+    spec: &crate::case::HttpSpec,
+    case: &Case,
+    sub_str: &dyn Fn(&str) -> String,
+) -> HttpShape {
+    HttpShape {
+        method: spec.method.clone().unwrap_or_else(|| "POST".into()),
+        overrides: spec
+            .headers
+            .iter()
+            .map(|(k, v)| (sub_str(k), (v != "$absent").then(|| sub_str(v))))
+            .collect(),
+        session: match spec.session.as_deref() {
+            Some("none") => SessionMode::Without,
+            Some("bogus") => SessionMode::Bogus,
+            Some("deleted") => SessionMode::Deleted,
+            _ => SessionMode::Current,
+        },
+        raw_body: case.request.raw.as_deref().map(sub_str),
+    }
 }
 
 impl CasePlan {
@@ -343,21 +305,7 @@ impl CasePlan {
             (None, false) => IdChoice::Fresh,
         };
         let request = outgoing(id, &case.request.method, &case.request.params);
-        let http = http_case.map(|spec| HttpShape {
-            method: spec.method.clone().unwrap_or_else(|| "POST".into()),
-            overrides: spec
-                .headers
-                .iter()
-                .map(|(k, v)| (sub_str(k), (v != "$absent").then(|| sub_str(v))))
-                .collect(),
-            session: match spec.session.as_deref() {
-                Some("none") => SessionMode::Without,
-                Some("bogus") => SessionMode::Bogus,
-                Some("deleted") => SessionMode::Deleted,
-                _ => SessionMode::Current,
-            },
-            raw_body: case.request.raw.as_deref().map(sub_str),
-        });
+        let http = http_case.map(|spec| http_shape(spec, case, &sub_str));
         CasePlan {
             case: case.clone(),
             era,
@@ -372,21 +320,7 @@ impl CasePlan {
             logging_declared: None,
             tool_tasks_declared: None,
             parts_took: None,
-            captures: case
-                .send
-                .iter()
-                .enumerate()
-                .filter_map(|(i, s)| match s {
-                    SendStep::Request { capture, .. } if !capture.is_empty() => Some((
-                        i,
-                        capture
-                            .iter()
-                            .map(|(k, v)| (k.clone(), v.clone()))
-                            .collect(),
-                    )),
-                    _ => None,
-                })
-                .collect(),
+            captures: captures(case),
         }
     }
 

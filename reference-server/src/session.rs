@@ -4,7 +4,8 @@
 //! SDK does: `initialize` first means 2025-11-25, anything else 2026-07-28.
 //! Response ids are built here, so the id faults live here too.
 
-use mcperr_protocol::jsonrpc::{self, Message, ParseError};
+use mcperr_protocol::jsonrpc::{self, Message, ParseError, Request};
+use mcperr_protocol::ErrorObject;
 use mcperr_protocol::{Era, Id};
 use serde_json::{json, Value};
 
@@ -113,203 +114,241 @@ impl Session {
 
     /// Handles one parsed message.
     pub fn handle(&mut self, handler: &Handler, message: Message) -> Outcome {
-        let fault = handler.fault();
         match message {
             Message::Notification { method, params } => {
-                let cancels = (method == "notifications/cancelled")
-                    .then(|| params.as_ref()?.get("requestId").cloned())
-                    .flatten();
-                if let (Some(subs), Some(id)) = (&mut self.subscriptions, &cancels) {
-                    subs.cancel(id);
-                }
-                // Under cancel-misapplied, a cancellation of no running
-                // request is taken by the next request (the edge knows
-                // which are running; this one treats them all as finished).
-                self.stray_cancel |=
-                    method == "notifications/cancelled" && fault == Some(Fault::CancelMisapplied);
-                Outcome {
-                    response: (fault == Some(Fault::NotificationAnswered))
-                        .then(|| json!({"jsonrpc": "2.0", "id": null, "result": {}})),
-                    logs: if method.starts_with("notifications/") {
-                        vec![]
-                    } else {
-                        vec![LogRecord::info(format!(
-                            "ignoring unknown notification {method}"
-                        ))]
-                    },
-                    cancels,
+                self.notification(handler, &method, params.as_ref())
+            }
+            Message::Response { id, outcome } => self.response(handler, id.as_ref(), &outcome),
+            Message::Request(req) => self.request(handler, &req),
+        }
+    }
+
+    /// A notification of the client's: a cancellation ends its
+    /// subscription; nothing is answered (unless a fault answers it).
+    fn notification(&mut self, handler: &Handler, method: &str, params: Option<&Value>) -> Outcome {
+        let fault = handler.fault();
+        let cancels = (method == "notifications/cancelled")
+            .then(|| params?.get("requestId").cloned())
+            .flatten();
+        if let (Some(subs), Some(id)) = (&mut self.subscriptions, &cancels) {
+            subs.cancel(id);
+        }
+        // Under cancel-misapplied, a cancellation of no running
+        // request is taken by the next request (the edge knows
+        // which are running; this one treats them all as finished).
+        self.stray_cancel |=
+            method == "notifications/cancelled" && fault == Some(Fault::CancelMisapplied);
+        Outcome {
+            response: (fault == Some(Fault::NotificationAnswered))
+                .then(|| json!({"jsonrpc": "2.0", "id": null, "result": {}})),
+            logs: if method.starts_with("notifications/") {
+                vec![]
+            } else {
+                vec![LogRecord::info(format!(
+                    "ignoring unknown notification {method}"
+                ))]
+            },
+            cancels,
+            ..Outcome::default()
+        }
+    }
+
+    /// The client's answer to a request of the server's (an elicitation):
+    /// it resumes the call or task that asked.
+    fn response(
+        &mut self,
+        handler: &Handler,
+        id: Option<&Id>,
+        outcome: &Result<Value, ErrorObject>,
+    ) -> Outcome {
+        let resumed = match (&mut self.asking, id) {
+            (Some(asking), Some(id)) => asking.resume(id, outcome),
+            _ => None,
+        };
+        match resumed {
+            Some(Resumed::Answer(response)) => Outcome {
+                response: Some(response),
+                ..Outcome::default()
+            },
+            Some(Resumed::Task(task, result)) => {
+                handler.resolve_task(&task, result);
+                Outcome::default()
+            }
+            Some(Resumed::Nothing) => Outcome::default(),
+            None => Outcome {
+                logs: vec![LogRecord::warn(
+                    "dropping a response to no request this server sent",
+                )],
+                ..Outcome::default()
+            },
+        }
+    }
+
+    /// A request: the era is fixed by the first one; a 2026-07-28
+    /// `subscriptions/listen` and a 2025-11-25 call that asks the client
+    /// first are the connection's own, every other request the handler's.
+    fn request(&mut self, handler: &Handler, req: &Request) -> Outcome {
+        let fault = handler.fault();
+        // Under initialize-refused-unnamed the server is modern only.
+        let legacy = req.method == "initialize" && fault != Some(Fault::InitializeRefusedUnnamed);
+        let era = *self
+            .era
+            .get_or_insert(if legacy { Era::Legacy } else { Era::Modern });
+        if let (Era::Modern, Some(subs), "subscriptions/listen") =
+            (era, &mut self.subscriptions, req.method.as_str())
+        {
+            return match subs.listen(&req.id.to_value(), req.params.as_ref(), fault) {
+                Ok(notifications) => Outcome {
+                    method: Some(req.method.clone()),
+                    notifications,
                     ..Outcome::default()
-                }
+                },
+                Err(e) => Outcome {
+                    method: Some(req.method.clone()),
+                    response: Some(jsonrpc::failure(&req.id, &e)),
+                    ..Outcome::default()
+                },
+            };
+        }
+        if era == Era::Legacy {
+            if let Some(outcome) = self.ask_first(handler, req) {
+                return outcome;
             }
-            Message::Response { id, outcome } => {
-                let resumed = match (&mut self.asking, &id) {
-                    (Some(asking), Some(id)) => asking.resume(id, &outcome),
-                    _ => None,
-                };
-                match resumed {
-                    Some(Resumed::Answer(response)) => Outcome {
-                        response: Some(response),
-                        ..Outcome::default()
-                    },
-                    Some(Resumed::Task(task, result)) => {
-                        handler.resolve_task(&task, result);
-                        Outcome::default()
-                    }
-                    Some(Resumed::Nothing) => Outcome::default(),
-                    None => Outcome {
-                        logs: vec![LogRecord::warn(
-                            "dropping a response to no request this server sent",
-                        )],
-                        ..Outcome::default()
-                    },
-                }
-            }
-            Message::Request(req) => {
-                // Under initialize-refused-unnamed the server is modern only.
-                let legacy =
-                    req.method == "initialize" && fault != Some(Fault::InitializeRefusedUnnamed);
-                let era = *self
-                    .era
-                    .get_or_insert(if legacy { Era::Legacy } else { Era::Modern });
-                if let (Era::Modern, Some(subs), "subscriptions/listen") =
-                    (era, &mut self.subscriptions, req.method.as_str())
-                {
-                    return match subs.listen(&req.id.to_value(), req.params.as_ref(), fault) {
-                        Ok(notifications) => Outcome {
-                            method: Some(req.method.clone()),
-                            notifications,
-                            ..Outcome::default()
-                        },
-                        Err(e) => Outcome {
-                            method: Some(req.method.clone()),
-                            response: Some(jsonrpc::failure(&req.id, &e)),
-                            ..Outcome::default()
-                        },
-                    };
-                }
-                if let (Era::Legacy, Some(asking)) = (era, &mut self.asking) {
-                    if req.method == "initialize" {
-                        asking.initialized(req.params.as_ref());
-                    }
-                    // A malformed task param is the handler's to refuse (-32602).
-                    let task_param = req.params.as_ref().and_then(|p| p.get("task"));
-                    let malformed_task = task_param.is_some_and(|t| !t.is_object());
-                    let started =
-                        (req.method == "tools/call" && !self.stray_cancel && !malformed_task)
-                            .then(|| asking.start(&req.id, req.params.as_ref(), fault))
-                            .flatten();
-                    let tasked = task_param.is_some();
-                    match started {
-                        Some(Started::Asked(mut asks)) if tasked => {
-                            let token = req
-                                .params
-                                .as_ref()
-                                .and_then(|p| p.pointer("/_meta/progressToken"))
-                                .cloned();
-                            let (created, task) = handler.create_waiting_task(token);
-                            if task.is_null() {
-                                // No task (the store is full): its refusal,
-                                // and nothing asked for it.
-                                asks.clear();
-                            }
-                            if let Some(elicit) = asks.last_mut() {
-                                asking.bind_task(&elicit["id"], task.clone());
-                                let named = match fault {
-                                    Some(Fault::TaskInputOtherId) => json!("task-0"),
-                                    _ => task,
-                                };
-                                if fault != Some(Fault::TaskInputUnrelated) {
-                                    elicit["params"]["_meta"] = json!({
-                                        crate::tasks::RELATED_TASK: {"taskId": named}});
-                                }
-                            }
-                            return Outcome {
-                                method: Some(req.method.clone()),
-                                notifications: asks,
-                                response: created.reply.map(|reply| match reply {
-                                    Ok(result) => jsonrpc::success(&req.id, result),
-                                    Err(error) => jsonrpc::failure(&req.id, &error),
-                                }),
-                                ..Outcome::default()
-                            };
-                        }
-                        Some(Started::Asked(asks)) => {
-                            return Outcome {
-                                method: Some(req.method.clone()),
-                                notifications: asks,
-                                ..Outcome::default()
-                            }
-                        }
-                        Some(Started::Answered(response)) => {
-                            return Outcome {
-                                method: Some(req.method.clone()),
-                                response: Some(response),
-                                ..Outcome::default()
-                            }
-                        }
-                        None => {}
-                    }
-                }
-                let answer = if std::mem::take(&mut self.stray_cancel) {
-                    crate::answer::Answer::error(mcperr_protocol::ErrorObject::new(
-                        -32800,
-                        "Request cancelled",
-                    ))
-                } else {
-                    handler.request(era, &req)
-                };
-                let mut answer = answer;
-                if req.method == "initialize" && fault == Some(Fault::RequestsBeforeInitialized) {
-                    answer.notifications.push(jsonrpc::request(
-                        &Id::Str("reference-roots-1".into()),
-                        "roots/list",
-                        None,
-                    ));
-                }
-                if let (Era::Modern, Some(subs)) = (era, &mut self.subscriptions) {
-                    streams(subs, &req, &mut answer, fault);
-                }
-                if era == Era::Legacy {
-                    let set =
-                        req.method == "logging/setLevel" && matches!(answer.reply, Some(Ok(_)));
-                    if set {
-                        self.log_level = req
-                            .params
-                            .as_ref()
-                            .and_then(|p| p.get("level"))
-                            .and_then(Value::as_str)
-                            .map(str::to_string);
-                    }
-                    let logs = handler.log_messages(self.log_level.as_deref(), &req, &answer.logs);
-                    answer.notifications.splice(0..0, logs);
-                }
-                let id = respond_id(&req.id, fault);
-                let progress_token = req
+        }
+        let mut answer = if std::mem::take(&mut self.stray_cancel) {
+            crate::answer::Answer::error(mcperr_protocol::ErrorObject::new(
+                -32800,
+                "Request cancelled",
+            ))
+        } else {
+            handler.request(era, req)
+        };
+        if req.method == "initialize" && fault == Some(Fault::RequestsBeforeInitialized) {
+            answer.notifications.push(jsonrpc::request(
+                &Id::Str("reference-roots-1".into()),
+                "roots/list",
+                None,
+            ));
+        }
+        if let (Era::Modern, Some(subs)) = (era, &mut self.subscriptions) {
+            streams(subs, req, &mut answer, fault);
+        }
+        if era == Era::Legacy {
+            self.log_to(handler, req, &mut answer);
+        }
+        answered(req, answer, fault)
+    }
+
+    /// 2025-11-25: a `tools/call` that asks the client first (an
+    /// elicitation) is answered by the connection, as a task's creation
+    /// when task-augmented; `None` when the handler answers the request.
+    fn ask_first(&mut self, handler: &Handler, req: &Request) -> Option<Outcome> {
+        let fault = handler.fault();
+        let asking = self.asking.as_mut()?;
+        if req.method == "initialize" {
+            asking.initialized(req.params.as_ref());
+        }
+        // A malformed task param is the handler's to refuse (-32602).
+        let task_param = req.params.as_ref().and_then(|p| p.get("task"));
+        let malformed_task = task_param.is_some_and(|t| !t.is_object());
+        let started = (req.method == "tools/call" && !self.stray_cancel && !malformed_task)
+            .then(|| asking.start(&req.id, req.params.as_ref(), fault))
+            .flatten();
+        let tasked = task_param.is_some();
+        let method = Some(req.method.clone());
+        match started? {
+            Started::Asked(mut asks) if tasked => {
+                let token = req
                     .params
                     .as_ref()
                     .and_then(|p| p.pointer("/_meta/progressToken"))
                     .cloned();
-                Outcome {
-                    method: Some(req.method.clone()),
-                    // Work is paced only for a call that asked for progress:
-                    // one that did not (a fuzzed valid call) is answered at once.
-                    steps: if progress_token.is_some() {
-                        answer.steps
-                    } else {
-                        0
-                    },
-                    progress_token,
-                    cancels: None,
-                    notifications: answer.notifications,
-                    response: answer.reply.map(|reply| match reply {
-                        Ok(result) => jsonrpc::success(&id, result),
-                        Err(error) => jsonrpc::failure(&id, &error),
-                    }),
-                    logs: answer.logs,
-                    exit_after: answer.exit_after,
+                let (created, task) = handler.create_waiting_task(token);
+                if task.is_null() {
+                    // No task (the store is full): its refusal,
+                    // and nothing asked for it.
+                    asks.clear();
                 }
+                if let Some(elicit) = asks.last_mut() {
+                    asking.bind_task(&elicit["id"], task.clone());
+                    let named = match fault {
+                        Some(Fault::TaskInputOtherId) => json!("task-0"),
+                        _ => task,
+                    };
+                    if fault != Some(Fault::TaskInputUnrelated) {
+                        elicit["params"]["_meta"] = json!({
+                            crate::tasks::RELATED_TASK: {"taskId": named}});
+                    }
+                }
+                Some(Outcome {
+                    method,
+                    notifications: asks,
+                    response: created.reply.map(|reply| match reply {
+                        Ok(result) => jsonrpc::success(&req.id, result),
+                        Err(error) => jsonrpc::failure(&req.id, &error),
+                    }),
+                    ..Outcome::default()
+                })
             }
+            Started::Asked(asks) => Some(Outcome {
+                method,
+                notifications: asks,
+                ..Outcome::default()
+            }),
+            Started::Answered(response) => Some(Outcome {
+                method,
+                response: Some(response),
+                ..Outcome::default()
+            }),
         }
+    }
+
+    /// 2025-11-25 logging: a successful `logging/setLevel` sets the
+    /// connection's level, and the answer's log records at or above it go
+    /// out before the response.
+    fn log_to(&mut self, handler: &Handler, req: &Request, answer: &mut crate::answer::Answer) {
+        let set = req.method == "logging/setLevel" && matches!(answer.reply, Some(Ok(_)));
+        if set {
+            self.log_level = req
+                .params
+                .as_ref()
+                .and_then(|p| p.get("level"))
+                .and_then(Value::as_str)
+                .map(str::to_string);
+        }
+        let logs = handler.log_messages(self.log_level.as_deref(), req, &answer.logs);
+        answer.notifications.splice(0..0, logs);
+    }
+}
+
+/// The outcome of a request the handler answered: its response under the
+/// id the fault may change, its notifications, and the paced steps of a
+/// call that asked for progress.
+fn answered(req: &Request, answer: crate::answer::Answer, fault: Option<Fault>) -> Outcome {
+    let id = respond_id(&req.id, fault);
+    let progress_token = req
+        .params
+        .as_ref()
+        .and_then(|p| p.pointer("/_meta/progressToken"))
+        .cloned();
+    Outcome {
+        method: Some(req.method.clone()),
+        // Work is paced only for a call that asked for progress:
+        // one that did not (a fuzzed valid call) is answered at once.
+        steps: if progress_token.is_some() {
+            answer.steps
+        } else {
+            0
+        },
+        progress_token,
+        cancels: None,
+        notifications: answer.notifications,
+        response: answer.reply.map(|reply| match reply {
+            Ok(result) => jsonrpc::success(&id, result),
+            Err(error) => jsonrpc::failure(&id, &error),
+        }),
+        logs: answer.logs,
+        exit_after: answer.exit_after,
     }
 }
 

@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 
 use crate::answer::Answer;
 use crate::faults::Fault;
-use crate::fixture::{FixtureState, TaskSupport, ToolDef, ToolFailure};
+use crate::fixture::{FixtureState, TaskSupport, ToolDef, ToolFailure, ToolOutput};
 use crate::log::{catch_panic, LogRecord};
 
 struct Tool {
@@ -201,30 +201,8 @@ impl ToolSet {
             let message = format!("panicked at reference-server/src/bookshop.rs:64:17: byte index 1 is not a char boundary; it is inside {c:?}");
             return Answer::result(tool_error(name, &message));
         }
-        let seven = fault == Some(Fault::LimitMultipleOf7)
-            && name == "limited"
-            && args
-                .get("limit")
-                .and_then(Value::as_i64)
-                .is_some_and(|l| l > 50 && l % 7 == 0);
-        if fault != Some(Fault::NoInputValidation) && !seven {
-            let input = match &tool.input {
-                Ok(v) => v,
-                Err(why) => {
-                    let message =
-                        format!("Invalid arguments: the inputSchema cannot be resolved: {why}");
-                    let log = LogRecord::info(format!("Tool '{name}' refused: {message}"));
-                    return Answer::result(tool_error(name, &message)).log(log);
-                }
-            };
-            if let Some((message, fields)) = describe_errors(input, &Value::Object(args.clone())) {
-                let log = LogRecord::info(format!(
-                    "Tool '{name}' rejected invalid arguments: {}",
-                    fields.join(", ")
-                ));
-                return Answer::result(tool_error(name, &format!("Invalid arguments: {message}")))
-                    .log(log);
-            }
+        if let Some(refusal) = refused_arguments(tool, name, args, fault) {
+            return refusal;
         }
         if let Some(answer) = gate() {
             return answer;
@@ -248,98 +226,151 @@ impl ToolSet {
         }
         let outcome = catch_panic(|| (tool.def.body)(shop, args))
             .unwrap_or_else(|panic| Err(ToolFailure::Crash(vec![panic.0])));
-        let outcome = match outcome {
-            Ok(out) => match (&tool.output, &out.structured) {
-                (Some(v), structured) if fault != Some(Fault::OutputUnchecked) => {
-                    let instance = structured.clone().unwrap_or(Value::Null);
-                    match describe_errors(v, &instance) {
-                        Some((msg, _)) => Err(ToolFailure::Crash(vec![format!(
-                            "output validation failed: {msg}"
-                        )])),
-                        None => Ok(out),
-                    }
-                }
-                _ => Ok(out),
-            },
-            failure => failure,
-        };
-        match outcome {
-            Ok(out) => {
-                let steps = out.steps;
-                let mut result = json!({"content": out.content});
-                if let Some(s) = out.structured {
-                    if fault == Some(Fault::StructuredWithoutText) {
-                        // As a tool that writes its own summary for the model would.
-                        result["content"] =
-                            json!([{"type": "text", "text": "see structuredContent"}]);
-                    }
-                    result["structuredContent"] = s;
-                }
-                if fault == Some(Fault::SuccessFlaggedError) {
-                    result["isError"] = true.into();
-                }
-                Answer::result(result).after_steps(steps)
-            }
-            Err(ToolFailure::Tool(message)) => {
-                let log = LogRecord::info(format!("Tool '{name}' failed: {message}"));
-                match fault {
-                    Some(Fault::ErrorReturnedAsSuccess) => Answer::result(
-                        json!({"content": [{"type": "text", "text": format!("Error: {message}")}]}),
-                    ),
-                    Some(Fault::ToolErrorAsProtocol) => {
-                        Answer::error(ErrorObject::new(codes::INVALID_PARAMS, message))
-                    }
-                    Some(Fault::ToolErrorLeaksKey) => Answer::result(tool_error(
-                        name,
-                        // As a client library that quotes its configuration would.
-                        &format!("{message} (catalog client api_key=sk-proj-Xq7Lm2Rt9Vw4Zb8Nc3Hd6Jk1Pf5Gs0Ty)"),
-                    )),
-                    Some(Fault::ToolErrorStructured) => {
-                        let mut r = tool_error(name, &message);
-                        r["structuredContent"] = json!({"error": message});
-                        Answer::result(r)
-                    }
-                    _ => Answer::result(tool_error(name, &message)),
-                }
-                .log(log)
-            }
-            Err(ToolFailure::Protocol(mut e)) => match fault {
-                Some(Fault::ProtocolErrorRecoded) => {
-                    e.code = codes::INTERNAL_ERROR;
-                    Answer::error(e)
-                }
-                Some(Fault::ProtocolErrorNoData) => {
-                    e.data = None;
-                    Answer::error(e)
-                }
-                Some(Fault::ProtocolErrorAsResult) => Answer::result(tool_error(name, &e.message)),
-                _ => Answer::error(e),
-            },
-            Err(ToolFailure::Crash(chain)) => {
-                let mut text = format!("Error executing tool {name}");
-                if fault == Some(Fault::CrashLeaksText) {
-                    text = format!("{text}: {}", chain.join("; "));
-                }
-                let mut result =
-                    json!({"content": [{"type": "text", "text": text}], "isError": true});
-                match fault {
-                    Some(Fault::CrashNotError) => result["isError"] = false.into(),
-                    Some(Fault::CrashLeaksInMeta) => {
-                        result["_meta"] = json!({"exception": chain.join("; ")})
-                    }
-                    _ => {}
-                }
-                let log = LogRecord::error(
-                    format!("Tool '{name}' raised an unexpected exception"),
-                    chain,
-                );
-                let answer = Answer::result(result).log(log);
-                if fault == Some(Fault::ExitAfterCrash) {
-                    answer.then_exit()
-                } else {
-                    answer
-                }
+        match checked_output(tool, outcome, fault) {
+            Ok(out) => succeeded(out, fault),
+            Err(ToolFailure::Tool(message)) => tool_failed(name, message, fault),
+            Err(ToolFailure::Protocol(e)) => protocol_failed(name, e, fault),
+            Err(ToolFailure::Crash(chain)) => crashed(name, chain, fault),
+        }
+    }
+}
+
+/// The refusal of arguments that fail the tool's `inputSchema` (or of a
+/// schema that cannot be resolved), as a tool error, before the body runs;
+/// `None` when they are valid or a fault skips the validation.
+fn refused_arguments(
+    tool: &Tool,
+    name: &str,
+    args: &Map<String, Value>,
+    fault: Option<Fault>,
+) -> Option<Answer> {
+    let seven = fault == Some(Fault::LimitMultipleOf7)
+        && name == "limited"
+        && args
+            .get("limit")
+            .and_then(Value::as_i64)
+            .is_some_and(|l| l > 50 && l % 7 == 0);
+    if fault == Some(Fault::NoInputValidation) || seven {
+        return None;
+    }
+    let input = match &tool.input {
+        Ok(v) => v,
+        Err(why) => {
+            let message = format!("Invalid arguments: the inputSchema cannot be resolved: {why}");
+            let log = LogRecord::info(format!("Tool '{name}' refused: {message}"));
+            return Some(Answer::result(tool_error(name, &message)).log(log));
+        }
+    };
+    let (message, fields) = describe_errors(input, &Value::Object(args.clone()))?;
+    let log = LogRecord::info(format!(
+        "Tool '{name}' rejected invalid arguments: {}",
+        fields.join(", ")
+    ));
+    Some(Answer::result(tool_error(name, &format!("Invalid arguments: {message}"))).log(log))
+}
+
+/// A body's success whose `structuredContent` fails the tool's
+/// `outputSchema` becomes a crash (never the invalid value), unless a
+/// fault leaves the output unchecked.
+fn checked_output(
+    tool: &Tool,
+    outcome: Result<ToolOutput, ToolFailure>,
+    fault: Option<Fault>,
+) -> Result<ToolOutput, ToolFailure> {
+    let out = outcome?;
+    match (&tool.output, &out.structured) {
+        (Some(v), structured) if fault != Some(Fault::OutputUnchecked) => {
+            let instance = structured.clone().unwrap_or(Value::Null);
+            match describe_errors(v, &instance) {
+                Some((msg, _)) => Err(ToolFailure::Crash(vec![format!(
+                    "output validation failed: {msg}"
+                )])),
+                None => Ok(out),
             }
         }
+        _ => Ok(out),
+    }
+}
+
+/// A successful call's result: its content and `structuredContent`.
+fn succeeded(out: ToolOutput, fault: Option<Fault>) -> Answer {
+    let steps = out.steps;
+    let mut result = json!({"content": out.content});
+    if let Some(s) = out.structured {
+        if fault == Some(Fault::StructuredWithoutText) {
+            // As a tool that writes its own summary for the model would.
+            result["content"] = json!([{"type": "text", "text": "see structuredContent"}]);
+        }
+        result["structuredContent"] = s;
+    }
+    if fault == Some(Fault::SuccessFlaggedError) {
+        result["isError"] = true.into();
+    }
+    Answer::result(result).after_steps(steps)
+}
+
+/// A tool error the model can act on: an `isError` result with its message.
+fn tool_failed(name: &str, message: String, fault: Option<Fault>) -> Answer {
+    let log = LogRecord::info(format!("Tool '{name}' failed: {message}"));
+    match fault {
+        Some(Fault::ErrorReturnedAsSuccess) => Answer::result(
+            json!({"content": [{"type": "text", "text": format!("Error: {message}")}]}),
+        ),
+        Some(Fault::ToolErrorAsProtocol) => {
+            Answer::error(ErrorObject::new(codes::INVALID_PARAMS, message))
+        }
+        Some(Fault::ToolErrorLeaksKey) => Answer::result(tool_error(
+            name,
+            // As a client library that quotes its configuration would.
+            &format!("{message} (catalog client api_key=sk-proj-Xq7Lm2Rt9Vw4Zb8Nc3Hd6Jk1Pf5Gs0Ty)"),
+        )),
+        Some(Fault::ToolErrorStructured) => {
+            let mut r = tool_error(name, &message);
+            r["structuredContent"] = json!({"error": message});
+            Answer::result(r)
+        }
+        _ => Answer::result(tool_error(name, &message)),
+    }
+    .log(log)
+}
+
+/// A protocol error the body raised: the JSON-RPC error, verbatim.
+fn protocol_failed(name: &str, mut e: ErrorObject, fault: Option<Fault>) -> Answer {
+    match fault {
+        Some(Fault::ProtocolErrorRecoded) => {
+            e.code = codes::INTERNAL_ERROR;
+            Answer::error(e)
+        }
+        Some(Fault::ProtocolErrorNoData) => {
+            e.data = None;
+            Answer::error(e)
+        }
+        Some(Fault::ProtocolErrorAsResult) => Answer::result(tool_error(name, &e.message)),
+        _ => Answer::error(e),
+    }
+}
+
+/// A crash: an `isError` result that names the tool and hides the
+/// exception's text, which goes to the log.
+fn crashed(name: &str, chain: Vec<String>, fault: Option<Fault>) -> Answer {
+    let mut text = format!("Error executing tool {name}");
+    if fault == Some(Fault::CrashLeaksText) {
+        text = format!("{text}: {}", chain.join("; "));
+    }
+    let mut result = json!({"content": [{"type": "text", "text": text}], "isError": true});
+    match fault {
+        Some(Fault::CrashNotError) => result["isError"] = false.into(),
+        Some(Fault::CrashLeaksInMeta) => result["_meta"] = json!({"exception": chain.join("; ")}),
+        _ => {}
+    }
+    let log = LogRecord::error(
+        format!("Tool '{name}' raised an unexpected exception"),
+        chain,
+    );
+    let answer = Answer::result(result).log(log);
+    if fault == Some(Fault::ExitAfterCrash) {
+        answer.then_exit()
+    } else {
+        answer
     }
 }

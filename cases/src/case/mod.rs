@@ -187,28 +187,36 @@ impl Case {
                 .map_err(|e| err(format!("request.params_json is not JSON: {e}")))?;
             case.request.params = Some(params);
         }
-        let rule: mcperr_model::rules::RuleId = case
+        case.check_grading().map_err(err)?;
+        case.check_script().map_err(err)?;
+        Ok(case)
+    }
+
+    /// The grading a case names, against the rule table: its rule, the
+    /// aspect it replays, its aspects and its alternatives' aspects.
+    fn check_grading(&self) -> Result<(), String> {
+        let rule: mcperr_model::rules::RuleId = self
             .rule
             .parse()
-            .map_err(|e: mcperr_model::rules::UnknownId| err(e.0))?;
-        if let Some(r) = &case.replays {
+            .map_err(|e: mcperr_model::rules::UnknownId| e.0)?;
+        if let Some(r) = &self.replays {
             r.parse::<mcperr_model::rules::AspectId>()
-                .map_err(|e| err(format!("replays: {}", e.0)))?;
+                .map_err(|e| format!("replays: {}", e.0))?;
         }
         let aspect_of = |name: &str| {
             format!("{rule}.{name}")
                 .parse::<mcperr_model::rules::AspectId>()
                 .map(|_| ())
-                .map_err(|e| err(e.0))
+                .map_err(|e| e.0)
         };
-        if let Some(a) = &case.aspect {
+        if let Some(a) = &self.aspect {
             aspect_of(a)?;
         }
-        for a in case.aspects.keys() {
+        for a in self.aspects.keys() {
             aspect_of(a)?;
         }
-        let named = case.also_pass.iter().chain(&case.warn).chain(
-            case.profile
+        let named = self.also_pass.iter().chain(&self.warn).chain(
+            self.profile
                 .values()
                 .flat_map(|o| o.also_pass.iter().chain(&o.warn)),
         );
@@ -216,77 +224,81 @@ impl Case {
             match &alt.aspect {
                 Some(a) => aspect_of(a)?,
                 None if alt.reason.is_empty() => {
-                    return Err(err(
-                        "an also_pass or warn shape needs a reason or an aspect".into(),
-                    ))
+                    return Err("an also_pass or warn shape needs a reason or an aspect".into())
                 }
                 None => {}
             }
         }
-        case.needs().map_err(|e| err(e.0))?;
-        case.eras().map_err(|e| err(e.0))?;
-        for c in case
+        Ok(())
+    }
+
+    /// The rest of what a case says, beyond its grading: needs, eras,
+    /// checks, profiles, captures, transport and the request's id.
+    fn check_script(&self) -> Result<(), String> {
+        self.needs().map_err(|e| e.0)?;
+        self.eras().map_err(|e| e.0)?;
+        for c in self
             .checks
             .iter()
-            .chain(case.profile.values().flat_map(|o| o.checks.iter()))
+            .chain(self.profile.values().flat_map(|o| o.checks.iter()))
         {
-            Check::from_str(c).map_err(|e| err(e.0))?;
+            Check::from_str(c).map_err(|e| e.0)?;
         }
-        let alternatives = case.also_pass.iter().chain(&case.warn);
+        let alternatives = self.also_pass.iter().chain(&self.warn);
         let alternatives = alternatives.chain(
-            case.profile
+            self.profile
                 .values()
                 .flat_map(|o| o.also_pass.iter().chain(&o.warn)),
         );
         for a in alternatives {
             for e in &a.eras {
-                e.parse::<Era>().map_err(|e| err(e.to_string()))?;
+                e.parse::<Era>().map_err(|e| e.to_string())?;
             }
         }
-        for key in case.profile.keys() {
+        for key in self.profile.keys() {
             if let Some((_, era)) = key.split_once('@') {
                 era.parse::<Era>()
-                    .map_err(|e| err(format!("[profile.\"{key}\"]: {e}")))?;
+                    .map_err(|e| format!("[profile.\"{key}\"]: {e}"))?;
             }
         }
-        for step in &case.send {
+        for step in &self.send {
             if let SendStep::Request { capture, .. } = step {
                 if let Some((name, spec)) = capture
                     .iter()
                     .find(|(_, spec)| !crate::capture::valid_spec(spec))
                 {
-                    return Err(err(format!(
-                        "capture {name} = {spec:?}: give a dotted path (PATH, or PATH? when the case is to be skipped without it) or FUNCTION(PATH) with FUNCTION one of {}",
-                        crate::capture::FUNCTIONS.join(", ")
-                    )));
+                    return Err(format!(
+                    "capture {name} = {spec:?}: give a dotted path (PATH, or PATH? when the case is to be skipped without it) or FUNCTION(PATH) with FUNCTION one of {}",
+                    crate::capture::FUNCTIONS.join(", ")
+                ));
                 }
             }
         }
-        if let Some(t) = &case.transport {
+        if let Some(t) = &self.transport {
             if t != "stdio" && t != "http" {
-                return Err(err(format!(
+                return Err(format!(
                     "transport must be \"stdio\" or \"http\", not {t:?}"
-                )));
+                ));
             }
         }
-        if case.hold_asks && (case.handshake || case.transport.as_deref() != Some("stdio")) {
-            return Err(err(
-                "hold_asks needs transport = \"stdio\" and handshake = false: only a case's own initialize invites the server's requests, and only over stdio does mcperr answer them".into(),
-            ));
+        if self.hold_asks && (self.handshake || self.transport.as_deref() != Some("stdio")) {
+            return Err(
+            "hold_asks needs transport = \"stdio\" and handshake = false: only a case's own initialize invites the server's requests, and only over stdio does mcperr answer them".into(),
+        );
         }
-        if let Some(session) = case.http.as_ref().and_then(|h| h.session.as_deref()) {
+        if let Some(session) = self.http.as_ref().and_then(|h| h.session.as_deref()) {
             if !matches!(session, "none" | "bogus" | "deleted") {
-                return Err(err(format!(
+                return Err(format!(
                     "http.session must be none, bogus or deleted, not {session:?}"
-                )));
+                ));
             }
         }
-        if let Some(id) = &case.request.id {
+        if let Some(id) = &self.request.id {
             if !(id.is_string() || id.is_number()) {
-                return Err(err("request.id must be a string or a number".into()));
+                return Err("request.id must be a string or a number".into());
             }
         }
-        Ok(case)
+        Ok(())
     }
 
     /// The rule it proves (checked on load).

@@ -27,7 +27,6 @@
 //! `proxy`, `proxy-http`, `memory` (`cargo bench -p mcperr --bench fuzz -- in-process`); none runs all.
 
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 mod lockstep;
 mod rates;
@@ -66,19 +65,35 @@ fn wanted(name: &str) -> bool {
 fn main() {
     // As the binary does: no transparent huge pages.
     mcperr::no_huge_pages();
-    // The pipe's floor is the yardstick of the stdio figures too.
-    let (rtt, pipe) = if wanted("pipe") || wanted("stdio") {
-        (cat_lockstep(scale(20_000)), cat_pipelined(scale(1_000_000)))
-    } else {
-        (Duration::ZERO, 0.0)
-    };
     if wanted("pipe") || wanted("stdio") {
-        println!(
+        pipe_and_stdio();
+    }
+    if wanted("proxy") {
+        proxy();
+    }
+    if wanted("proxy-http") {
+        proxy_http();
+    }
+    if wanted("in-process") {
+        in_process_rates();
+    }
+    peers();
+    if wanted("memory") && std::path::Path::new("/usr/bin/time").exists() {
+        memory();
+    }
+}
+
+/// The pipe's own floor (`cat`), and the reference server fuzzed as a
+/// stdio child against it: the pipe's floor is the yardstick of the stdio
+/// figures.
+fn pipe_and_stdio() {
+    // The pipe's floor is the yardstick of the stdio figures too.
+    let (rtt, pipe) = (cat_lockstep(scale(20_000)), cat_pipelined(scale(1_000_000)));
+    println!(
         "pipe floor (cat): lockstep round trip {:.1} µs ({:.0} requests/s), pipelined {pipe:.0} lines/s",
         rtt.as_secs_f64() * 1e6,
         1.0 / rtt.as_secs_f64()
     );
-    }
 
     let reference = format!("{MCPERR} reference");
     let stdio_eras: &[&str] = if wanted("stdio") {
@@ -125,67 +140,75 @@ fn main() {
              {rate:.0} requests/s (target >= 20000)"
         );
     }
+}
 
-    if wanted("proxy") {
-        // What `mcperr proxy` adds to each message a host exchanges with its
-        // server: lockstep round trips, direct and through the proxy, side
-        // by side (alternating, three pairs).
-        let n = scale(20_000);
-        for _ in 0..if quick() { 1 } else { 3 } {
-            let direct = reference_lockstep(&[MCPERR, "reference"], n);
-            let proxied = reference_lockstep(&[MCPERR, "proxy", "--", MCPERR, "reference"], n);
-            println!(
-                "mcperr proxy, lockstep round trips with the reference server ({n} tools/call): direct {:.1} µs, \
-                 through the proxy {:.1} µs: +{:.1} µs per request and its answer",
-                direct.as_secs_f64() * 1e6,
-                proxied.as_secs_f64() * 1e6,
-                (proxied.as_secs_f64() - direct.as_secs_f64()) * 1e6
-            );
-        }
-    }
-
-    if wanted("proxy-http") {
-        // The same over Streamable HTTP: one keep-alive connection to the
-        // reference server's HTTP edge, direct and through
-        // `mcperr proxy --listen --upstream`.
-        let n = scale(20_000);
-        let (mut server, url) = url_server(&[MCPERR, "reference", "--http", "127.0.0.1:0"]);
-        let (mut proxy, proxy_url) = url_server(&[
-            MCPERR,
-            "proxy",
-            "--listen",
-            "127.0.0.1:0",
-            "--upstream",
-            &url,
-        ]);
-        for _ in 0..if quick() { 1 } else { 3 } {
-            let direct = http_lockstep(&url, n);
-            let proxied = http_lockstep(&proxy_url, n);
-            println!(
-                "mcperr proxy over HTTP, lockstep round trips with the reference server ({n} tools/call, 2026-07-28, keep-alive): \
-                 direct {:.1} µs, through the proxy {:.1} µs: +{:.1} µs per request and its answer",
-                direct.as_secs_f64() * 1e6,
-                proxied.as_secs_f64() * 1e6,
-                (proxied.as_secs_f64() - direct.as_secs_f64()) * 1e6
-            );
-        }
-        let _ = proxy.kill();
-        let _ = server.kill();
-        let _ = (proxy.wait(), server.wait());
-    }
-
-    if wanted("in-process") {
-        let n = scale(200_000);
+/// What `mcperr proxy` adds to each message a host exchanges with its
+/// server over stdio.
+fn proxy() {
+    // What `mcperr proxy` adds to each message a host exchanges with its
+    // server: lockstep round trips, direct and through the proxy, side
+    // by side (alternating, three pairs).
+    let n = scale(20_000);
+    for _ in 0..if quick() { 1 } else { 3 } {
+        let direct = reference_lockstep(&[MCPERR, "reference"], n);
+        let proxied = reference_lockstep(&[MCPERR, "proxy", "--", MCPERR, "reference"], n);
         println!(
-            "mcperr fuzz, reference server in process (2025-11-25, 1 job): {:.0} requests/s (target >= 100000)",
-            in_process(n, 1)
-        );
-        println!(
-            "mcperr fuzz, reference server in process (2025-11-25, 2 jobs, a thread each): {:.0} requests/s",
-            in_process(n, 2)
+            "mcperr proxy, lockstep round trips with the reference server ({n} tools/call): direct {:.1} µs, \
+             through the proxy {:.1} µs: +{:.1} µs per request and its answer",
+            direct.as_secs_f64() * 1e6,
+            proxied.as_secs_f64() * 1e6,
+            (proxied.as_secs_f64() - direct.as_secs_f64()) * 1e6
         );
     }
+}
 
+/// What `mcperr proxy --listen` adds over Streamable HTTP.
+fn proxy_http() {
+    // The same over Streamable HTTP: one keep-alive connection to the
+    // reference server's HTTP edge, direct and through
+    // `mcperr proxy --listen --upstream`.
+    let n = scale(20_000);
+    let (mut server, url) = url_server(&[MCPERR, "reference", "--http", "127.0.0.1:0"]);
+    let (mut proxy, proxy_url) = url_server(&[
+        MCPERR,
+        "proxy",
+        "--listen",
+        "127.0.0.1:0",
+        "--upstream",
+        &url,
+    ]);
+    for _ in 0..if quick() { 1 } else { 3 } {
+        let direct = http_lockstep(&url, n);
+        let proxied = http_lockstep(&proxy_url, n);
+        println!(
+            "mcperr proxy over HTTP, lockstep round trips with the reference server ({n} tools/call, 2026-07-28, keep-alive): \
+             direct {:.1} µs, through the proxy {:.1} µs: +{:.1} µs per request and its answer",
+            direct.as_secs_f64() * 1e6,
+            proxied.as_secs_f64() * 1e6,
+            (proxied.as_secs_f64() - direct.as_secs_f64()) * 1e6
+        );
+    }
+    let _ = proxy.kill();
+    let _ = server.kill();
+    let _ = (proxy.wait(), server.wait());
+}
+
+/// The embedded reference server in process, one job and two.
+fn in_process_rates() {
+    let n = scale(200_000);
+    println!(
+        "mcperr fuzz, reference server in process (2025-11-25, 1 job): {:.0} requests/s (target >= 100000)",
+        in_process(n, 1)
+    );
+    println!(
+        "mcperr fuzz, reference server in process (2025-11-25, 2 jobs, a thread each): {:.0} requests/s",
+        in_process(n, 2)
+    );
+}
+
+/// Each asked-for SDK Bookshop that serves stdio, against the lockstep
+/// replays of the same stream.
+fn peers() {
     // Every peer column that serves stdio (fixtures/servers/*/peer.toml),
     // picked by its column's name or its folder's (`python`, `rust`). A
     // compiled server answers far faster: its run is sized up to last
@@ -213,38 +236,39 @@ fn main() {
             }
         }
     }
+}
 
-    if wanted("memory") && std::path::Path::new("/usr/bin/time").exists() {
-        let n = scale(1_000_000).to_string();
-        let out = Command::new("/usr/bin/time")
-            .args([
-                "-v",
-                MCPERR,
-                "fuzz",
-                "-q",
-                "--era",
-                "2025-11-25",
-                "--requests",
-                &n,
-                "--seed",
-                "1",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stderr);
-        let rss = text
-            .lines()
-            .find_map(|l| {
-                l.trim()
-                    .strip_prefix("Maximum resident set size (kbytes): ")
-            })
-            .and_then(|k| k.trim().parse::<f64>().ok())
-            .unwrap_or(f64::NAN);
-        println!(
-            "peak resident memory of mcperr fuzz over {n} requests: {:.1} MB (target < 100 MB)",
-            rss / 1024.0
-        );
-    }
+/// Peak resident memory of a long campaign (`/usr/bin/time -v`).
+fn memory() {
+    let n = scale(1_000_000).to_string();
+    let out = Command::new("/usr/bin/time")
+        .args([
+            "-v",
+            MCPERR,
+            "fuzz",
+            "-q",
+            "--era",
+            "2025-11-25",
+            "--requests",
+            &n,
+            "--seed",
+            "1",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    let rss = text
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("Maximum resident set size (kbytes): ")
+        })
+        .and_then(|k| k.trim().parse::<f64>().ok())
+        .unwrap_or(f64::NAN);
+    println!(
+        "peak resident memory of mcperr fuzz over {n} requests: {:.1} MB (target < 100 MB)",
+        rss / 1024.0
+    );
 }

@@ -282,34 +282,12 @@ pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, CliError> {
     if let Some(dir) = &args.save {
         std::fs::create_dir_all(dir).map_err(|e| CliError::file("--save", dir.display(), e))?;
     }
-    if args.seconds.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
-        return Err(Usage("--seconds must be a positive number".into()));
-    }
-    let budget = match (args.seconds, args.requests) {
-        (_, Some(r)) => Budget {
-            requests: Some(r),
-            ..Budget::default()
-        },
-        (s, None) => Budget {
-            time: Some(Duration::from_secs_f64(s.unwrap_or(10.0))),
-            ..Budget::default()
-        },
-    };
+    let budget = budget(&args)?;
     let seed = args.seed.unwrap_or_else(fresh_seed);
     let stats = Arc::new(Stats::default());
     super::signals::stop_campaign_on_signals(stats.clone());
     let run = settings(&args.target, target, args.jobs, String::new());
-    // --deadline stops the campaign as Ctrl-C does (findings unshrunk, the
-    // report written), and says so.
-    let deadline_hit = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    if let Some(at) = run.deadline {
-        let (stats, hit) = (stats.clone(), deadline_hit.clone());
-        std::thread::spawn(move || {
-            std::thread::sleep(at.saturating_duration_since(std::time::Instant::now()));
-            hit.store(true, Ordering::SeqCst);
-            stats.stop.store(true, Ordering::SeqCst);
-        });
-    }
+    let deadline_hit = stop_at_deadline(run.deadline, &stats);
     let info = run.target_info(embedded);
     eprintln!(
         "mcperr fuzz: {} · seed {seed} · profile {}{} · {}",
@@ -358,20 +336,10 @@ pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, CliError> {
         Err(e) => return Err(e.into()),
     };
     outcome.report.deadline_reached = deadline_hit.load(Ordering::SeqCst);
-    let mut saved = Vec::new();
-    if let Some(dir) = &args.save {
-        // A finding its request alone does not show would not replay alike.
-        let replayable = |f: &&crate::fuzz::Found| {
-            !f.input.is_stray_output() && f.finding.not_reproduced.is_none()
-        };
-        for f in outcome.found.iter().filter(replayable) {
-            let era: Era = f.finding.era.parse().unwrap_or(Era::Legacy);
-            let (name, text) = case_file(&f.finding, &f.input, era, seed, f.counted);
-            let path = dir.join(name);
-            super::write_report("--save", &path, &text)?;
-            saved.push((f.finding.id.clone(), path));
-        }
-    }
+    let saved = match &args.save {
+        Some(dir) => save_findings(dir, &outcome, seed)?,
+        None => Vec::new(),
+    };
     out(&render(&outcome, &saved));
     if let Some(path) = &args.json {
         super::write_report("--json", path, &outcome.report.to_json())?;
@@ -380,6 +348,62 @@ pub(crate) fn fuzz_main(args: FuzzArgs) -> Result<i32, CliError> {
         super::write_report("--sarif", path, &sarif(&outcome.report))?;
     }
     Ok(outcome.report.exit_code())
+}
+
+/// The campaign's budget: `--requests`, or `--seconds` (10 by default).
+fn budget(args: &FuzzArgs) -> Result<Budget, CliError> {
+    if args.seconds.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
+        return Err(Usage("--seconds must be a positive number".into()));
+    }
+    Ok(match (args.seconds, args.requests) {
+        (_, Some(r)) => Budget {
+            requests: Some(r),
+            ..Budget::default()
+        },
+        (s, None) => Budget {
+            time: Some(Duration::from_secs_f64(s.unwrap_or(10.0))),
+            ..Budget::default()
+        },
+    })
+}
+
+/// `--deadline` stops the campaign as Ctrl-C does (findings unshrunk, the
+/// report written); the flag it returns says, afterwards, that it did.
+fn stop_at_deadline(
+    deadline: Option<std::time::Instant>,
+    stats: &Arc<Stats>,
+) -> Arc<std::sync::atomic::AtomicBool> {
+    let deadline_hit = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    if let Some(at) = deadline {
+        let (stats, hit) = (stats.clone(), deadline_hit.clone());
+        std::thread::spawn(move || {
+            std::thread::sleep(at.saturating_duration_since(std::time::Instant::now()));
+            hit.store(true, Ordering::SeqCst);
+            stats.stop.store(true, Ordering::SeqCst);
+        });
+    }
+    deadline_hit
+}
+
+/// `--save DIR`: each replayable finding as a case file in `dir`, with the
+/// path it was written to.
+fn save_findings(
+    dir: &std::path::Path,
+    outcome: &crate::fuzz::FuzzOutcome,
+    seed: u64,
+) -> Result<Vec<(String, std::path::PathBuf)>, CliError> {
+    // A finding its request alone does not show would not replay alike.
+    let replayable =
+        |f: &&crate::fuzz::Found| !f.input.is_stray_output() && f.finding.not_reproduced.is_none();
+    let mut saved = Vec::new();
+    for f in outcome.found.iter().filter(replayable) {
+        let era: Era = f.finding.era.parse().unwrap_or(Era::Legacy);
+        let (name, text) = case_file(&f.finding, &f.input, era, seed, f.counted);
+        let path = dir.join(name);
+        super::write_report("--save", &path, &text)?;
+        saved.push((f.finding.id.clone(), path));
+    }
+    Ok(saved)
 }
 
 /// The campaign as SARIF: per era fuzzed, a run of the findings whose

@@ -180,40 +180,9 @@ async fn forward(State(shared): State<Arc<Shared>>, req: Request) -> Response {
     if judged && parts.method == Method::POST && body.len() <= shared.settings.max_body {
         shared.observe(|o| o.from_host_on(channel, &body, Instant::now()));
     }
-    let mut url = upstream.clone();
-    url.set_path(parts.uri.path());
-    url.set_query(parts.uri.query());
-    let mut headers = HeaderMap::new();
-    for (k, v) in &parts.headers {
-        if !hop_by_hop(k) && k != "accept-encoding" && k != "content-length" {
-            headers.append(k.clone(), v.clone());
-        }
-    }
-    let sent = shared
-        .client
-        .request(parts.method.clone(), url)
-        .headers(headers)
-        .body(body)
-        .send()
-        .await;
-    let resp = match sent {
+    let resp = match send_upstream(&shared, &parts, body, channel).await {
         Ok(r) => r,
-        Err(e) => {
-            shared.unreachable.fetch_add(1, Ordering::Relaxed);
-            let why = describe(&e);
-            shared.observe(|o| {
-                o.end_channel(
-                    channel,
-                    &HttpAnswer::default(),
-                    ChannelEnd::Broken(format!("the server could not be reached: {why}")),
-                    Instant::now(),
-                )
-            });
-            return own_answer(
-                StatusCode::BAD_GATEWAY,
-                format!("the server at {upstream} could not be reached: {why}"),
-            );
-        }
+        Err(own) => return own,
     };
     let status = resp.status();
     let mut out_headers = HeaderMap::new();
@@ -230,10 +199,65 @@ async fn forward(State(shared): State<Arc<Shared>>, req: Request) -> Response {
     if judged {
         tokio::spawn(judge_body(shared.clone(), channel, head, taps));
     }
-    // The server's bytes as they come, a copy of each to the judge; the end
-    // (whole, or broken) is told to it too. Dropped by the host first: the
-    // judge sees the copies stop without an end.
-    let counted = shared.clone();
+    let relayed = teed(resp, tap, shared.clone());
+    let mut response = Response::new(Body::from_stream(relayed));
+    *response.status_mut() = status;
+    *response.headers_mut() = out_headers;
+    response
+}
+
+/// The host's request, sent on to the server at the same path and query
+/// with its end-to-end headers; when the server cannot be reached, the
+/// channel ends broken and the host gets the proxy's own 502.
+async fn send_upstream(
+    shared: &Arc<Shared>,
+    parts: &axum::http::request::Parts,
+    body: Bytes,
+    channel: u64,
+) -> Result<reqwest::Response, Response> {
+    let upstream = &shared.settings.upstream;
+    let mut url = upstream.clone();
+    url.set_path(parts.uri.path());
+    url.set_query(parts.uri.query());
+    let mut headers = HeaderMap::new();
+    for (k, v) in &parts.headers {
+        if !hop_by_hop(k) && k != "accept-encoding" && k != "content-length" {
+            headers.append(k.clone(), v.clone());
+        }
+    }
+    let sent = shared
+        .client
+        .request(parts.method.clone(), url)
+        .headers(headers)
+        .body(body)
+        .send()
+        .await;
+    sent.map_err(|e| {
+        shared.unreachable.fetch_add(1, Ordering::Relaxed);
+        let why = describe(&e);
+        shared.observe(|o| {
+            o.end_channel(
+                channel,
+                &HttpAnswer::default(),
+                ChannelEnd::Broken(format!("the server could not be reached: {why}")),
+                Instant::now(),
+            )
+        });
+        own_answer(
+            StatusCode::BAD_GATEWAY,
+            format!("the server at {upstream} could not be reached: {why}"),
+        )
+    })
+}
+
+/// The server's bytes as they come, a copy of each to the judge; the end
+/// (whole, or broken) is told to it too. Dropped by the host first: the
+/// judge sees the copies stop without an end.
+fn teed(
+    resp: reqwest::Response,
+    tap: mpsc::UnboundedSender<Tap>,
+    counted: Arc<Shared>,
+) -> impl futures_util::Stream<Item = Result<Bytes, std::io::Error>> {
     // With a Content-Length the host's side stops reading at the last byte
     // and never asks for the end: the body is whole when that many came.
     let length = resp.content_length();
@@ -243,7 +267,7 @@ async fn forward(State(shared): State<Arc<Shared>>, req: Request) -> Response {
     if told {
         let _ = tap.send(Tap::Ended);
     }
-    let relayed = futures_util::stream::unfold(
+    futures_util::stream::unfold(
         (upstream_body, Some(tap), 0u64, told),
         move |(mut body, tap, got, mut told)| {
             let counted = counted.clone();
@@ -279,11 +303,7 @@ async fn forward(State(shared): State<Arc<Shared>>, req: Request) -> Response {
                 }
             }
         },
-    );
-    let mut response = Response::new(Body::from_stream(relayed));
-    *response.status_mut() = status;
-    *response.headers_mut() = out_headers;
-    response
+    )
 }
 
 /// Judges the copy of one response's body: SSE event by event as it

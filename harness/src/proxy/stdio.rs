@@ -81,104 +81,39 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
-    let mut cmd = Command::new(&settings.program);
-    cmd.args(&settings.args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true);
-    #[cfg(unix)]
-    cmd.process_group(0);
-    let mut child = cmd.spawn().map_err(|reason| SpawnError {
-        command: std::iter::once(settings.program.as_str())
-            .chain(settings.args.iter().map(String::as_str))
-            .collect::<Vec<_>>()
-            .join(" "),
-        reason,
-    })?;
+    let mut child = spawn(settings)?;
     let pgid = child.id().map(|p| p as i32);
-    let mut server_in = child.stdin.take().expect("piped stdin");
-    let mut server_out = child.stdout.take().expect("piped stdout");
+    let server_in = child.stdin.take().expect("piped stdin");
+    let server_out = child.stdout.take().expect("piped stdout");
     let observer = RefCell::new(observer);
     let (host_done, server_done) = (Notify::new(), Notify::new());
     let server_left_first = std::cell::Cell::new(false);
     // Counted as the bytes pass, not returned at the end: a signal that
     // stops the relay mid-way must not make the summary say 0 bytes.
     let (to_server, to_host) = (std::cell::Cell::new(0u64), std::cell::Cell::new(0u64));
-    let kill = || {
-        if let Some(g) = pgid {
-            kill_process_group(g);
-        }
-    };
-
     let up = async {
-        let mut host_in = host_in;
-        let mut buf = vec![0u8; 64 * 1024];
-        let mut decoder = LineDecoder::new(settings.max_line);
-        loop {
-            let n = tokio::select! {
-                r = host_in.read(&mut buf) => r.unwrap_or(0),
-                _ = server_done.notified() => break,
-            };
-            if n == 0 {
-                break;
-            }
-            let chunk = &buf[..n];
-            // Counted and observed before the write, which may yield: a
-            // signal then still finds this chunk in the summary and judged.
-            to_server.set(to_server.get() + n as u64);
-            let now = Instant::now();
-            lines(&mut decoder, chunk, |l| {
-                observer.borrow_mut().from_host(l, now)
-            });
-            if server_in.write_all(chunk).await.is_err() || server_in.flush().await.is_err() {
-                break; // the server closed its stdin: its end shows on stdout
-            }
-        }
-        // EOF to the server, as the host's own EOF would have been.
-        drop(server_in);
+        host_to_server(
+            settings,
+            host_in,
+            server_in,
+            &observer,
+            &to_server,
+            &server_done,
+        )
+        .await;
         host_done.notify_one();
     };
-
     let down = async {
-        let mut host_out = host_out;
-        let mut buf = vec![0u8; 64 * 1024];
-        let mut decoder = LineDecoder::new(settings.max_line);
-        let mut host_left = false;
-        let mut grace: Option<tokio::time::Instant> = None;
-        loop {
-            let deadline =
-                grace.unwrap_or_else(|| tokio::time::Instant::now() + Duration::from_secs(86_400));
-            let n = tokio::select! {
-                r = server_out.read(&mut buf) => r.unwrap_or(0),
-                _ = host_done.notified(), if grace.is_none() => {
-                    grace = Some(tokio::time::Instant::now() + settings.exit_grace);
-                    continue;
-                }
-                _ = tokio::time::sleep_until(deadline), if grace.is_some() => {
-                    kill(); // it did not exit after its stdin closed
-                    continue;
-                }
-            };
-            if n == 0 {
-                break;
+        let kill = || {
+            if let Some(g) = pgid {
+                kill_process_group(g);
             }
-            let chunk = &buf[..n];
-            // Counted and observed before the write, as above.
-            to_host.set(to_host.get() + n as u64);
-            let now = Instant::now();
-            lines(&mut decoder, chunk, |l| {
-                observer.borrow_mut().from_server(l, now)
-            });
-            if !host_left
-                && (host_out.write_all(chunk).await.is_err() || host_out.flush().await.is_err())
-            {
-                host_left = true; // the host is gone; the answers are still judged
-            }
-        }
-        if grace.is_none() {
-            server_left_first.set(true);
-        }
+        };
+        let left = server_to_host(
+            settings, server_out, host_out, &observer, &to_host, &host_done, kill,
+        )
+        .await;
+        server_left_first.set(left);
         server_done.notify_one();
     };
 
@@ -198,6 +133,110 @@ where
         server_left_first: server_left_first.get(),
         bytes: (to_server.get(), to_host.get()),
     })
+}
+
+/// The server's process, in a process group of its own (so that its
+/// grandchildren are reaped with it), its stdin and stdout piped.
+fn spawn(settings: &ProxySettings) -> Result<tokio::process::Child, SpawnError> {
+    let mut cmd = Command::new(&settings.program);
+    cmd.args(&settings.args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true);
+    #[cfg(unix)]
+    cmd.process_group(0);
+    cmd.spawn().map_err(|reason| SpawnError {
+        command: std::iter::once(settings.program.as_str())
+            .chain(settings.args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" "),
+        reason,
+    })
+}
+
+/// The host's bytes to the server, each line observed, until the host's
+/// EOF or the server's end; then EOF to the server, as the host's own EOF
+/// would have been.
+async fn host_to_server<R: AsyncRead + Unpin>(
+    settings: &ProxySettings,
+    mut host_in: R,
+    mut server_in: tokio::process::ChildStdin,
+    observer: &RefCell<Observer>,
+    to_server: &std::cell::Cell<u64>,
+    server_done: &Notify,
+) {
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut decoder = LineDecoder::new(settings.max_line);
+    loop {
+        let n = tokio::select! {
+            r = host_in.read(&mut buf) => r.unwrap_or(0),
+            _ = server_done.notified() => break,
+        };
+        if n == 0 {
+            break;
+        }
+        let chunk = &buf[..n];
+        // Counted and observed before the write, which may yield: a
+        // signal then still finds this chunk in the summary and judged.
+        to_server.set(to_server.get() + n as u64);
+        let now = Instant::now();
+        lines(&mut decoder, chunk, |l| {
+            observer.borrow_mut().from_host(l, now)
+        });
+        if server_in.write_all(chunk).await.is_err() || server_in.flush().await.is_err() {
+            break; // the server closed its stdin: its end shows on stdout
+        }
+    }
+}
+
+/// The server's bytes to the host, each line observed, until the server's
+/// stdout ends; once the host has left, the server gets the exit grace and
+/// is then killed. Whether the server left first.
+async fn server_to_host<W: AsyncWrite + Unpin>(
+    settings: &ProxySettings,
+    mut server_out: tokio::process::ChildStdout,
+    mut host_out: W,
+    observer: &RefCell<Observer>,
+    to_host: &std::cell::Cell<u64>,
+    host_done: &Notify,
+    kill: impl Fn(),
+) -> bool {
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut decoder = LineDecoder::new(settings.max_line);
+    let mut host_left = false;
+    let mut grace: Option<tokio::time::Instant> = None;
+    loop {
+        let deadline =
+            grace.unwrap_or_else(|| tokio::time::Instant::now() + Duration::from_secs(86_400));
+        let n = tokio::select! {
+            r = server_out.read(&mut buf) => r.unwrap_or(0),
+            _ = host_done.notified(), if grace.is_none() => {
+                grace = Some(tokio::time::Instant::now() + settings.exit_grace);
+                continue;
+            }
+            _ = tokio::time::sleep_until(deadline), if grace.is_some() => {
+                kill(); // it did not exit after its stdin closed
+                continue;
+            }
+        };
+        if n == 0 {
+            break;
+        }
+        let chunk = &buf[..n];
+        // Counted and observed before the write, as above.
+        to_host.set(to_host.get() + n as u64);
+        let now = Instant::now();
+        lines(&mut decoder, chunk, |l| {
+            observer.borrow_mut().from_server(l, now)
+        });
+        if !host_left
+            && (host_out.write_all(chunk).await.is_err() || host_out.flush().await.is_err())
+        {
+            host_left = true; // the host is gone; the answers are still judged
+        }
+    }
+    grace.is_none()
 }
 
 /// Waits a moment for the server to exit, then kills its process group

@@ -73,72 +73,13 @@ pub fn case_file(
     seed: u64,
     counted: bool,
 ) -> (String, String) {
-    // The finding's own id (what the report and a baseline name), when set.
-    let id = if finding.id.is_empty() {
-        let group = if finding.group.is_empty() {
-            &finding.signature
-        } else {
-            &finding.group
-        };
-        finding_id(
-            &finding.rule,
-            super::judge::id_target(finding.aspect, input),
-            group,
-        )
-    } else {
-        finding.id.clone()
-    };
-    let mut needs = vec![];
-    let mut checks = vec![];
-    let mut aspect = None;
-    // The expectation of the finding's kind, as the judge states it
-    // ([`mcperr_cases::expect`]): the replayed case grades the same answer by the
-    // same aspect, so it gets the same verdict.
-    let shape = match (&input.class, finding.aspect.rule()) {
-        (Class::InvalidCall(_), RuleId::T4) => {
-            if counted && mcperr_cases::bookshop::is_counted_call(&input.method, &input.target) {
-                needs = mcperr_cases::bookshop::counting_needs();
-                checks.push("body-never-ran".into());
-            }
-            Some(expect::tool_rejection_shape())
-        }
-        (Class::UnknownMethod, RuleId::J2) => Some(expect::Shape {
-            expect: json!({"error": {"code": mcperr_protocol::codes::METHOD_NOT_FOUND}}),
-            warn: vec![],
-        }),
-        (Class::ResourceMissing, RuleId::R1) => {
-            match finding.aspect.name() {
-                // Judged by a named check under its own aspect: the shape
-                // (any JSON-RPC error) would let the retired code pass.
-                "retired-32002" => checks.push("no-retired-code".into()),
-                "main" => {}
-                name => aspect = Some(name.to_string()),
-            }
-            Some(expect::made_up_read_shape())
-        }
-        (Class::UnknownPrompt, RuleId::P1) | (Class::PromptMissingArgument, RuleId::P2) => {
-            Some(expect::prompt_error_shape())
-        }
-        (Class::Envelope(_), RuleId::T6 | RuleId::R6) => Some(expect::made_up_read_shape()),
-        (Class::ValidCall | Class::Observed, RuleId::T8)
-            if finding.aspect == mcperr_model::rules::AspectId::T8AlsoText =>
-        {
-            checks.push("also-text".into());
-            None
-        }
-        (Class::ValidCall, RuleId::T7 | RuleId::T8) => {
-            checks.push("structured-output".into());
-            None
-        }
-        // An error returned as a success: the same named check as a
-        // generated valid call's.
-        (Class::ValidCall | Class::Observed, RuleId::T9) => {
-            checks.push("error-as-success".into());
-            None
-        }
-        // J1, J4, J5, J7 and the shapes: the invariants judge every case.
-        _ => None,
-    };
+    let id = saved_id(finding, input);
+    let Replayed {
+        shape,
+        mut needs,
+        checks,
+        aspect,
+    } = replayed(finding, input, counted);
     let (expect, warn) = match shape {
         Some(s) => (
             s.expect,
@@ -189,6 +130,93 @@ pub fn case_file(
         msg = first_line.replace('\n', " "),
     );
     (format!("{}.toml", id.trim_start_matches("fuzz/")), text)
+}
+
+/// The finding's own id (what the report and a baseline name), when set;
+/// else one made from its rule, target and group.
+fn saved_id(finding: &Finding, input: &FuzzInput) -> String {
+    if !finding.id.is_empty() {
+        return finding.id.clone();
+    }
+    let group = if finding.group.is_empty() {
+        &finding.signature
+    } else {
+        &finding.group
+    };
+    finding_id(
+        &finding.rule,
+        super::judge::id_target(finding.aspect, input),
+        group,
+    )
+}
+
+/// What a saved case of a finding's kind expects: the judge's shape, the
+/// named checks, the parts it needs and the aspect its `[expect]` proves.
+struct Replayed {
+    shape: Option<expect::Shape>,
+    needs: Vec<String>,
+    checks: Vec<String>,
+    aspect: Option<String>,
+}
+
+/// The expectation of the finding's kind, as the judge states it
+/// ([`mcperr_cases::expect`]): the replayed case grades the same answer by
+/// the same aspect, so it gets the same verdict.
+fn replayed(finding: &Finding, input: &FuzzInput, counted: bool) -> Replayed {
+    let mut needs = vec![];
+    let mut checks = vec![];
+    let mut aspect = None;
+    let shape = match (&input.class, finding.aspect.rule()) {
+        (Class::InvalidCall(_), RuleId::T4) => {
+            if counted && mcperr_cases::bookshop::is_counted_call(&input.method, &input.target) {
+                needs = mcperr_cases::bookshop::counting_needs();
+                checks.push("body-never-ran".into());
+            }
+            Some(expect::tool_rejection_shape())
+        }
+        (Class::UnknownMethod, RuleId::J2) => Some(expect::Shape {
+            expect: json!({"error": {"code": mcperr_protocol::codes::METHOD_NOT_FOUND}}),
+            warn: vec![],
+        }),
+        (Class::ResourceMissing, RuleId::R1) => {
+            match finding.aspect.name() {
+                // Judged by a named check under its own aspect: the shape
+                // (any JSON-RPC error) would let the retired code pass.
+                "retired-32002" => checks.push("no-retired-code".into()),
+                "main" => {}
+                name => aspect = Some(name.to_string()),
+            }
+            Some(expect::made_up_read_shape())
+        }
+        (Class::UnknownPrompt, RuleId::P1) | (Class::PromptMissingArgument, RuleId::P2) => {
+            Some(expect::prompt_error_shape())
+        }
+        (Class::Envelope(_), RuleId::T6 | RuleId::R6) => Some(expect::made_up_read_shape()),
+        (Class::ValidCall | Class::Observed, RuleId::T8)
+            if finding.aspect == mcperr_model::rules::AspectId::T8AlsoText =>
+        {
+            checks.push("also-text".into());
+            None
+        }
+        (Class::ValidCall, RuleId::T7 | RuleId::T8) => {
+            checks.push("structured-output".into());
+            None
+        }
+        // An error returned as a success: the same named check as a
+        // generated valid call's.
+        (Class::ValidCall | Class::Observed, RuleId::T9) => {
+            checks.push("error-as-success".into());
+            None
+        }
+        // J1, J4, J5, J7 and the shapes: the invariants judge every case.
+        _ => None,
+    };
+    Replayed {
+        shape,
+        needs,
+        checks,
+        aspect,
+    }
 }
 
 /// Whether the finding's request went unanswered (its J4 silence, a big

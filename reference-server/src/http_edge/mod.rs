@@ -209,6 +209,9 @@ impl HttpEdge {
         refusal
     }
 
+    /// One request to the MCP endpoint, past authorization: the checks
+    /// every request meets in the order a server meets them (origin and
+    /// host, the HTTP method, the POST's own headers), then its message.
     fn handle_endpoint(
         &self,
         method: &str,
@@ -216,21 +219,8 @@ impl HttpEdge {
         body: &[u8],
         logs: &mut Vec<LogRecord>,
     ) -> HttpReply {
-        if let Some(origin) = header(headers, "origin") {
-            if !is_loopback_origin(origin) && self.fault() != Some(Fault::HttpOriginUnchecked) {
-                return HttpReply::text(403, "Forbidden: Origin not allowed");
-            }
-        }
-        if let Some(host) = header(headers, "host") {
-            if !self.config.allowed_hosts.is_empty()
-                && !self
-                    .config
-                    .allowed_hosts
-                    .iter()
-                    .any(|h| h.eq_ignore_ascii_case(host))
-            {
-                return HttpReply::text(421, "Misdirected Request: Host not allowed");
-            }
+        if let Some(refusal) = self.refused_origin(headers) {
+            return refusal;
         }
         let version = header(headers, "mcp-protocol-version");
         let era = match version {
@@ -244,96 +234,11 @@ impl HttpEdge {
         if let Some(body) = self.resumed(era, method, headers) {
             return HttpReply::sse(body);
         }
-        match (era, method) {
-            (_, "POST") => {}
-            (Era::Legacy, "DELETE") => {
-                return match self.touch_session(header(headers, "mcp-session-id")) {
-                    None => HttpReply::rpc_error(
-                        400,
-                        codes::INVALID_REQUEST,
-                        "Bad Request: Mcp-Session-Id header is required",
-                    ),
-                    Some(false) => {
-                        HttpReply::rpc_error(404, codes::INVALID_REQUEST, "Session not found")
-                    }
-                    Some(true) => {
-                        let id = header(headers, "mcp-session-id").unwrap_or_default();
-                        self.sessions.lock().unwrap().remove(id);
-                        self.streams.forget(id);
-                        HttpReply::empty(200)
-                    }
-                };
-            }
-            (Era::Legacy, "GET")
-                if matches!(
-                    self.fault(),
-                    Some(Fault::GetStreamResponse | Fault::StreamBroadcast)
-                ) && self.touch_session(header(headers, "mcp-session-id")) == Some(true) =>
-            {
-                let stray = if self.fault() == Some(Fault::StreamBroadcast) {
-                    broadcast_notice()
-                } else {
-                    json!({"jsonrpc": "2.0", "id": 0, "result": {}})
-                };
-                return HttpReply {
-                    status: 200,
-                    headers: vec![
-                        ("Content-Type".into(), "text/event-stream".into()),
-                        ("Cache-Control".into(), "no-cache".into()),
-                    ],
-                    body: format!("event: message\ndata: {stray}\n\n").into_bytes(),
-                };
-            }
-            (_, "GET" | "DELETE") if self.fault() == Some(Fault::HttpGetOk) => {
-                return HttpReply::json(200, &json!({}))
-            }
-            _ => {
-                let mut r = HttpReply::rpc_error(405, codes::INVALID_REQUEST, "Method Not Allowed");
-                r.headers.push((
-                    "Allow".into(),
-                    if era == Era::Legacy {
-                        "POST, DELETE"
-                    } else {
-                        "POST"
-                    }
-                    .into(),
-                ));
-                return r;
-            }
+        if method != "POST" {
+            return self.not_post(era, method, headers);
         }
-        if era == Era::Modern
-            && self.fault() == Some(Fault::PostSplit)
-            && header(headers, "mcp-method").is_some_and(|m| m.starts_with("resources/"))
-        {
-            // As a server that routes resources to an endpoint of their own.
-            return HttpReply::empty(404);
-        }
-        if body.len() > self.config.max_body {
-            return HttpReply::rpc_error(413, codes::INVALID_REQUEST, "Payload Too Large");
-        }
-        let accept = header(headers, "accept").unwrap_or("");
-        if !(accepts(accept, "application/json") && accepts(accept, "text/event-stream"))
-            && self.fault() != Some(Fault::HttpAcceptUnchecked)
-        {
-            return HttpReply::rpc_error(
-                406,
-                codes::INVALID_REQUEST,
-                "Not Acceptable: Accept must include application/json and text/event-stream",
-            );
-        }
-        let content_type = header(headers, "content-type").unwrap_or("");
-        if !content_type
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .eq_ignore_ascii_case("application/json")
-        {
-            return HttpReply::rpc_error(
-                415,
-                codes::INVALID_REQUEST,
-                "Unsupported Media Type: Content-Type must be application/json",
-            );
+        if let Some(refusal) = self.refused_post(era, headers, body) {
+            return refusal;
         }
         let message = match Message::parse(body) {
             Ok(m) => m,
@@ -354,6 +259,127 @@ impl HttpEdge {
             Era::Modern => self.modern(version, headers, message, logs),
             Era::Legacy => self.legacy(headers, message, logs),
         }
+    }
+
+    /// A foreign `Origin` (403) or a `Host` not allowed (421): the DNS
+    /// rebinding defence, before anything else is read.
+    fn refused_origin(&self, headers: &[(String, String)]) -> Option<HttpReply> {
+        if let Some(origin) = header(headers, "origin") {
+            if !is_loopback_origin(origin) && self.fault() != Some(Fault::HttpOriginUnchecked) {
+                return Some(HttpReply::text(403, "Forbidden: Origin not allowed"));
+            }
+        }
+        let host = header(headers, "host")?;
+        let allowed = &self.config.allowed_hosts;
+        (!allowed.is_empty() && !allowed.iter().any(|h| h.eq_ignore_ascii_case(host)))
+            .then(|| HttpReply::text(421, "Misdirected Request: Host not allowed"))
+    }
+
+    /// A request that is not a POST: a 2025-11-25 DELETE ends its session;
+    /// every other is 405 with `Allow` (unless a fault serves a GET).
+    fn not_post(&self, era: Era, method: &str, headers: &[(String, String)]) -> HttpReply {
+        match (era, method) {
+            (Era::Legacy, "DELETE") => {
+                match self.touch_session(header(headers, "mcp-session-id")) {
+                    None => HttpReply::rpc_error(
+                        400,
+                        codes::INVALID_REQUEST,
+                        "Bad Request: Mcp-Session-Id header is required",
+                    ),
+                    Some(false) => {
+                        HttpReply::rpc_error(404, codes::INVALID_REQUEST, "Session not found")
+                    }
+                    Some(true) => {
+                        let id = header(headers, "mcp-session-id").unwrap_or_default();
+                        self.sessions.lock().unwrap().remove(id);
+                        self.streams.forget(id);
+                        HttpReply::empty(200)
+                    }
+                }
+            }
+            (Era::Legacy, "GET")
+                if matches!(
+                    self.fault(),
+                    Some(Fault::GetStreamResponse | Fault::StreamBroadcast)
+                ) && self.touch_session(header(headers, "mcp-session-id")) == Some(true) =>
+            {
+                let stray = if self.fault() == Some(Fault::StreamBroadcast) {
+                    broadcast_notice()
+                } else {
+                    json!({"jsonrpc": "2.0", "id": 0, "result": {}})
+                };
+                HttpReply {
+                    status: 200,
+                    headers: vec![
+                        ("Content-Type".into(), "text/event-stream".into()),
+                        ("Cache-Control".into(), "no-cache".into()),
+                    ],
+                    body: format!("event: message\ndata: {stray}\n\n").into_bytes(),
+                }
+            }
+            (_, "GET" | "DELETE") if self.fault() == Some(Fault::HttpGetOk) => {
+                HttpReply::json(200, &json!({}))
+            }
+            _ => {
+                let mut r = HttpReply::rpc_error(405, codes::INVALID_REQUEST, "Method Not Allowed");
+                let allow = if era == Era::Legacy {
+                    "POST, DELETE"
+                } else {
+                    "POST"
+                };
+                r.headers.push(("Allow".into(), allow.into()));
+                r
+            }
+        }
+    }
+
+    /// A POST refused on its headers or size before its body is read: a
+    /// body too large (413), an `Accept` without both types (406), a
+    /// `Content-Type` other than JSON (415).
+    fn refused_post(
+        &self,
+        era: Era,
+        headers: &[(String, String)],
+        body: &[u8],
+    ) -> Option<HttpReply> {
+        if era == Era::Modern
+            && self.fault() == Some(Fault::PostSplit)
+            && header(headers, "mcp-method").is_some_and(|m| m.starts_with("resources/"))
+        {
+            // As a server that routes resources to an endpoint of their own.
+            return Some(HttpReply::empty(404));
+        }
+        if body.len() > self.config.max_body {
+            return Some(HttpReply::rpc_error(
+                413,
+                codes::INVALID_REQUEST,
+                "Payload Too Large",
+            ));
+        }
+        let accept = header(headers, "accept").unwrap_or("");
+        if !(accepts(accept, "application/json") && accepts(accept, "text/event-stream"))
+            && self.fault() != Some(Fault::HttpAcceptUnchecked)
+        {
+            return Some(HttpReply::rpc_error(
+                406,
+                codes::INVALID_REQUEST,
+                "Not Acceptable: Accept must include application/json and text/event-stream",
+            ));
+        }
+        let content_type = header(headers, "content-type").unwrap_or("");
+        let json = content_type
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .eq_ignore_ascii_case("application/json");
+        (!json).then(|| {
+            HttpReply::rpc_error(
+                415,
+                codes::INVALID_REQUEST,
+                "Unsupported Media Type: Content-Type must be application/json",
+            )
+        })
     }
 
     fn legacy(
