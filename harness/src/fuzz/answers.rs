@@ -147,44 +147,12 @@ pub(super) fn answer(
     }
     let id = value.get("id").cloned().unwrap_or(Value::Null);
     let mut key = id.to_string();
-    if let Some((k, sent)) = &pipe.alive {
-        if *k == key {
-            // Alive: what was sent before the probe and is overdue was skipped.
-            let probe_sent = *sent;
-            pipe.alive = None;
-            pipe.answered_sent = pipe.answered_sent.max(Some(probe_sent));
-            let timeout = w.settings.run.timeout;
-            let overdue: Vec<String> = pipe
-                .order
-                .iter()
-                .filter(|k| {
-                    pipe.pending.get(*k).is_some_and(|p| {
-                        !p.silent_ok && p.sent < probe_sent && p.sent.elapsed() >= timeout
-                    })
-                })
-                .cloned()
-                .collect();
-            for k in overdue {
-                skipped(w, pipe, &k);
-            }
-            return false;
-        }
+    if pipe.alive.as_ref().is_some_and(|(k, _)| *k == key) {
+        alive_answered(w, pipe);
+        return false;
     }
     if pipe.counting.as_ref().is_some_and(|(k, _, _)| *k == key) {
-        let (_, _, valid) = pipe.counting.take().expect("checked above");
-        match (count_in(&value), w.last_count) {
-            (Some(now), Some(before)) if now > before + valid => {
-                w.suspect(&mut pipe.checking);
-                w.last_count = Some(now);
-                w.valid_ok -= valid.min(w.valid_ok);
-            }
-            (Some(now), _) => {
-                w.last_count = Some(now);
-                w.valid_ok -= valid.min(w.valid_ok);
-                pipe.checking.clear();
-            }
-            _ => {}
-        }
+        count_answered(w, pipe, &value);
         return false;
     }
     let mut guessed = false;
@@ -196,22 +164,7 @@ pub(super) fn answer(
         }
     }
     if let Some(p) = pipe.unstraggle(&key) {
-        // A dropped request answered after all: late, and slow if past the timeout.
-        let lane = lane_of(&p.input);
-        let took = p.sent.elapsed();
-        w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
-        let ex = Exchange {
-            request: p.msg,
-            ending: Ending::Answered(value),
-            strays: vec![],
-            duration: took,
-            http: None,
-        };
-        let timeout = w.settings.run.timeout;
-        if took > timeout && pipe.slow_lanes.insert(lane) {
-            w.record_slow(&p.input, &ex, took, timeout);
-        }
-        w.judge_and_record_claimed(&p.input, &ex, guessed);
+        straggler_answered(w, pipe, p, value, guessed);
         return false;
     }
     let Some(p) = pipe.take(&key) else {
@@ -247,6 +200,76 @@ pub(super) fn answer(
     };
     w.judge_and_record_claimed(&p.input, &ex, guessed);
     false
+}
+
+/// The liveness probe answered: what was sent before it and is overdue
+/// was skipped.
+fn alive_answered(w: &mut Worker<'_>, pipe: &mut Pipe) {
+    let Some((_, probe_sent)) = pipe.alive.take() else {
+        return;
+    };
+    pipe.answered_sent = pipe.answered_sent.max(Some(probe_sent));
+    let timeout = w.settings.run.timeout;
+    let overdue: Vec<String> = pipe
+        .order
+        .iter()
+        .filter(|k| {
+            pipe.pending
+                .get(*k)
+                .is_some_and(|p| !p.silent_ok && p.sent < probe_sent && p.sent.elapsed() >= timeout)
+        })
+        .cloned()
+        .collect();
+    for k in overdue {
+        skipped(w, pipe, &k);
+    }
+}
+
+/// `limited_calls` answered: a count that rose by more than the valid
+/// calls that succeeded since the last one means an invalid call ran.
+fn count_answered(w: &mut Worker<'_>, pipe: &mut Pipe, value: &Value) {
+    let Some((_, _, valid)) = pipe.counting.take() else {
+        return;
+    };
+    match (count_in(value), w.last_count) {
+        (Some(now), Some(before)) if now > before + valid => {
+            w.suspect(&mut pipe.checking);
+            w.last_count = Some(now);
+            w.valid_ok -= valid.min(w.valid_ok);
+        }
+        (Some(now), _) => {
+            w.last_count = Some(now);
+            w.valid_ok -= valid.min(w.valid_ok);
+            pipe.checking.clear();
+        }
+        _ => {}
+    }
+}
+
+/// A dropped request answered after all: late, and its lane slow if past
+/// the timeout.
+fn straggler_answered(
+    w: &mut Worker<'_>,
+    pipe: &mut Pipe,
+    p: Pending,
+    value: Value,
+    guessed: bool,
+) {
+    let lane = lane_of(&p.input);
+    let took = p.sent.elapsed();
+    w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
+    let ex = Exchange {
+        request: p.msg,
+        ending: Ending::Answered(value),
+        strays: vec![],
+        duration: took,
+        http: None,
+    };
+    let timeout = w.settings.run.timeout;
+    if took > timeout && pipe.slow_lanes.insert(lane) {
+        w.record_slow(&p.input, &ex, took, timeout);
+    }
+    w.judge_and_record_claimed(&p.input, &ex, guessed);
 }
 
 /// An answer whose id is the wrong one but a known transformation of the

@@ -18,7 +18,7 @@ use mcperr_cases::fuzz::{Class, Generator, Seeded};
 use mcperr_cases::select::{LeftOut, ToolCalls};
 use mcperr_oracle::findings::Judge;
 use mcperr_protocol::Era;
-use mcperr_wire::exchange::Ending;
+use mcperr_wire::exchange::{Ending, Exchange};
 use serde_json::Value;
 
 use super::pipe::{lane_of, Latency, LANE_LIMIT};
@@ -52,11 +52,7 @@ async fn concurrent(w: &mut Worker<'_>, client: &mut Client) -> Stop {
         })
         .collect();
     let mut running = FuturesUnordered::new();
-    // In flight: request number -> (lane, when sent, the input).
-    let mut inflight: std::collections::HashMap<
-        u64,
-        (String, Instant, mcperr_cases::fuzz::FuzzInput),
-    > = Default::default();
+    let mut inflight = InFlight::default();
     let mut slow_lanes = std::collections::HashSet::new();
     let mut hung_lanes = std::collections::HashSet::new();
     let mut last_answer: Option<Instant> = None;
@@ -82,12 +78,7 @@ async fn concurrent(w: &mut Worker<'_>, client: &mut Client) -> Stop {
             // server's latency gives), all its requests in flight count
             // against its limit.
             let grace = latency.grace(timeout);
-            let limited = slow_lanes.contains(&lane)
-                || inflight
-                    .values()
-                    .any(|(l, sent, _)| *l == lane && sent.elapsed() > grace);
-            let of_lane = inflight.values().filter(|(l, _, _)| *l == lane).count();
-            if limited && of_lane >= LANE_LIMIT {
+            if lane_full(&lane, &slow_lanes, &inflight, grace) {
                 w.issued -= 1;
                 redraws += 1;
                 if redraws > 16 {
@@ -123,19 +114,6 @@ async fn concurrent(w: &mut Worker<'_>, client: &mut Client) -> Stop {
         idle.push(c);
         let (lane, sent, _) = inflight.remove(&n).expect("sent above");
         w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
-        // The server is gone or hangs: every request in flight is a suspect
-        // (in the order sent), this one first.
-        let suspects = |input,
-                        inflight: &mut std::collections::HashMap<
-            u64,
-            (String, Instant, mcperr_cases::fuzz::FuzzInput),
-        >| {
-            let mut rest: Vec<_> = inflight.drain().collect();
-            rest.sort_by_key(|(_, (_, sent, _))| *sent);
-            std::iter::once(input)
-                .chain(rest.into_iter().map(|(_, (_, _, i))| i))
-                .collect()
-        };
         match ex.ending {
             Ending::Died(_) => return Stop::Lost(suspects(input, &mut inflight)),
             Ending::Timeout if last_answer.is_some_and(|a| a > sent) => {
@@ -152,21 +130,62 @@ async fn concurrent(w: &mut Worker<'_>, client: &mut Client) -> Stop {
         if ex.duration > timeout && slow_lanes.insert(lane) {
             w.record_slow(&input, &ex, ex.duration, timeout);
         }
-        if w.is_counted_call(&input) {
-            match input.class {
-                Class::InvalidCall(_) => w.window.push(input.clone()),
-                Class::ValidCall
-                    if ex
-                        .response()
-                        .and_then(|r| r.get("result"))
-                        .is_some_and(|r| r.get("isError") != Some(&Value::Bool(true))) =>
-                {
-                    w.valid_ok += 1
-                }
-                _ => {}
-            }
-        }
+        counted(w, &input, &ex);
         w.judge_and_record(&input, &ex, None);
+    }
+}
+
+/// The HTTP campaign's requests in flight: request number -> (lane, when
+/// sent, the input).
+type InFlight = std::collections::HashMap<u64, (String, Instant, mcperr_cases::fuzz::FuzzInput)>;
+
+/// Whether `lane` holds as many requests as it may: once a lane is slow
+/// (or has a request out past the grace the server's latency gives), all
+/// its requests in flight count against [`LANE_LIMIT`].
+fn lane_full(
+    lane: &str,
+    slow_lanes: &std::collections::HashSet<String>,
+    inflight: &InFlight,
+    grace: Duration,
+) -> bool {
+    let limited = slow_lanes.contains(lane)
+        || inflight
+            .values()
+            .any(|(l, sent, _)| l == lane && sent.elapsed() > grace);
+    limited && inflight.values().filter(|(l, _, _)| l == lane).count() >= LANE_LIMIT
+}
+
+/// The server is gone or hangs: every request in flight is a suspect (in
+/// the order sent), `input` first.
+fn suspects(
+    input: mcperr_cases::fuzz::FuzzInput,
+    inflight: &mut InFlight,
+) -> Vec<mcperr_cases::fuzz::FuzzInput> {
+    let mut rest: Vec<_> = inflight.drain().collect();
+    rest.sort_by_key(|(_, (_, sent, _))| *sent);
+    std::iter::once(input)
+        .chain(rest.into_iter().map(|(_, (_, _, i))| i))
+        .collect()
+}
+
+/// A `limited` call's part in counting: an invalid one joins the window
+/// the next count checks, a valid one that succeeded raises what the count
+/// may rise by.
+fn counted(w: &mut Worker<'_>, input: &mcperr_cases::fuzz::FuzzInput, ex: &Exchange) {
+    if !w.is_counted_call(input) {
+        return;
+    }
+    match input.class {
+        Class::InvalidCall(_) => w.window.push(input.clone()),
+        Class::ValidCall
+            if ex
+                .response()
+                .and_then(|r| r.get("result"))
+                .is_some_and(|r| r.get("isError") != Some(&Value::Bool(true))) =>
+        {
+            w.valid_ok += 1
+        }
+        _ => {}
     }
 }
 

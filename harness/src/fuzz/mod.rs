@@ -297,35 +297,9 @@ pub async fn fuzz(
     let mut not_fuzzed = Vec::new();
     // The server of each era, connected once: with --era auto the
     // handshake that finds the eras it speaks is the one its campaign uses.
-    let mut connected: Vec<Option<(crate::client::Client, serde_json::Value)>> = Vec::new();
-    let eras = match choice {
-        EraChoice::Pinned(e) => {
-            connected.push(None);
-            vec![e]
-        }
-        EraChoice::Auto => {
-            // Which eras does it speak? A handshake each, before any fuzzing.
-            let mut spoken = Vec::new();
-            for era in [Era::Modern, Era::Legacy] {
-                match crate::engine::connect(&settings.run, EraChoice::Pinned(era)).await {
-                    Ok(c) => {
-                        connected.push(Some(c));
-                        spoken.push(era);
-                    }
-                    Err(e) if !e.spawn => not_fuzzed.push(format!("{era}: {e}")),
-                    Err(e) => return Err(e.into()),
-                }
-            }
-            if spoken.is_empty() {
-                return Err(EngineError::Setup(crate::engine::SetupError {
-                    rule: mcperr_model::rules::RuleId::J4,
-                    spawn: false,
-                    unjudged: false,
-                    message: not_fuzzed.join("; "),
-                }));
-            }
-            spoken
-        }
+    let (eras, mut connected) = match choice {
+        EraChoice::Pinned(e) => (vec![e], vec![None]),
+        EraChoice::Auto => spoken_eras(settings, &mut not_fuzzed).await?,
     };
     let n = eras.len() as u64;
     let requests = settings.budget.requests.map(|r| r.div_ceil(n).max(1));
@@ -372,30 +346,11 @@ pub async fn fuzz(
         let _ = close.await;
     }
     if fuzzed.is_empty() {
-        return Err(EngineError::Setup(crate::engine::SetupError {
-            rule: mcperr_model::rules::RuleId::J4,
-            spawn: false,
-            unjudged: false,
-            message: not_fuzzed.join("; "),
-        }));
+        return Err(none_fuzzed(&not_fuzzed));
     }
     let elapsed = campaign_time.as_secs_f64();
     let requests = settings.stats.requests.load(Ordering::Relaxed);
-    // One deviation, one finding: each group's worst, smallest example.
-    let mut found = mcperr_oracle::findings::group::group(store.all());
-    for f in &mut found {
-        f.finding.baselined = settings
-            .baseline
-            .as_ref()
-            .is_some_and(|b| b.lists_finding(&f.finding.id, &f.finding.rule));
-    }
-    found.sort_by(|a, b| {
-        (b.finding.verdict.weight(), &a.finding.rule, &a.finding.id).cmp(&(
-            a.finding.verdict.weight(),
-            &b.finding.rule,
-            &b.finding.id,
-        ))
-    });
+    let found = grouped(&store, settings);
     let report = FuzzReport {
         target,
         eras: fuzzed,
@@ -424,4 +379,62 @@ pub async fn fuzz(
         deadline_reached: false,
     };
     Ok(FuzzOutcome { report, found })
+}
+
+/// A server connected for each era it speaks, found by a handshake each
+/// before any fuzzing (the eras it does not speak are noted in
+/// `not_fuzzed`); an error when it speaks none, or cannot be started.
+async fn spoken_eras(
+    settings: &FuzzSettings,
+    not_fuzzed: &mut Vec<String>,
+) -> Result<(Vec<Era>, Vec<Option<Connected>>), EngineError> {
+    let mut spoken = Vec::new();
+    let mut connected = Vec::new();
+    for era in [Era::Modern, Era::Legacy] {
+        match crate::engine::connect(&settings.run, EraChoice::Pinned(era)).await {
+            Ok(c) => {
+                connected.push(Some(c));
+                spoken.push(era);
+            }
+            Err(e) if !e.spawn => not_fuzzed.push(format!("{era}: {e}")),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    if spoken.is_empty() {
+        return Err(none_fuzzed(not_fuzzed));
+    }
+    Ok((spoken, connected))
+}
+
+/// A server connected in one era, with its handshake's result.
+type Connected = (crate::client::Client, serde_json::Value);
+
+/// The setup error of a campaign that fuzzed no era: each era's reason.
+fn none_fuzzed(not_fuzzed: &[String]) -> EngineError {
+    EngineError::Setup(crate::engine::SetupError {
+        rule: mcperr_model::rules::RuleId::J4,
+        spawn: false,
+        unjudged: false,
+        message: not_fuzzed.join("; "),
+    })
+}
+
+/// One deviation, one finding: each group's worst, smallest example,
+/// marked where the baseline lists it, the worst first.
+fn grouped(store: &Store, settings: &FuzzSettings) -> Vec<Found> {
+    let mut found = mcperr_oracle::findings::group::group(store.all());
+    for f in &mut found {
+        f.finding.baselined = settings
+            .baseline
+            .as_ref()
+            .is_some_and(|b| b.lists_finding(&f.finding.id, &f.finding.rule));
+    }
+    found.sort_by(|a, b| {
+        (b.finding.verdict.weight(), &a.finding.rule, &a.finding.id).cmp(&(
+            a.finding.verdict.weight(),
+            &b.finding.rule,
+            &b.finding.id,
+        ))
+    });
+    found
 }

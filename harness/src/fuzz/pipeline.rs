@@ -33,6 +33,7 @@ use std::time::Instant;
 use mcperr_cases::fuzz::Class;
 use mcperr_wire::exchange::Ending;
 use mcperr_wire::text::line;
+use serde_json::Value;
 
 use super::answers::{answer, counted_call, never_answered, skipped, too_long};
 use super::pipe::{lane_of, remember, Pending, Pipe, PER_TURN};
@@ -62,7 +63,9 @@ pub(crate) async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
     stop
 }
 
-/// The loop of [`pipelined`], over a pipe it flushes afterwards.
+/// The loop of [`pipelined`], over a pipe it flushes afterwards: refill
+/// the window in one write, then take the answers that came (or wait for
+/// the first), until the budget is spent and the pipe drained.
 async fn pipeline(w: &mut Worker<'_>, client: &mut Client, pipe: &mut Pipe) -> Stop {
     let timeout = w.settings.run.timeout;
     let mut width = if w.settings.tune_in_flight {
@@ -74,58 +77,11 @@ async fn pipeline(w: &mut Worker<'_>, client: &mut Client, pipe: &mut Pipe) -> S
     let mut spent = false;
     let mut batch: Vec<u8> = Vec::new();
     loop {
-        let mut redraws = 0;
-        let mut held = pipe.occupancy();
-        while !draining && !spent && held.has_room(width.get()) {
-            if drain_due(w, pipe) || !w.take() {
-                spent = true;
-                pipe.spent_at = Some(Instant::now());
-                break;
-            }
-            let input = w.gen.next(&mut w.src);
-            if pipe.lane_full(&lane_of(&input)) {
-                // A slow lane has its dropped requests out: draw another
-                // input (a few times; then wait for answers).
-                w.issued -= 1;
-                redraws += 1;
-                if redraws > 16 {
-                    break;
-                }
-                continue;
-            }
-            let msg = input.message(w.era, w.next_n());
-            let key = msg["id"].to_string();
-            if !batch.is_empty() {
-                batch.push(b'\n');
-            }
-            batch.extend_from_slice(&line(&msg));
-            if w.is_counted_call(&input) && matches!(input.class, Class::InvalidCall(_)) {
-                w.window.push(input.clone());
-            }
-            pipe.order.push_back(key.clone());
-            let silent_ok = input.has_lone_surrogate();
-            held.add(silent_ok);
-            pipe.pending.insert(
-                key,
-                Pending {
-                    input,
-                    msg,
-                    sent: Instant::now(),
-                    silent_ok,
-                },
-            );
+        if !draining && !spent {
+            spent = fill(w, pipe, &mut batch, width.get());
         }
-        // A full window of invalid `limited` calls: ask `limited_calls` in the
-        // pipeline. A count can only lag behind (a call still running), never
-        // run ahead, so a rise over the valid calls that succeeded is real.
-        if w.window.len() >= COUNT_WINDOW && pipe.counting.is_none() && !draining {
-            let msg = counted_call(w.era, w.next_n());
-            pipe.counting = Some((msg["id"].to_string(), Instant::now(), w.valid_ok));
-            pipe.checking.append(&mut w.window);
-            if !batch.is_empty() {
-                batch.push(b'\n');
-            }
-            batch.extend_from_slice(msg.to_string().as_bytes());
+        if !draining {
+            ask_count(w, pipe, &mut batch);
         }
         if let Some((k, sent, _)) = &pipe.counting {
             if sent.elapsed() > timeout {
@@ -167,27 +123,8 @@ async fn pipeline(w: &mut Worker<'_>, client: &mut Client, pipe: &mut Pipe) -> S
             }
             continue;
         }
-        // What has arrived is taken without a wait (nor the deadlines worked
-        // out); else the first event waits, and what arrived with it is taken.
-        let ready = lines(client).ready_answers(PER_TURN);
-        let (events, oldest) = if ready.is_empty() {
-            let Some((oldest, deadline)) =
-                pipe.first_deadline(timeout, w.settings.run.slow_timeout)
-            else {
-                continue;
-            };
-            let wait = deadline.saturating_duration_since(Instant::now());
-            let first = lines(client).next_answer(wait).await;
-            let more = match first {
-                Some((StdoutEvent::Line(_), _)) => lines(client).ready_answers(PER_TURN),
-                _ => vec![],
-            };
-            let events: Vec<_> = std::iter::once(first)
-                .chain(more.into_iter().map(Some))
-                .collect();
-            (events, oldest)
-        } else {
-            (ready.into_iter().map(Some).collect(), String::new())
+        let Some((events, oldest)) = next_events(w, client, pipe).await else {
+            continue;
         };
         for event in events {
             match event {
@@ -207,29 +144,127 @@ async fn pipeline(w: &mut Worker<'_>, client: &mut Client, pipe: &mut Pipe) -> S
             }
         }
         if pipe.unknown > 0 && pipe.waiting() <= pipe.unknown {
-            // The requests still waiting are the ones answered with wrong ids:
-            // each is asked again alone, where its answer is unambiguous (a
-            // request a parser may refuse cannot be told apart that way).
-            let suspects: Vec<Pending> = std::mem::take(&mut pipe.order)
-                .into_iter()
-                .filter_map(|k| pipe.pending.remove(&k))
-                .collect();
-            pipe.unknown = 0;
-            client.ignore(pipe.stale_ids());
-            for p in suspects {
-                if p.silent_ok {
-                    remember(&mut pipe.surrogates, p.msg["id"].to_string());
-                    continue;
-                }
-                let (ex, ran) = probe(w, client, &p.input).await;
-                w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
-                w.judge_and_record(&p.input, &ex, ran);
-                if matches!(ex.ending, Ending::Died(_) | Ending::Timeout) {
-                    return Stop::Lost(vec![p.input]);
-                }
+            if let Some(stop) = suspects_alone(w, client, pipe).await {
+                return stop;
             }
         }
     }
+}
+
+/// Draws inputs into `batch` while the window has room for `width`;
+/// whether the budget is spent (or the drain is due).
+fn fill(w: &mut Worker<'_>, pipe: &mut Pipe, batch: &mut Vec<u8>, width: usize) -> bool {
+    let mut redraws = 0;
+    let mut held = pipe.occupancy();
+    while held.has_room(width) {
+        if drain_due(w, pipe) || !w.take() {
+            pipe.spent_at = Some(Instant::now());
+            return true;
+        }
+        let input = w.gen.next(&mut w.src);
+        if pipe.lane_full(&lane_of(&input)) {
+            // A slow lane has its dropped requests out: draw another
+            // input (a few times; then wait for answers).
+            w.issued -= 1;
+            redraws += 1;
+            if redraws > 16 {
+                break;
+            }
+            continue;
+        }
+        let msg = input.message(w.era, w.next_n());
+        let key = msg["id"].to_string();
+        if !batch.is_empty() {
+            batch.push(b'\n');
+        }
+        batch.extend_from_slice(&line(&msg));
+        if w.is_counted_call(&input) && matches!(input.class, Class::InvalidCall(_)) {
+            w.window.push(input.clone());
+        }
+        pipe.order.push_back(key.clone());
+        let silent_ok = input.has_lone_surrogate();
+        held.add(silent_ok);
+        pipe.pending.insert(
+            key,
+            Pending {
+                input,
+                msg,
+                sent: Instant::now(),
+                silent_ok,
+            },
+        );
+    }
+    false
+}
+
+/// A full window of invalid `limited` calls: ask `limited_calls` in the
+/// pipeline. A count can only lag behind (a call still running), never
+/// run ahead, so a rise over the valid calls that succeeded is real.
+fn ask_count(w: &mut Worker<'_>, pipe: &mut Pipe, batch: &mut Vec<u8>) {
+    if w.window.len() < COUNT_WINDOW || pipe.counting.is_some() {
+        return;
+    }
+    let msg = counted_call(w.era, w.next_n());
+    pipe.counting = Some((msg["id"].to_string(), Instant::now(), w.valid_ok));
+    pipe.checking.append(&mut w.window);
+    if !batch.is_empty() {
+        batch.push(b'\n');
+    }
+    batch.extend_from_slice(msg.to_string().as_bytes());
+}
+
+/// The events to take this turn: what has arrived, without a wait (nor
+/// the deadlines worked out); else the first event, waited for until the
+/// oldest request's deadline (`None` in the list when it passed), and what
+/// arrived with it. With the key of that oldest request (empty when
+/// nothing was waited for); `None` when no request has a deadline.
+async fn next_events(
+    w: &Worker<'_>,
+    client: &mut Client,
+    pipe: &Pipe,
+) -> Option<(Vec<Option<(StdoutEvent, Option<Value>)>>, String)> {
+    let ready = lines(client).ready_answers(PER_TURN);
+    if !ready.is_empty() {
+        return Some((ready.into_iter().map(Some).collect(), String::new()));
+    }
+    let (oldest, deadline) =
+        pipe.first_deadline(w.settings.run.timeout, w.settings.run.slow_timeout)?;
+    let wait = deadline.saturating_duration_since(Instant::now());
+    let first = lines(client).next_answer(wait).await;
+    let more = match first {
+        Some((StdoutEvent::Line(_), _)) => lines(client).ready_answers(PER_TURN),
+        _ => vec![],
+    };
+    let events = std::iter::once(first)
+        .chain(more.into_iter().map(Some))
+        .collect();
+    Some((events, oldest))
+}
+
+/// The requests still waiting are the ones answered with wrong ids: each
+/// is asked again alone, where its answer is unambiguous (a request a
+/// parser may refuse cannot be told apart that way). `Some` when the
+/// server was lost doing so.
+async fn suspects_alone(w: &mut Worker<'_>, client: &mut Client, pipe: &mut Pipe) -> Option<Stop> {
+    let suspects: Vec<Pending> = std::mem::take(&mut pipe.order)
+        .into_iter()
+        .filter_map(|k| pipe.pending.remove(&k))
+        .collect();
+    pipe.unknown = 0;
+    client.ignore(pipe.stale_ids());
+    for p in suspects {
+        if p.silent_ok {
+            remember(&mut pipe.surrogates, p.msg["id"].to_string());
+            continue;
+        }
+        let (ex, ran) = probe(w, client, &p.input).await;
+        w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
+        w.judge_and_record(&p.input, &ex, ran);
+        if matches!(ex.ending, Ending::Died(_) | Ending::Timeout) {
+            return Some(Stop::Lost(vec![p.input]));
+        }
+    }
+    None
 }
 
 /// Whether sending must stop so that a request dropped now is still known

@@ -1,8 +1,9 @@
 //! The house rules of the source tree (issue 33), checked on every test run
 //! so that they stay true: no two files of a crate import each other,
 //! directly or around a loop, no module is over ~500 lines unless
-//! [`LONG_MODULES`] says why, and each engine crate names only the crates
-//! before it in [`FLOW`] and opens with its layout note.
+//! [`LONG_MODULES`] says why, no function is over ~120 lines unless its doc
+//! comment says why ("Long by design"), and each engine crate names only
+//! the crates before it in [`FLOW`] and opens with its layout note.
 //!
 //! An import is a path a file names outside comments and its
 //! `#[cfg(test)]` section: `crate::a::b`, `super::x`, `self::x` (and the
@@ -33,6 +34,10 @@ const MAX_LINES: usize = 520;
 
 /// Modules over [`MAX_LINES`], each with why.
 const LONG_MODULES: &[(&str, &str)] = &[];
+
+/// The most lines a function (signature to closing brace) has without a
+/// stated reason: its doc comment then says "Long by design" and why.
+const MAX_FUNCTION_LINES: usize = 120;
 
 type Module = Vec<String>;
 
@@ -245,6 +250,89 @@ fn no_module_is_over_about_500_lines_without_a_reason() {
     assert!(
         long.is_empty(),
         "modules over {MAX_LINES} lines (split one by concern, or say why in LONG_MODULES):\n{}",
+        long.join("\n")
+    );
+}
+
+/// The functions of `text` (outside its `#[cfg(test)]` section) longer
+/// than [`MAX_FUNCTION_LINES`] whose doc comment gives no reason, as
+/// `name: lines`. A function ends at the first line that closes its
+/// signature's indentation (rustfmt's layout).
+fn long_functions(text: &str) -> Vec<String> {
+    let text = text.split("#[cfg(test)]").next().unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let body = line.trim_start();
+        let indent = &line[..line.len() - body.len()];
+        let signature = [
+            "pub(crate) ",
+            "pub(super) ",
+            "pub ",
+            "async ",
+            "const ",
+            "unsafe ",
+        ]
+        .iter()
+        .fold(body, |b, p| b.strip_prefix(p).unwrap_or(b));
+        let signature = signature.strip_prefix("async ").unwrap_or(signature);
+        let Some(rest) = signature.strip_prefix("fn ") else {
+            continue;
+        };
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let close = format!("{indent}}}");
+        let Some(end) = lines[i + 1..].iter().position(|l| *l == close) else {
+            continue;
+        };
+        let length = end + 2;
+        let doc = lines[..i]
+            .iter()
+            .rev()
+            .take_while(|l| l.trim_start().starts_with("///") || l.trim_start().starts_with("#["))
+            .any(|l| l.contains("Long by design"));
+        if length > MAX_FUNCTION_LINES && !doc {
+            out.push(format!("{name}: {length} lines"));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_function_length_check_measures_signature_to_closing_brace() {
+    let body = "    x();\n".repeat(MAX_FUNCTION_LINES - 2);
+    let at_limit = format!("fn ok() {{\n{body}}}\n");
+    assert!(long_functions(&at_limit).is_empty());
+    let over = format!("pub async fn long() {{\n{body}    y();\n}}\n");
+    assert_eq!(
+        long_functions(&over),
+        vec![format!("long: {} lines", MAX_FUNCTION_LINES + 1)]
+    );
+    let excused = format!("/// Long by design: a table.\n{over}");
+    assert!(long_functions(&excused).is_empty());
+    let in_tests = format!("#[cfg(test)]\nmod tests {{\n{over}}}\n");
+    assert!(long_functions(&in_tests).is_empty());
+}
+
+#[test]
+fn no_function_is_over_about_120_lines_without_a_reason() {
+    let mut long = Vec::new();
+    for krate in CRATES {
+        for path in modules(&root().join(krate).join("src")).values() {
+            let text = std::fs::read_to_string(path).unwrap();
+            let name = path.strip_prefix(root()).unwrap().display().to_string();
+            long.extend(
+                long_functions(&text)
+                    .into_iter()
+                    .map(|f| format!("{name}: {f}")),
+            );
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions over {MAX_FUNCTION_LINES} lines (split them into the steps they name, or say \"Long by design\" and why in the doc comment):\n{}",
         long.join("\n")
     );
 }
