@@ -55,6 +55,11 @@ pub struct Aspect {
     /// where it differs from its rule's `error_model`.
     #[serde(default)]
     pub error_model: Option<bool>,
+    /// The ids of the era's requirements (fixtures/requirements/<era>.toml)
+    /// this aspect's check judges: the registry's `checked_by` is made
+    /// from these links, so a new check is linked in the table alone.
+    #[serde(default)]
+    pub requirements: Vec<String>,
 }
 
 /// A sentence of the era's spec that no check of mcperr judges, kept with
@@ -102,6 +107,31 @@ pub struct EraText {
     /// spec's own (`JSON-RPC 2.0 §5`): the section then binds it.
     #[serde(default)]
     pub quoted_from: Option<String>,
+    /// The ids of the era's requirements the central sentence's check
+    /// judges (as [`Aspect::requirements`]).
+    #[serde(default)]
+    pub requirements: Vec<String>,
+}
+
+/// The checks of the table that judge requirement `id` of `era`, in the
+/// table's order (each rule's central sentence, then its aspects): what the
+/// requirement registry lists as its `checked_by`.
+pub fn checks_of(era: Era, id: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for rule in all() {
+        let Some(text) = rule.text(era) else {
+            continue;
+        };
+        if text.requirements.iter().any(|r| r == id) {
+            out.push(rule.id.clone());
+        }
+        for aspect in &text.aspects {
+            if aspect.requirements.iter().any(|r| r == id) {
+                out.push(format!("{}.{}", rule.id, aspect.id));
+            }
+        }
+    }
+    out
 }
 
 /// A verdict a rule table entry sets by hand (a known ambiguity).

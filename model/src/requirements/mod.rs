@@ -145,7 +145,9 @@ struct RawEntry {
     #[serde(default)]
     gate: String,
     party: String,
-    checked_by: Option<Vec<String>>,
+    /// Written by hand no more: the checks come from the rule table's
+    /// `requirements` links; a file that still has it is told so.
+    checked_by: Option<toml::Value>,
     not_checked: Option<String>,
     #[serde(default)]
     note: String,
@@ -171,11 +173,23 @@ const KEYWORDS: [&str; 10] = [
     "SHOULD",
 ];
 
-/// Parses and checks one era's registry against the rule table.
+/// Parses and checks one era's registry against the rule table, whose
+/// `requirements` links say which checks judge each requirement.
 pub fn parse(
     era: Era,
     source_name: &str,
     text: &str,
+) -> Result<Vec<Requirement>, RequirementsError> {
+    parse_linked(era, source_name, text, &|id| crate::rules::checks_of(era, id))
+}
+
+/// [`parse`], with `checks` saying which checks (`T4`, `T4.validate-inputs`)
+/// judge a requirement id.
+fn parse_linked(
+    era: Era,
+    source_name: &str,
+    text: &str,
+    checks: &dyn Fn(&str) -> Vec<String>,
 ) -> Result<Vec<Requirement>, RequirementsError> {
     let raw: RawFile = toml::from_str(text).map_err(|e| RequirementsError::Syntax {
         source_name: source_name.to_string(),
@@ -204,14 +218,20 @@ pub fn parse(
                 r.party
             )));
         }
-        let coverage = match (r.checked_by.as_deref(), r.not_checked.as_deref()) {
-            (Some([]), None) => return Err(bad("checked_by names no rule".into())),
-            (Some(ids), None) => Coverage::Checked(
-                ids.iter()
+        if r.checked_by.is_some() {
+            return Err(bad(
+                "checked_by is made from the rule table: add this id to the `requirements` of the aspect that checks it in fixtures/rules.toml".into(),
+            ));
+        }
+        let linked = checks(&r.id);
+        let coverage = match (linked.as_slice(), r.not_checked.as_deref()) {
+            ([_, ..], None) => Coverage::Checked(
+                linked
+                    .iter()
                     .map(|q| checking_aspect(era, q).map_err(&bad))
                     .collect::<Result<_, _>>()?,
             ),
-            (None, Some(reason)) => Coverage::NotChecked {
+            ([], Some(reason)) => Coverage::NotChecked {
                 category: Category::of(reason).ok_or_else(|| {
                     let words: Vec<&str> = Category::ALL.iter().map(|c| c.words()).collect();
                     bad(format!(
@@ -221,8 +241,18 @@ pub fn parse(
                 })?,
                 reason: reason.to_string(),
             },
-            (None, None) => return Err(bad("neither checked_by nor not_checked".into())),
-            (Some(_), Some(_)) => return Err(bad("both checked_by and not_checked".into())),
+            ([], None) => {
+                return Err(bad(
+                    "neither a check of the rule table (its `requirements` links) nor not_checked"
+                        .into(),
+                ))
+            }
+            ([_, ..], Some(_)) => {
+                return Err(bad(
+                    "both a check of the rule table (its `requirements` links) and not_checked"
+                        .into(),
+                ))
+            }
         };
         let permission = matches!(r.keyword.as_str(), "MAY" | "OPTIONAL");
         if matches!(
@@ -350,6 +380,20 @@ party = "server"
         parse(Era::Legacy, "test.toml", &format!("{ENTRY}{extra}"))
     }
 
+    /// Entry `x` with `extra`, judged by the checks `linked` (as the rule
+    /// table's `requirements` links would say).
+    fn linked(extra: &str, linked: &[&str]) -> Result<Vec<Requirement>, RequirementsError> {
+        let checks = |id: &str| {
+            let ids = linked.iter().map(|c| c.to_string());
+            if id == "x" {
+                ids.collect()
+            } else {
+                vec![]
+            }
+        };
+        parse_linked(Era::Legacy, "test.toml", &format!("{ENTRY}{extra}"), &checks)
+    }
+
     #[test]
     fn both_built_in_registries_load_with_every_requirement_covered() {
         for era in Era::ALL {
@@ -363,9 +407,11 @@ party = "server"
     #[test]
     fn an_entry_needs_exactly_one_of_a_check_or_a_reason() {
         assert!(load("").unwrap_err().to_string().contains("neither"));
-        let both = load("checked_by = [\"T1\"]\nnot_checked = \"client-side: x\"\n");
+        let both = linked("not_checked = \"client-side: x\"\n", &["T1"]);
         assert!(both.unwrap_err().to_string().contains("both"));
-        assert!(load("checked_by = []\n").is_err());
+        // The checks are the table's links, never written in the registry.
+        let written = load("checked_by = [\"T1\"]\n").unwrap_err().to_string();
+        assert!(written.contains("fixtures/rules.toml"), "{written}");
         let bad_reason = load("not_checked = \"hard to do\"\n").unwrap_err();
         assert!(
             bad_reason.to_string().contains("not yet checked"),
@@ -383,20 +429,45 @@ party = "server"
 
     #[test]
     fn a_check_must_be_a_rule_or_aspect_that_judges_the_era() {
-        assert!(load("checked_by = [\"T1\"]\n").is_ok());
-        assert!(load("checked_by = [\"J1.error-id\"]\n").is_ok());
-        let unknown = load("checked_by = [\"J1.no-such\"]\n").unwrap_err();
+        assert!(linked("", &["T1"]).is_ok());
+        assert!(linked("", &["J1.error-id"]).is_ok());
+        let unknown = linked("", &["J1.no-such"]).unwrap_err();
         assert!(unknown.to_string().contains("no aspect"), "{unknown}");
         // T2 has no sentence of the spec behind it: it cannot check one.
-        let none = load("checked_by = [\"T2\"]\n").unwrap_err();
+        let none = linked("", &["T2"]).unwrap_err();
         assert!(none.to_string().contains("level none"), "{none}");
         // The keyword must be the sentence's own.
-        let lowercase = format!(
-            "{}checked_by = [\"T1\"]\n",
-            ENTRY.replace("**MUST**", "must")
-        );
-        let err = parse(Era::Legacy, "t", &lowercase).unwrap_err();
+        let lowercase = ENTRY.replace("**MUST**", "must");
+        let err = parse_linked(Era::Legacy, "t", &lowercase, &|_| vec!["T1".into()]).unwrap_err();
         assert!(err.to_string().contains("does not hold"), "{err}");
+    }
+
+    /// A link of the rule table names a requirement of its era's registry:
+    /// a misspelt id would leave the requirement without its check.
+    #[test]
+    fn every_requirement_the_table_links_is_in_its_era_s_registry() {
+        for era in Era::ALL {
+            let ids: std::collections::HashSet<&str> =
+                for_era(era).iter().map(|r| r.id.as_str()).collect();
+            for rule in crate::rules::all() {
+                let Some(text) = rule.text(era) else { continue };
+                let links = text
+                    .requirements
+                    .iter()
+                    .map(|r| (rule.id.clone(), r))
+                    .chain(text.aspects.iter().flat_map(|a| {
+                        a.requirements
+                            .iter()
+                            .map(move |r| (format!("{}.{}", rule.id, a.id), r))
+                    }));
+                for (check, id) in links {
+                    assert!(
+                        ids.contains(id.as_str()),
+                        "{check} links {id:?}, which fixtures/requirements/{era}.toml does not have"
+                    );
+                }
+            }
+        }
     }
 
     /// Every aspect the table judges in an era with an RFC 2119 level is
