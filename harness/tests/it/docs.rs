@@ -33,6 +33,70 @@ fn the_rule_pages_are_generated_from_the_table_and_current() {
     );
 }
 
+/// One era's levels of `rule` for the overview: the central sentence's,
+/// then each other level its aspects have, with the aspects at it (their
+/// count where more than four: the rule's page lists them).
+fn levels_cell(rule: RuleId, era: mcperr_protocol::Era) -> String {
+    let main = rule.main().text(era).level;
+    let mut others: Vec<(mcperr_model::rules::Level, Vec<&str>)> = Vec::new();
+    for aspect in mcperr_model::rules::AspectId::ALL
+        .iter()
+        .filter(|a| a.rule() == rule && a.name() != "main")
+    {
+        let level = aspect.text(era).level;
+        if level == main {
+            continue;
+        }
+        match others.iter_mut().find(|(l, _)| *l == level) {
+            Some((_, names)) => names.push(aspect.name()),
+            None => others.push((level, vec![aspect.name()])),
+        }
+    }
+    let mut cell = main.as_str().to_string();
+    for (level, names) in others {
+        let which = match names.len() {
+            1..=4 => names.join(", "),
+            n => format!("{n} aspects"),
+        };
+        cell.push_str(&format!("; {}: {which}", level.as_str()));
+    }
+    cell
+}
+
+/// The overview of the rules in docs/error-model.md, between
+/// `<!-- rules-overview -->` markers: each rule's title and its levels per
+/// era, made from the table, never written by hand.
+#[test]
+fn the_error_model_s_overview_of_the_rules_comes_from_the_table() {
+    use mcperr_protocol::Era;
+    let mut block = String::from("<!-- rules-overview -->\n");
+    block.push_str("| rule | what is checked | `spec` level 2025-11-25 | `spec` level 2026-07-28 |\n|---|---|---|---|\n");
+    for rule in RuleId::ALL {
+        block.push_str(&format!(
+            "| [{rule}](rules/{rule}.md) | {} | {} | {} |\n",
+            rule.rule().title.replace('|', "\\|"),
+            levels_cell(*rule, Era::Legacy),
+            levels_cell(*rule, Era::Modern)
+        ));
+    }
+    block.push_str("<!-- /rules-overview -->\n");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/error-model.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (head, rest) = text
+        .split_once("<!-- rules-overview -->\n")
+        .expect("docs/error-model.md has a <!-- rules-overview --> marker");
+    let (_, tail) = rest.split_once("<!-- /rules-overview -->\n").unwrap();
+    let want = format!("{head}{block}{tail}");
+    if std::env::var("MCPERR_BLESS").is_ok_and(|v| v == "1") {
+        std::fs::write(&path, want).unwrap();
+    } else {
+        assert!(
+            want == text,
+            "stale overview in docs/error-model.md (run MCPERR_BLESS=1 cargo test -p mcperr --test it docs)"
+        );
+    }
+}
+
 #[test]
 fn explain_prints_a_rule_and_refuses_an_unknown_one() {
     let out = crate::support::mcperr(&["explain", "T4"]);

@@ -180,7 +180,9 @@ pub fn parse(
     source_name: &str,
     text: &str,
 ) -> Result<Vec<Requirement>, RequirementsError> {
-    parse_linked(era, source_name, text, &|id| crate::rules::checks_of(era, id))
+    parse_linked(era, source_name, text, &|id| {
+        crate::rules::checks_of(era, id)
+    })
 }
 
 /// [`parse`], with `checks` saying which checks (`T4`, `T4.validate-inputs`)
@@ -224,36 +226,35 @@ fn parse_linked(
             ));
         }
         let linked = checks(&r.id);
-        let coverage = match (linked.as_slice(), r.not_checked.as_deref()) {
-            ([_, ..], None) => Coverage::Checked(
-                linked
-                    .iter()
-                    .map(|q| checking_aspect(era, q).map_err(&bad))
-                    .collect::<Result<_, _>>()?,
-            ),
-            ([], Some(reason)) => Coverage::NotChecked {
-                category: Category::of(reason).ok_or_else(|| {
-                    let words: Vec<&str> = Category::ALL.iter().map(|c| c.words()).collect();
-                    bad(format!(
-                        "the reason must start with one of: {}",
-                        words.join("; ")
-                    ))
-                })?,
-                reason: reason.to_string(),
-            },
-            ([], None) => {
-                return Err(bad(
+        let coverage =
+            match (linked.as_slice(), r.not_checked.as_deref()) {
+                ([_, ..], None) => Coverage::Checked(
+                    linked
+                        .iter()
+                        .map(|q| checking_aspect(era, q).map_err(&bad))
+                        .collect::<Result<_, _>>()?,
+                ),
+                ([], Some(reason)) => Coverage::NotChecked {
+                    category: Category::of(reason).ok_or_else(|| {
+                        let words: Vec<&str> = Category::ALL.iter().map(|c| c.words()).collect();
+                        bad(format!(
+                            "the reason must start with one of: {}",
+                            words.join("; ")
+                        ))
+                    })?,
+                    reason: reason.to_string(),
+                },
+                ([], None) => return Err(bad(
                     "neither a check of the rule table (its `requirements` links) nor not_checked"
                         .into(),
-                ))
-            }
-            ([_, ..], Some(_)) => {
-                return Err(bad(
-                    "both a check of the rule table (its `requirements` links) and not_checked"
-                        .into(),
-                ))
-            }
-        };
+                )),
+                ([_, ..], Some(_)) => {
+                    return Err(bad(
+                        "both a check of the rule table (its `requirements` links) and not_checked"
+                            .into(),
+                    ))
+                }
+            };
         let permission = matches!(r.keyword.as_str(), "MAY" | "OPTIONAL");
         if matches!(
             coverage,
@@ -391,7 +392,12 @@ party = "server"
                 vec![]
             }
         };
-        parse_linked(Era::Legacy, "test.toml", &format!("{ENTRY}{extra}"), &checks)
+        parse_linked(
+            Era::Legacy,
+            "test.toml",
+            &format!("{ENTRY}{extra}"),
+            &checks,
+        )
     }
 
     #[test]
