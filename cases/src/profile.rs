@@ -235,7 +235,7 @@ impl Profile {
     }
 
     fn applies(o: &Override, case: &Case) -> bool {
-        let by_rule = o.rules.contains(&case.rule);
+        let by_rule = o.rules.iter().any(|r| case.rule == r.as_str());
         let by_id = o
             .cases
             .iter()

@@ -5,6 +5,7 @@
 //! TOML: `expected = ["id", "id:RULE"]`. YAML (read with `serde_norway`, the
 //! maintained fork of the deprecated `serde_yaml`): `expected: [...]`, or a bare list.
 
+use mcperr_model::rules::RuleId;
 use serde::Deserialize;
 
 use crate::report::CaseResult;
@@ -45,15 +46,15 @@ impl Baseline {
 
     /// Whether a fuzz finding (`id`, broken `rule`) is listed: by its id,
     /// or as `id:rule`.
-    pub fn lists_finding(&self, id: &str, rule: &str) -> bool {
+    pub fn lists_finding(&self, id: &str, rule: RuleId) -> bool {
         self.entries
             .iter()
-            .any(|e| e == id || e.rsplit_once(':') == Some((id, rule)))
+            .any(|e| e == id || e.rsplit_once(':') == Some((id, rule.as_str())))
     }
 
     fn covers(entry: &str, case: &CaseResult) -> bool {
         match entry.rsplit_once(':') {
-            Some((id, rule)) if id == case.id && rule == case.rule => true,
+            Some((id, rule)) if id == case.id && case.rule == rule => true,
             _ => entry == case.id,
         }
     }

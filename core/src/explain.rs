@@ -73,7 +73,7 @@ pub const FUZZ_CHECKS: &[(AspectId, &str)] = &[
 ];
 
 /// Where a rule's page is, from the repository root (for report lines).
-pub fn page_path(rule: &str) -> String {
+pub fn page_path(rule: RuleId) -> String {
     format!("docs/rules/{rule}.md")
 }
 
@@ -130,7 +130,7 @@ fn graded_by_profile(
 
 /// The page for `rule`. `faults`: the reference server's faults as (name,
 /// rule it breaks, what it does), from the caller (core has no server).
-pub fn page(rule: RuleId, faults: &[(&str, &str, &str)]) -> String {
+pub fn page(rule: RuleId, faults: &[(&str, RuleId, &str)]) -> String {
     let r = rule.rule();
     let mut s = String::new();
     let _ = writeln!(s, "# {rule}: {}\n", r.title);
@@ -205,10 +205,7 @@ pub fn page(rule: RuleId, faults: &[(&str, &str, &str)]) -> String {
         Level::None.as_str(),
     );
     let _ = writeln!(s, "## Proven able to fail by\n");
-    let mine: Vec<_> = faults
-        .iter()
-        .filter(|(_, r, _)| *r == rule.as_str())
-        .collect();
+    let mine: Vec<_> = faults.iter().filter(|(_, r, _)| *r == rule).collect();
     if mine.is_empty() {
         let _ = writeln!(s, "- no reference fault names this rule\n");
     }
@@ -345,7 +342,7 @@ mod tests {
 
     #[test]
     fn a_page_lists_levels_per_era_and_the_checks() {
-        let p = page(RuleId::T4, &[("t4-body-runs", "T4", "runs the body")]);
+        let p = page(RuleId::T4, &[("t4-body-runs", RuleId::T4, "runs the body")]);
         assert!(p.contains("`T4.validate-inputs`"), "{p}");
         assert!(p.contains("- **2026-07-28**: MUST"), "{p}");
         assert!(p.contains("--fault t4-body-runs"), "{p}");

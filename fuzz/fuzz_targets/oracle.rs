@@ -64,7 +64,8 @@ fuzz_target!(|data: &[u8]| {
             ..Default::default()
         };
         let _ = invariants(&exchange, &ctx);
-        let judgement = judge(&plan, &exchange, &Evidence::default());
-        assert!(!judgement.rule.is_empty());
+        // Judged without a panic; the deciding rule is a RuleId, one of the
+        // table's by its type.
+        let _ = judge(&plan, &exchange, &Evidence::default());
     });
 });

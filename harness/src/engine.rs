@@ -128,7 +128,7 @@ pub async fn run(
                 EraChoice::Auto => "auto".to_string(),
                 EraChoice::Pinned(e) => e.to_string(),
             };
-            let mut case = CaseResult::setup_error(e.rule.as_str(), e.message.clone());
+            let mut case = CaseResult::setup_error(e.rule, e.message.clone());
             if e.unjudged {
                 // An older version it negotiated, as the spec allows: not judged.
                 case.verdict = Verdict::Skip;
@@ -237,8 +237,8 @@ fn startup_noise(noise: &[Stray], era: Era, profile: &Profile) -> CaseResult {
     let verdict = grader.grade(&noise, false).unwrap_or(Verdict::Pass);
     CaseResult {
         id: "setup/stdout-noise".into(),
-        rule: AspectId::J5Main.rule().to_string(),
-        case_rule: AspectId::J5Main.rule().to_string(),
+        rule: AspectId::J5Main.rule(),
+        case_rule: Some(AspectId::J5Main.rule()),
         verdict,
         aspect: Some(AspectId::J5Main),
         message: grader.message(&noise),
@@ -334,7 +334,7 @@ async fn run_group(
                 Err(e) => {
                     let j = Judgement::new(
                         Verdict::Error,
-                        &plan.case.rule,
+                        plan.case.rule,
                         format!("could not restart the server: {e}"),
                     );
                     out.push((
@@ -391,7 +391,7 @@ async fn execute_alone(
                 "could not start the server for a connection of its own: {}",
                 e.message
             );
-            let j = Judgement::new(Verdict::Error, &plan.case.rule, why);
+            let j = Judgement::new(Verdict::Error, plan.case.rule, why);
             return CaseResult::planned(plan, &plan.citation, j, None, None, 0);
         }
     };

@@ -113,27 +113,6 @@ pub struct EraText {
     pub requirements: Vec<String>,
 }
 
-/// The checks of the table that judge requirement `id` of `era`, in the
-/// table's order (each rule's central sentence, then its aspects): what the
-/// requirement registry lists as its `checked_by`.
-pub fn checks_of(era: Era, id: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for rule in all() {
-        let Some(text) = rule.text(era) else {
-            continue;
-        };
-        if text.requirements.iter().any(|r| r == id) {
-            out.push(rule.id.clone());
-        }
-        for aspect in &text.aspects {
-            if aspect.requirements.iter().any(|r| r == id) {
-                out.push(format!("{}.{}", rule.id, aspect.id));
-            }
-        }
-    }
-    out
-}
-
 /// A verdict a rule table entry sets by hand (a known ambiguity).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -240,9 +219,10 @@ impl RuleId {
     }
 }
 
+/// As its id, padded to a width where one is given (`{:<4}`), as a string is.
 impl std::fmt::Display for RuleId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 

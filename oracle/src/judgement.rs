@@ -2,7 +2,7 @@
 //! [`conclude`], which grades them through the one grading path.
 
 use mcperr_cases::plan::CasePlan;
-use mcperr_model::rules::AspectId;
+use mcperr_model::rules::{AspectId, RuleId};
 
 use crate::{Graded, Verdict, Violation};
 
@@ -12,7 +12,7 @@ pub struct Judgement {
     /// The verdict.
     pub verdict: Verdict,
     /// The deciding rule (the case's own, or J1/J3/J4/J5/H3/J7 for an invariant).
-    pub rule: String,
+    pub rule: RuleId,
     /// Why: every violation found, the deciding one first.
     pub message: String,
     /// The deciding aspect's citation from the table, when a violation decided.
@@ -23,10 +23,10 @@ pub struct Judgement {
 
 impl Judgement {
     /// A judgement with a verdict and message under `rule`.
-    pub fn new(verdict: Verdict, rule: &str, message: impl Into<String>) -> Self {
+    pub fn new(verdict: Verdict, rule: RuleId, message: impl Into<String>) -> Self {
         Judgement {
             verdict,
-            rule: rule.to_string(),
+            rule,
             message: message.into(),
             citation: None,
             aspect: None,
@@ -36,7 +36,7 @@ impl Judgement {
     /// The judgement of a set of graded violations: pass if there are none,
     /// else the worst decides (among equals the case's own rule, `pass_rule`,
     /// then the first) and every one is listed.
-    pub fn of(violations: Vec<Graded>, pass_rule: &str, pass_message: String) -> Self {
+    pub fn of(violations: Vec<Graded>, pass_rule: RuleId, pass_message: String) -> Self {
         Judgement::preferring(violations, pass_rule, pass_message, None)
     }
 
@@ -44,7 +44,7 @@ impl Judgement {
     /// violations has it (a replayed fuzz finding's aspect: `replays`).
     pub fn preferring(
         violations: Vec<Graded>,
-        pass_rule: &str,
+        pass_rule: RuleId,
         pass_message: String,
         preferred: Option<AspectId>,
     ) -> Self {
@@ -53,7 +53,7 @@ impl Judgement {
             .enumerate()
             .max_by_key(|(i, v)| {
                 let chosen = Some(v.aspect) == preferred;
-                let own = v.aspect.rule().as_str() == pass_rule;
+                let own = v.aspect.rule() == pass_rule;
                 (chosen, v.verdict.weight(), own, std::cmp::Reverse(*i))
             })
             .map(|(i, _)| i)
@@ -81,7 +81,7 @@ impl Judgement {
                 message.push_str(&format!(" ({n} times)"));
             }
         }
-        let mut j = Judgement::new(first.verdict, first.aspect.rule().as_str(), message);
+        let mut j = Judgement::new(first.verdict, first.aspect.rule(), message);
         j.citation = Some(first.citation.clone());
         j.aspect = Some(first.aspect);
         j
@@ -110,7 +110,7 @@ pub(crate) fn conclude(plan: &CasePlan, found: Vec<Violation>, pass_message: Str
     if !graded.is_empty() || unjudged.is_empty() {
         let mut j = Judgement::preferring(
             graded,
-            &plan.case.rule,
+            plan.case.rule,
             pass_message,
             plan.case.replays_aspect(),
         );
@@ -145,9 +145,9 @@ pub(crate) fn conclude(plan: &CasePlan, found: Vec<Violation>, pass_message: Str
     // No verdict on what the case itself proves is a skip; a pass of it with
     // only other aspects unjudged is a pass, saying what was not judged.
     if unjudged.iter().any(|v| v.aspect == plan.case.aspect_id()) {
-        Judgement::new(Verdict::Skip, &plan.case.rule, why)
+        Judgement::new(Verdict::Skip, plan.case.rule, why)
     } else {
-        Judgement::new(Verdict::Pass, &plan.case.rule, why)
+        Judgement::new(Verdict::Pass, plan.case.rule, why)
     }
 }
 

@@ -71,13 +71,11 @@ pub fn judge(plan: &CasePlan, exchange: &Exchange, evidence: &Evidence) -> Judge
     let own_aspect = case.aspect_id();
     let own = |message: String| Violation::new(own_aspect, message);
     match &exchange.ending {
-        Ending::NotApplicable(why) => {
-            return Judgement::new(Verdict::Skip, &case.rule, why.clone())
-        }
+        Ending::NotApplicable(why) => return Judgement::new(Verdict::Skip, case.rule, why.clone()),
         Ending::SetupFailed(why) => {
             return Judgement::new(
                 Verdict::Error,
-                &case.rule,
+                case.rule,
                 format!("the case could not be set up: {why}"),
             )
         }

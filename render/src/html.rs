@@ -12,7 +12,6 @@ use std::fmt::Write;
 
 use crate::matrix::{cell_detail, Matrix};
 use mcperr_core::report::{RunReport, RunSet};
-use mcperr_model::rules;
 use mcperr_model::verdict::Verdict;
 
 const CSS: &str = include_str!("matrix.css");
@@ -139,15 +138,15 @@ pub fn render_matrix(m: &Matrix) -> String {
 
 fn filters(h: &mut String, m: &Matrix) {
     h.push_str("<form id=\"filters\"><label>rule <select id=\"f-rule\"><option value=\"\">all rules</option>");
-    let mut rules_seen: Vec<&str> = Vec::new();
+    let mut rules_seen = Vec::new();
     for r in &m.rows {
-        if !rules_seen.contains(&r.rule.as_str()) {
-            rules_seen.push(&r.rule);
-            let title = rules::get(&r.rule).map_or("", |x| x.title.as_str());
+        if !rules_seen.contains(&r.rule) {
+            rules_seen.push(r.rule);
+            let title = &r.rule.rule().title;
             let _ = write!(
                 h,
                 "<option value=\"{0}\">{0} · {1}</option>",
-                esc(&r.rule),
+                esc(r.rule.as_str()),
                 esc(title)
             );
         }
@@ -238,15 +237,15 @@ fn head(h: &mut String, m: &Matrix) {
 fn body(h: &mut String, m: &Matrix) {
     h.push_str("<tbody>\n");
     let span = m.columns.len() + 1;
-    let mut group: Option<&str> = None;
+    let mut group = None;
     for (r, row) in m.rows.iter().enumerate() {
-        if group != Some(row.rule.as_str()) {
-            group = Some(&row.rule);
-            let title = rules::get(&row.rule).map_or("", |x| x.title.as_str());
+        if group != Some(row.rule) {
+            group = Some(row.rule);
+            let title = &row.rule.rule().title;
             let _ = writeln!(
                 h,
                 "<tr class=\"rule-head\" data-rule=\"{0}\"><th colspan=\"{span}\">{0} <span class=\"level\">{1}</span></th></tr>",
-                esc(&row.rule),
+                esc(row.rule.as_str()),
                 esc(title)
             );
         }
@@ -258,7 +257,7 @@ fn body(h: &mut String, m: &Matrix) {
         let _ = write!(
             h,
             "<tr class=\"case\" data-rule=\"{}\" data-case=\"{}\" data-verdicts=\" {} \"><th class=\"case-id\" title=\"{}\">{}</th>",
-            esc(&row.rule),
+            esc(row.rule.as_str()),
             esc(&row.case),
             verdicts.join(" "),
             esc(&row.title),

@@ -18,7 +18,7 @@ fn details(c: &CaseResult) -> String {
         "{}\nrule: {} ({}, mcperr explain {})\nspec: {}",
         c.message,
         c.rule,
-        mcperr_core::explain::page_path(&c.rule),
+        mcperr_core::explain::page_path(c.rule),
         c.rule,
         c.spec
     );
@@ -56,7 +56,7 @@ fn test_case(area: &str, c: &CaseResult) -> TestCase {
             let ty = match (c.verdict, c.baselined) {
                 (Verdict::Fail, true) => format!("{} baselined", c.rule),
                 (Verdict::Fail, false) => format!("{} failure", c.rule),
-                _ => c.rule.clone(),
+                _ => c.rule.to_string(),
             };
             let mut s = TestCaseStatus::non_success(kind);
             s.set_message(first_line(&c.message))

@@ -315,8 +315,8 @@ mod tests {
         let cases = (0..n)
             .map(|i| CaseResult {
                 id: format!("tools/case-{i}"),
-                rule: "T4".into(),
-                case_rule: "T4".into(),
+                rule: mcperr_model::rules::RuleId::T4,
+                case_rule: Some(mcperr_model::rules::RuleId::T4),
                 verdict: Verdict::Warn,
                 aspect: None,
                 message: if same_cause {

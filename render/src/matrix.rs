@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use mcperr_core::report::{CaseResult, RunReport, Summary, TargetInfo};
-use mcperr_model::rules;
+use mcperr_model::rules::RuleId;
 use mcperr_model::verdict::Verdict;
 
 /// One column: one run of one server.
@@ -53,7 +53,7 @@ pub struct Row {
     /// The case id.
     pub case: String,
     /// The case's rule (the deciding rule may differ per cell).
-    pub rule: String,
+    pub rule: RuleId,
     /// The case's area.
     pub area: String,
     /// What the case checks.
@@ -139,10 +139,12 @@ impl std::fmt::Display for GateFailure {
     }
 }
 
-/// Where a rule stands in the rule table (unknown rules last, by id).
-fn rule_rank(rule: &str) -> (usize, String) {
-    let pos = rules::all().iter().position(|r| r.id == rule);
-    (pos.unwrap_or(usize::MAX), rule.to_string())
+/// Where a rule stands in the rule table.
+fn rule_rank(rule: RuleId) -> usize {
+    RuleId::ALL
+        .iter()
+        .position(|r| *r == rule)
+        .unwrap_or(usize::MAX)
 }
 
 impl Matrix {
@@ -155,15 +157,11 @@ impl Matrix {
                 // The case's own rule, not the one that decided a cell (a J1
                 // framing fault, say): rows stay put when verdicts change.
                 // (Reports from before `case_rule` existed fall back to `rule`.)
-                let own = if c.case_rule.is_empty() {
-                    &c.rule
-                } else {
-                    &c.case_rule
-                };
+                let own = c.case_rule.unwrap_or(c.rule);
                 if seen.insert(c.id.clone()) {
                     rows.push(Row {
                         case: c.id.clone(),
-                        rule: own.clone(),
+                        rule: own,
                         area: c.area.clone(),
                         title: c.title.clone(),
                     });
@@ -171,8 +169,8 @@ impl Matrix {
             }
         }
         rows.sort_by(|a, b| {
-            rule_rank(&a.rule)
-                .cmp(&rule_rank(&b.rule))
+            rule_rank(a.rule)
+                .cmp(&rule_rank(b.rule))
                 .then_with(|| a.case.cmp(&b.case))
         });
         let columns: Vec<Column> = runs
@@ -299,14 +297,11 @@ mod tests {
     use super::*;
 
     fn result(id: &str, rule: &str, verdict: Verdict, response: Value) -> CaseResult {
+        let rule: RuleId = rule.parse().unwrap();
         CaseResult {
             id: id.into(),
-            rule: rule.into(),
-            case_rule: if rule == "J1" {
-                "T1".into()
-            } else {
-                rule.into()
-            },
+            rule,
+            case_rule: Some(if rule == RuleId::J1 { RuleId::T1 } else { rule }),
             verdict,
             aspect: None,
             message: format!("{verdict:?} because"),

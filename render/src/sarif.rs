@@ -57,7 +57,7 @@ fn result(report: &RunReport, c: &CaseResult, file: Option<&str>) -> Option<Valu
         Verdict::Warn => "warning",
         Verdict::Pass | Verdict::Skip => return None,
     };
-    let rule: RuleId = c.rule.parse().ok()?;
+    let rule = c.rule;
     let index = RuleId::ALL.iter().position(|r| *r == rule)?;
     let mut properties = json!({
         "era": report.era,

@@ -26,8 +26,9 @@ pub use sections::{Alternative, HttpSpec, Override, RequestSpec, SendStep};
 pub struct Case {
     /// Stable id (`tools/crash-hides-text`); reports and baselines name it.
     pub id: String,
-    /// The rule it proves: an id of the rule table ([`mcperr_model::rules`]).
-    pub rule: String,
+    /// The rule it proves: an id of the rule table ([`mcperr_model::rules`]);
+    /// an unknown id does not load.
+    pub rule: mcperr_model::rules::RuleId,
     /// The aspect of its rule the case's `[expect]` proves (default: the
     /// rule's central sentence); its level and sentence per era come from
     /// the rule table.
@@ -169,8 +170,14 @@ impl Case {
             source_name: source.to_string(),
             message,
         };
-        let mut case: Case =
-            toml::from_str(text).map_err(|e| err(e.to_string().trim().replace('\n', " ")))?;
+        let mut case: Case = toml::from_str(text).map_err(|e| {
+            // An unknown rule is named as the rule table names it, without
+            // the TOML position (the id is the whole story).
+            if e.message().starts_with("unknown rule ") {
+                return err(e.message().to_string());
+            }
+            err(e.to_string().trim().replace('\n', " "))
+        })?;
         case.source = source.to_string();
         if case.expect.is_null() {
             case.expect = Value::Object(Default::default());
@@ -195,10 +202,7 @@ impl Case {
     /// The grading a case names, against the rule table: its rule, the
     /// aspect it replays, its aspects and its alternatives' aspects.
     fn check_grading(&self) -> Result<(), String> {
-        let rule: mcperr_model::rules::RuleId = self
-            .rule
-            .parse()
-            .map_err(|e: mcperr_model::rules::UnknownId| e.0)?;
+        let rule = self.rule;
         if let Some(r) = &self.replays {
             r.parse::<mcperr_model::rules::AspectId>()
                 .map_err(|e| format!("replays: {}", e.0))?;
@@ -303,7 +307,7 @@ impl Case {
 
     /// The rule it proves (checked on load).
     pub fn rule_id(&self) -> mcperr_model::rules::RuleId {
-        self.rule.parse().unwrap_or(mcperr_model::rules::RuleId::J1)
+        self.rule
     }
 
     /// The aspect of the case's rule named `name` (checked on load), or the
@@ -457,7 +461,7 @@ mod tests {
         use mcperr_model::rules::{AspectId, Level, RuleId};
         let cited: Vec<AspectId> = Era::ALL.iter().flat_map(|e| checking(*e)).collect();
         for case in builtin_cases().unwrap() {
-            let rule: RuleId = case.rule.parse().unwrap();
+            let rule: RuleId = case.rule;
             if cited.iter().any(|a| a.rule() == rule) {
                 continue;
             }

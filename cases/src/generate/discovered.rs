@@ -92,7 +92,7 @@ pub fn template_empty_value(template: &Value, listed: &[Value]) -> Option<Case> 
     }
     let mut case = Draft {
         id: format!("generated/resources/{t}/empty-value"),
-        rule: mcperr_model::rules::RuleId::R1.as_str(),
+        rule: mcperr_model::rules::RuleId::R1,
         spec: "",
         title: format!("{t} read with an empty value ({uri}): an error or real contents, never empty contents or isError"),
         needs: vec![format!("template:{t}")],
@@ -122,7 +122,7 @@ pub fn static_read(resource: &Value) -> Option<Case> {
     Some(
         Draft {
             id: format!("generated/resources/{uri}/read"),
-            rule: mcperr_model::rules::RuleId::J1.as_str(),
+            rule: mcperr_model::rules::RuleId::J1,
             spec: "",
             title: format!("{uri}, a listed resource, reads as contents that fit the schema"),
             needs: vec![],
@@ -165,7 +165,7 @@ pub fn prompt_cases(prompt: &Value) -> Vec<Case> {
     let case = if required.is_empty() {
         Draft {
             id: format!("generated/prompts/{name}/render"),
-            rule: mcperr_model::rules::RuleId::J1.as_str(),
+            rule: mcperr_model::rules::RuleId::J1,
             spec: "",
             title: format!("{name}, which needs no argument, renders messages that fit the schema"),
             needs,
@@ -185,7 +185,7 @@ pub fn prompt_cases(prompt: &Value) -> Vec<Case> {
     } else {
         Draft {
             id: format!("generated/prompts/{name}/missing-arguments"),
-            rule: mcperr_model::rules::RuleId::P2.as_str(),
+            rule: mcperr_model::rules::RuleId::P2,
             spec: "",
             title: format!(
                 "{name} without its required {} is -32602",

@@ -189,7 +189,7 @@ pub fn validator(schema: &Value) -> Option<jsonschema::Validator> {
 /// A generated case: the fields a case file would have.
 pub(crate) struct Draft<'a> {
     pub id: String,
-    pub rule: &'a str,
+    pub rule: mcperr_model::rules::RuleId,
     pub spec: &'a str,
     pub title: String,
     pub needs: Vec<String>,
@@ -207,7 +207,7 @@ impl Draft<'_> {
     pub(crate) fn build(self, source: &str) -> Case {
         Case {
             id: self.id,
-            rule: self.rule.into(),
+            rule: self.rule,
             spec: self.spec.into(),
             title: self.title,
             needs: self.needs,

@@ -141,7 +141,7 @@ fn valid_arguments(tool: &Value) -> Option<(Value, Value)> {
 fn t4(tool: &str, kind: &str, title: String, args: Value, field: &str) -> Case {
     Draft {
         id: format!("generated/tools/{tool}/{kind}"),
-        rule: mcperr_model::rules::RuleId::T4.as_str(),
+        rule: mcperr_model::rules::RuleId::T4,
         spec: T4_SPEC,
         title,
         needs: vec![format!("tool:{tool}")],
@@ -279,7 +279,7 @@ pub fn valid_call(tool: &Value) -> Option<Case> {
     }
     let mut case = Draft {
         id: format!("generated/tools/{name}/valid-call"),
-        rule: mcperr_model::rules::RuleId::T8.as_str(),
+        rule: mcperr_model::rules::RuleId::T8,
         spec: "",
         title: format!(
             "{name} accepts valid arguments: a result without isError, of the right shape"

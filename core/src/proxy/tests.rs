@@ -56,7 +56,7 @@ fn handshake(o: &mut Observer) {
 fn rules(found: &[(Finding, FuzzInput)]) -> Vec<(String, u64)> {
     found
         .iter()
-        .map(|(f, _)| (f.rule.clone(), f.hits))
+        .map(|(f, _)| (f.rule.to_string(), f.hits))
         .collect()
 }
 

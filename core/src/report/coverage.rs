@@ -86,11 +86,7 @@ pub fn of_run(era: Era, gates: &Gates, cases: &[CaseResult]) -> Coverage {
         let of_rules: Vec<&CaseResult> = cases
             .iter()
             .filter(|c| {
-                let rule = if c.case_rule.is_empty() {
-                    &c.rule
-                } else {
-                    &c.case_rule
-                };
+                let rule = c.case_rule.unwrap_or(c.rule);
                 rules.contains(&rule.as_str())
             })
             .collect();

@@ -35,7 +35,7 @@ pub struct CauseGroup<'a> {
     /// Whether the members are baselined failures.
     pub baselined: bool,
     /// The deciding rule.
-    pub rule: &'a str,
+    pub rule: mcperr_model::rules::RuleId,
     /// The reason with its varying values blanked.
     pub cause: String,
     /// Every case of the cause, the first one the example.
@@ -108,7 +108,7 @@ pub fn by_cause(runs: &[RunReport]) -> Vec<CauseGroup<'_>> {
                     None => groups.push(CauseGroup {
                         verdict: case.verdict,
                         baselined: case.baselined,
-                        rule: &case.rule,
+                        rule: case.rule,
                         cause,
                         members: vec![member],
                     }),

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use mcperr_cases::case::Case;
+use mcperr_model::rules::RuleId;
 use mcperr_model::verdict::Verdict;
 use mcperr_oracle::Judgement;
 
@@ -48,10 +49,11 @@ pub struct CaseResult {
     /// Case id.
     pub id: String,
     /// The deciding rule (the case's own, or an invariant's that decided).
-    pub rule: String,
-    /// The rule the case proves, whichever decided: the matrix groups rows by it.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub case_rule: String,
+    pub rule: RuleId,
+    /// The rule the case proves, whichever decided: the matrix groups rows
+    /// by it (absent from reports written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub case_rule: Option<RuleId>,
     /// The verdict.
     pub verdict: Verdict,
     /// The aspect that decided (`T4.invalid-params-code`), when a violation did.
@@ -104,7 +106,7 @@ impl CaseResult {
         CaseResult {
             id: case.id.clone(),
             rule: j.rule,
-            case_rule: case.rule.clone(),
+            case_rule: Some(case.rule),
             verdict: j.verdict,
             aspect: j.aspect,
             message: j.message,
@@ -142,7 +144,7 @@ impl CaseResult {
         CaseResult::judged(
             case,
             spec,
-            Judgement::new(Verdict::Skip, &case.rule, why),
+            Judgement::new(Verdict::Skip, case.rule, why),
             None,
             None,
             0,
@@ -150,11 +152,11 @@ impl CaseResult {
     }
 
     /// The one result of a run whose server could not be set up.
-    pub fn setup_error(rule: &str, message: String) -> CaseResult {
+    pub fn setup_error(rule: RuleId, message: String) -> CaseResult {
         CaseResult {
             id: "setup/connect".into(),
-            rule: rule.into(),
-            case_rule: rule.into(),
+            rule,
+            case_rule: Some(rule),
             verdict: Verdict::Error,
             aspect: None,
             message,
@@ -270,8 +272,8 @@ impl RunReport {
             .iter()
             .map(|f| CaseResult {
                 id: f.id.clone(),
-                rule: f.rule.clone(),
-                case_rule: f.rule.clone(),
+                rule: f.rule,
+                case_rule: Some(f.rule),
                 verdict: f.verdict,
                 aspect: Some(f.aspect),
                 message: format!(

@@ -160,7 +160,7 @@ struct ExplainArgs {
 
 /// The page of `rule` for `mcperr explain` and docs/rules/.
 pub fn rule_page(rule: mcperr_model::rules::RuleId) -> String {
-    let faults: Vec<(&str, &str, &str)> = Fault::ALL
+    let faults: Vec<(&str, mcperr_model::rules::RuleId, &str)> = Fault::ALL
         .iter()
         .map(|f| (f.name(), f.rule(), f.description()))
         .collect();

@@ -148,7 +148,7 @@ pub(crate) fn proxy_main(args: ProxyArgs) -> Result<i32, CliError> {
     for (f, _) in &mut found {
         f.baselined = baseline
             .as_ref()
-            .is_some_and(|b| b.lists_finding(&f.id, &f.rule));
+            .is_some_and(|b| b.lists_finding(&f.id, f.rule));
     }
     let mut saved = 0;
     if let Some(dir) = &args.save {

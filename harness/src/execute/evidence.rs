@@ -132,7 +132,7 @@ pub(super) async fn start_in_flight(
         Err(answer) => {
             let j = mcperr_oracle::Judgement::new(
                 Verdict::Skip,
-                &plan.case.rule,
+                plan.case.rule,
                 "not judged: the in-flight request was answered before the next step could be sent, so nothing was left in flight".to_string(),
             );
             Err(CaseResult::planned(

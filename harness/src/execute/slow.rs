@@ -155,7 +155,7 @@ pub(super) fn hung_result(
     // case's own rule, which this case could not test.
     let j = mcperr_oracle::Judgement::new(
         Verdict::Error,
-        mcperr_model::rules::RuleId::J4.as_str(),
+        mcperr_model::rules::RuleId::J4,
         format!(
             "not sent: {lane} is hung on this server: its request in case {first} got no answer within --slow-ms {} while the server answered others",
             slow.as_millis()

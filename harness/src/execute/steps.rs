@@ -77,11 +77,11 @@ pub(super) async fn run(
 /// case's own deviation when the answer should have carried it.
 fn not_captured(plan: &CasePlan, skip: bool, why: String, answer: Option<Value>) -> CaseResult {
     let j = if skip {
-        mcperr_oracle::Judgement::new(Verdict::Skip, &plan.case.rule, why)
+        mcperr_oracle::Judgement::new(Verdict::Skip, plan.case.rule, why)
     } else {
         let v = mcperr_model::grading::Violation::new(plan.case.aspect_id(), why);
         let graded = plan.grader().graded(&v, false).into_iter().collect();
-        mcperr_oracle::Judgement::of(graded, &plan.case.rule, String::new())
+        mcperr_oracle::Judgement::of(graded, plan.case.rule, String::new())
     };
     CaseResult::planned(plan, &plan.citation, j, None, answer, 0)
 }
@@ -113,7 +113,7 @@ async fn unanswered_step(
             ),
         );
         let graded = plan.grader().graded(&v, false).into_iter().collect();
-        let j = mcperr_oracle::Judgement::of(graded, &plan.case.rule, String::new());
+        let j = mcperr_oracle::Judgement::of(graded, plan.case.rule, String::new());
         let citation = j.citation.clone().unwrap_or_else(|| plan.citation.clone());
         return (
             CaseResult::planned(plan, &citation, j, Some(ex.request), None, ms),

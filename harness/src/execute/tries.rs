@@ -145,7 +145,7 @@ async fn rebased(
             let alive = client.probe().await.response().is_some();
             let j = mcperr_oracle::Judgement::new(
                 Verdict::Error,
-                &plan.case.rule,
+                plan.case.rule,
                 format!(
                     "not judged: the valid call this case stands on got no answer ({:?}): arguments {set}",
                     ex.ending

@@ -427,7 +427,7 @@ fn grouped(store: &Store, settings: &FuzzSettings) -> Vec<Found> {
         f.finding.baselined = settings
             .baseline
             .as_ref()
-            .is_some_and(|b| b.lists_finding(&f.finding.id, &f.finding.rule));
+            .is_some_and(|b| b.lists_finding(&f.finding.id, f.finding.rule));
     }
     found.sort_by(|a, b| {
         (b.finding.verdict.weight(), &a.finding.rule, &a.finding.id).cmp(&(

@@ -204,27 +204,27 @@ fn caught(fault: Fault, era: Era, http: bool, report: &RunReport) -> Option<Stri
     // Over HTTP the reference edge accepts the silent request with a bare 202:
     // an answer without the JSON-RPC response (J1), not silence (J4).
     let rule = match (fault, http) {
-        (Fault::SilentTool, true) => "J1",
+        (Fault::SilentTool, true) => rules::RuleId::J1,
         // The framework's HTML error page shows a stack trace.
-        (Fault::HttpMalformedPage, _) => "J7",
+        (Fault::HttpMalformedPage, _) => rules::RuleId::J7,
         _ => fault.rule(),
     };
-    let hits: BTreeSet<(String, Verdict)> = report
+    let hits: BTreeSet<(rules::RuleId, Verdict)> = report
         .cases
         .iter()
         .filter(|c| !matches!(c.verdict, Verdict::Pass | Verdict::Skip))
-        .map(|c| (c.rule.clone(), c.verdict))
+        .map(|c| (c.rule, c.verdict))
         .collect();
     let warning = shows_as_warning(fault);
     let want: Vec<Verdict> = if warning {
         vec![Verdict::Warn]
     } else {
-        let mut v = verdicts_under_model(rule, era, http);
+        let mut v = verdicts_under_model(rule.as_str(), era, http);
         v.push(Verdict::Error);
         v
     };
     let ok = hits.iter().any(|(r, v)| {
-        r == rule && want.contains(v) && (*v == Verdict::Warn || report.exit_code() == 1)
+        *r == rule && want.contains(v) && (*v == Verdict::Warn || report.exit_code() == 1)
     });
     (!ok).then(|| {
         format!(
@@ -233,18 +233,6 @@ fn caught(fault: Fault, era: Era, http: bool, report: &RunReport) -> Option<Stri
             report.exit_code()
         )
     })
-}
-
-#[test]
-fn every_fault_names_a_rule_of_the_rule_table() {
-    for f in Fault::ALL {
-        assert!(
-            rules::get(f.rule()).is_some(),
-            "{} names {}",
-            f.name(),
-            f.rule()
-        );
-    }
 }
 
 #[test]

@@ -110,7 +110,7 @@ mod tests {
         let f = Finding {
             id: format!("fuzz/{group}"),
             era: "2025-11-25".into(),
-            rule: "T4".into(),
+            rule: mcperr_model::rules::RuleId::T4,
             aspect: AspectId::T4Main,
             verdict: Verdict::Fail,
             message: String::new(),

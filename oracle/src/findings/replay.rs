@@ -19,7 +19,7 @@ use mcperr_model::rules::RuleId;
 #[derive(Serialize)]
 struct CaseOut {
     id: String,
-    rule: String,
+    rule: mcperr_model::rules::RuleId,
     /// The aspect the finding broke, where the expectation proves it.
     #[serde(skip_serializing_if = "Option::is_none")]
     aspect: Option<String>,
@@ -100,7 +100,7 @@ pub fn case_file(
     let first_line = finding.message.lines().next().unwrap_or_default();
     let case = CaseOut {
         id: id.clone(),
-        rule: finding.rule.clone(),
+        rule: finding.rule,
         aspect,
         replays: finding.aspect.to_string(),
         title: format!(
@@ -144,7 +144,7 @@ fn saved_id(finding: &Finding, input: &FuzzInput) -> String {
         &finding.group
     };
     finding_id(
-        &finding.rule,
+        finding.rule.as_str(),
         super::judge::id_target(finding.aspect, input),
         group,
     )
@@ -261,7 +261,7 @@ mod tests {
             era: "2025-11-25".into(),
             baselined: false,
             not_reproduced: None,
-            rule: "T4".into(),
+            rule: RuleId::T4,
             aspect: mcperr_model::rules::AspectId::T4ValidateInputs,
             verdict: Verdict::Fail,
             message: "the tool body ran".into(),

@@ -56,7 +56,7 @@ impl Fault {
                 | Fault::TaskInputOtherId
                 | Fault::TaskInputStuck
                 | Fault::TaskInputHidden
-        ) || self.rule() == "E1"
+        ) || self.rule() == mcperr_model::rules::RuleId::E1
     }
 
     /// Whether the fault shows only on a server protected with

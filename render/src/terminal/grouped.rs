@@ -149,13 +149,12 @@ fn group(g: &CauseGroup, colour: bool) -> String {
     if !c.title.is_empty() {
         // Decided by another rule than the case's own (a stray message
         // around its request, say): the title is what the case is for.
-        let title = if c.case_rule.is_empty() || c.case_rule == c.rule {
-            c.title.clone()
-        } else {
-            format!(
-                "{} (what the {} case is for; the finding is {}'s, about what came with its request)",
-                c.title, c.case_rule, c.rule
-            )
+        let title = match c.case_rule {
+            Some(own) if own != c.rule => format!(
+                "{} (what the {own} case is for; the finding is {}'s, about what came with its request)",
+                c.title, c.rule
+            ),
+            _ => c.title.clone(),
         };
         out.push_str(&hanging("  checks:   ", &title, WIDTH));
     }
@@ -183,7 +182,7 @@ fn group(g: &CauseGroup, colour: bool) -> String {
     let _ = writeln!(
         out,
         "  rule:     {} (mcperr explain {})\n",
-        mcperr_core::explain::page_path(&c.rule),
+        mcperr_core::explain::page_path(c.rule),
         c.rule
     );
     out

@@ -161,7 +161,7 @@ pub fn render_run(report: &RunReport, colour: bool, tools_block: bool) -> String
         let _ = writeln!(
             out,
             "  rule:     {} (mcperr explain {})",
-            mcperr_core::explain::page_path(&c.rule),
+            mcperr_core::explain::page_path(c.rule),
             c.rule
         );
     }

@@ -19,7 +19,7 @@ use mcperr_cases::expect;
 use mcperr_cases::fuzz::inputs::{Class, FuzzInput};
 use mcperr_cases::profile::Profile;
 use mcperr_model::grading::{Grader, Violation};
-use mcperr_model::rules::AspectId;
+use mcperr_model::rules::{AspectId, RuleId};
 use mcperr_model::verdict::Verdict;
 use mcperr_wire::edges;
 use mcperr_wire::exchange::{Ending, Exchange};
@@ -39,7 +39,7 @@ pub struct Finding {
     #[serde(default)]
     pub era: String,
     /// The rule broken.
-    pub rule: String,
+    pub rule: RuleId,
     /// The aspect broken (`T4.invalid-params-code`): with the rule and the
     /// kind of input, what identifies the finding.
     #[serde(default = "j1")]
@@ -269,7 +269,7 @@ impl Judge {
                     causes: vec![cause(input)],
                     signature,
                     group,
-                    rule: v.rule().to_string(),
+                    rule: v.rule(),
                     aspect: v.aspect,
                     verdict,
                     message: grader.message(&v),
@@ -321,7 +321,7 @@ impl Judge {
                     era: self.era.to_string(),
                     eras: vec![self.era.to_string()],
                     methods: vec![],
-                    rule: v.rule().to_string(),
+                    rule: v.rule(),
                     aspect: v.aspect,
                     verdict,
                     message: grader.message(&v),
