@@ -41,7 +41,7 @@ pub fn tool_rejection_shape() -> Shape {
 /// T4: what is wrong with the answer to invalid arguments (`what`: the
 /// constraint broken), if anything.
 pub fn tool_rejection(r: &Value, what: &str) -> Option<Violation> {
-    let code = mcperr_wire::edges::at(r, &["error", "code"]).and_then(Value::as_i64);
+    let code = mcperr_wire::edges::error_code(r);
     let result = r.get("result");
     let is_error = result.and_then(|x| x.get("isError")) == Some(&Value::Bool(true));
     match (result, code) {
@@ -80,7 +80,7 @@ pub fn prompt_error(aspect: AspectId, r: &Value, what: &str) -> Option<Violation
         ));
     }
     match mcperr_wire::edges::at(r, &["error", "code"]) {
-        Some(c) if c.as_i64() == Some(mcperr_protocol::codes::INVALID_PARAMS) => None,
+        Some(c) if *c == mcperr_protocol::codes::INVALID_PARAMS => None,
         Some(c) => Some(Violation::new(
             aspect,
             format!("{what} was answered with error code {c}, not -32602"),
@@ -122,8 +122,7 @@ pub fn made_up_read(r: &Value) -> Vec<Violation> {
             "a read of a value mcperr made up (it should not exist) came back with empty contents",
         ));
     }
-    if mcperr_wire::edges::at(r, &["error", "code"]).and_then(Value::as_i64)
-        == Some(mcperr_protocol::codes::RESOURCE_NOT_FOUND_RETIRED)
+    if mcperr_wire::edges::error_code(r) == Some(mcperr_protocol::codes::RESOURCE_NOT_FOUND_RETIRED)
     {
         out.push(Violation::new(
             AspectId::R1Retired32002,

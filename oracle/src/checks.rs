@@ -309,11 +309,13 @@ pub fn run(
         Check::GetStreamQuiet | Check::ResumedOwnStream => None,
         Check::NotUrlRequired => {
             let error = response.get("error")?;
-            (error.get("code").and_then(Value::as_i64)
+            (error.get("code").and_then(mcperr_protocol::codes::Code::of)
                 == Some(mcperr_protocol::codes::URL_ELICITATION_REQUIRED))
             .then(|| format!("the answer is -32042, though the client declared the form mode the request needs: {error}"))
         }
-        Check::NoRetiredCode => (response.pointer("/error/code").and_then(Value::as_i64)
+        Check::NoRetiredCode => (response
+            .pointer("/error/code")
+            .and_then(mcperr_protocol::codes::Code::of)
             == Some(mcperr_protocol::codes::RESOURCE_NOT_FOUND_RETIRED))
         .then(|| "a missing resource answered the retired -32002".into()),
         Check::NoEmptyContents => response

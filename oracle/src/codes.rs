@@ -10,7 +10,7 @@
 //! forward it verbatim (T2, R5), so such a code is not judged here.
 
 use mcperr_protocol::codes::{
-    HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
+    Code, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
     MISSING_CLIENT_CAPABILITY, PARSE_ERROR, RESOURCE_NOT_FOUND_RETIRED,
     UNSUPPORTED_PROTOCOL_VERSION, URL_ELICITATION_REQUIRED,
 };
@@ -21,7 +21,7 @@ use crate::Violation;
 use mcperr_model::rules::AspectId;
 
 /// The codes 2026-07-28 defines in its own sub-range.
-const MCP_DEFINED: [i64; 3] = [
+const MCP_DEFINED: [Code; 3] = [
     HEADER_MISMATCH,
     MISSING_CLIENT_CAPABILITY,
     UNSUPPORTED_PROTOCOL_VERSION,
@@ -29,15 +29,17 @@ const MCP_DEFINED: [i64; 3] = [
 
 /// The range violation of an answer's error code, if any.
 pub fn code_range(response: &Value, request: &Value, era: Option<Era>) -> Option<Violation> {
-    let code = response.pointer("/error/code").and_then(Value::as_i64)?;
+    let code = response
+        .pointer("/error/code")
+        .and_then(mcperr_protocol::codes::Code::of)?;
     if named_by(code, request) {
         return None;
     }
-    let (aspect, why) = match code {
+    let (aspect, why) = match code.0 {
         // 2025-11-25 defines it (client/elicitation#error-handling); E1
         // judges what it lists.
-        URL_ELICITATION_REQUIRED if era == Some(Era::Legacy) => return None,
-        URL_ELICITATION_REQUIRED => (
+        _ if code == URL_ELICITATION_REQUIRED && era == Some(Era::Legacy) => return None,
+        _ if code == URL_ELICITATION_REQUIRED => (
             AspectId::J1No32042,
             "-32042 (URL elicitation required) is 2025-11-25's; a 2026-07-28 server must not emit it",
         ),
@@ -60,7 +62,7 @@ pub fn code_range(response: &Value, request: &Value, era: Option<Era>) -> Option
 
 /// Whether the request's params name `code` (as a number or in a string):
 /// the caller's choice, which a server forwards verbatim (T2, R5).
-pub(super) fn named_by(code: i64, request: &Value) -> bool {
+pub(super) fn named_by(code: Code, request: &Value) -> bool {
     fn walk(v: &Value, code: i64, text: &str) -> bool {
         match v {
             Value::Number(n) => n.as_i64() == Some(code),
@@ -72,17 +74,17 @@ pub(super) fn named_by(code: i64, request: &Value) -> bool {
     }
     request
         .get("params")
-        .is_some_and(|p| walk(p, code, &code.to_string()))
+        .is_some_and(|p| walk(p, code.0, &code.to_string()))
 }
 
 /// A code in JSON-RPC's reserved range that no spec of `era` defines.
-pub fn reserved_undefined(code: i64, era: Era) -> bool {
-    let mcp: &[i64] = match era {
+pub fn reserved_undefined(code: Code, era: Era) -> bool {
+    let mcp: &[Code] = match era {
         Era::Legacy => &[RESOURCE_NOT_FOUND_RETIRED, URL_ELICITATION_REQUIRED],
         Era::Modern => &[URL_ELICITATION_REQUIRED],
     };
-    (-32768..=-32000).contains(&code)
-        && !(-32099..=-32000).contains(&code)
+    (-32768..=-32000).contains(&code.0)
+        && !(-32099..=-32000).contains(&code.0)
         && ![
             PARSE_ERROR,
             INVALID_REQUEST,

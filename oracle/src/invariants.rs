@@ -169,7 +169,7 @@ fn http_answer(exchange: &Exchange, response: &Value, ctx: &Context) -> Vec<Viol
         out.push(Violation::new(AspectId::H3SseTerminates, why).late());
     }
     if let (Some(answer), false) = (&exchange.http, ctx.http_rejection_expected) {
-        let code = mcperr_wire::edges::at(response, &["error", "code"]).and_then(Value::as_i64);
+        let code = mcperr_wire::edges::error_code(response);
         let modern = ctx.era != Some(Era::Legacy);
         if modern && code == Some(mcperr_protocol::codes::MISSING_CLIENT_CAPABILITY) {
             // The one error whose status the spec fixes (2026-07-28, L3);
@@ -264,9 +264,7 @@ fn unanswered(ending: &Ending, exchange: &Exchange, ctx: &Context) -> Option<Vio
 /// 400 or 200 (SDKs differ, the spec is silent); −32601 may be 404 or 200;
 /// −32603 and results are 200.
 pub fn http_status(status: u16, response: &Value) -> Option<String> {
-    let allowed: &[u16] = match mcperr_wire::edges::at(response, &["error", "code"])
-        .and_then(Value::as_i64)
-    {
+    let allowed: &[u16] = match mcperr_wire::edges::error_code(response) {
         None => &[200],
         Some(codes::INVALID_PARAMS) => &[200, 400],
         Some(codes::METHOD_NOT_FOUND) => &[200, 404],

@@ -92,7 +92,7 @@ fn not_found_without_uri(response: &Value, request: &Value) -> Option<Violation>
         .and_then(Value::as_str)
         .filter(|u| names_made_up_value(u))?;
     let error = response.get("error")?;
-    let code = error.get("code").and_then(Value::as_i64)?;
+    let code = error.get("code").and_then(codes::Code::of)?;
     if code != codes::INVALID_PARAMS && code != codes::RESOURCE_NOT_FOUND_RETIRED {
         return None;
     }

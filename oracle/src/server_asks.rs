@@ -84,7 +84,8 @@ pub fn judge(
         out.extend(undeclared_sampling(&asks, sampling, &E1));
     }
     if let Some(error) = response.and_then(|r| r.get("error")) {
-        if error.get("code").and_then(Value::as_i64) == Some(URL_ELICITATION_REQUIRED)
+        if error.get("code").and_then(mcperr_protocol::codes::Code::of)
+            == Some(URL_ELICITATION_REQUIRED)
             && !super::codes::named_by(URL_ELICITATION_REQUIRED, request)
         {
             out.extend(url_required(error, elicitation));

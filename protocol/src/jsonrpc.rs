@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::fmt;
 
-use crate::codes;
+use crate::codes::{self, Code};
 
 /// A request id, string or number, echoed back with its exact type and value.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -64,7 +64,7 @@ impl fmt::Display for Id {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ErrorObject {
     /// The error code (an integer on the wire).
-    pub code: i64,
+    pub code: Code,
     /// A short human-readable description.
     pub message: String,
     /// Anything the sender attached; absent is different from `null`.
@@ -74,7 +74,7 @@ pub struct ErrorObject {
 
 impl ErrorObject {
     /// An error without `data`.
-    pub fn new(code: i64, message: impl Into<String>) -> Self {
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
         ErrorObject {
             code,
             message: message.into(),
@@ -83,7 +83,7 @@ impl ErrorObject {
     }
 
     /// An error with `data`.
-    pub fn with_data(code: i64, message: impl Into<String>, data: Value) -> Self {
+    pub fn with_data(code: Code, message: impl Into<String>, data: Value) -> Self {
         ErrorObject {
             code,
             message: message.into(),
@@ -155,7 +155,7 @@ pub enum ParseError {
 
 impl ParseError {
     /// The JSON-RPC error code for this parse failure.
-    pub fn code(&self) -> i64 {
+    pub fn code(&self) -> Code {
         match self {
             ParseError::NotJson(_) => codes::PARSE_ERROR,
             ParseError::Invalid { .. } => codes::INVALID_REQUEST,

@@ -77,7 +77,9 @@ fn raise_protocol_error(
     args: &Map<String, Value>,
 ) -> Result<ToolOutput, ToolFailure> {
     Err(ToolFailure::Protocol(ErrorObject {
-        code: args.get("code").and_then(Value::as_i64).unwrap_or_default(),
+        code: mcperr_protocol::codes::Code(
+            args.get("code").and_then(Value::as_i64).unwrap_or_default(),
+        ),
         message: str_arg(args, "message").to_string(),
         data: args.get("data").cloned(),
     }))
@@ -384,7 +386,7 @@ fn read_crash(_: &FixtureState, secret: &str) -> Result<String, ResourceFailure>
 fn read_mcperror(_: &FixtureState, code: &str) -> Result<String, ResourceFailure> {
     match code.parse::<i64>() {
         Ok(n) => Err(ResourceFailure::Protocol(ErrorObject::with_data(
-            n,
+            mcperr_protocol::codes::Code(n),
             format!("Resource protocol error {code}"),
             json!({"code": code}),
         ))),

@@ -76,7 +76,11 @@ impl HttpReply {
         }
     }
 
-    pub(crate) fn rpc_error(status: u16, code: i64, message: &str) -> Self {
+    pub(crate) fn rpc_error(
+        status: u16,
+        code: mcperr_protocol::codes::Code,
+        message: &str,
+    ) -> Self {
         Self::json(
             status,
             &json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}}),

@@ -14,6 +14,7 @@
 //! client that declares no elicitation gets -32021 instead (L3).
 //! Imports `answer` and `faults`.
 
+use mcperr_protocol::codes::Code;
 use std::hash::{BuildHasher, RandomState};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -121,10 +122,10 @@ impl Confirmations {
                 // The J1 faults: the same refusal under a code of a range
                 // 2026-07-28 keeps from servers (basic/index#error-codes).
                 let code = match fault {
-                    Some(Fault::CodeLegacyRange) => -32001,
-                    Some(Fault::CodeMcpRange) => -32050,
+                    Some(Fault::CodeLegacyRange) => Code(-32001),
+                    Some(Fault::CodeMcpRange) => Code(-32050),
                     Some(Fault::Code32042) => codes::URL_ELICITATION_REQUIRED,
-                    Some(Fault::CodeReservedRange) => -32500,
+                    Some(Fault::CodeReservedRange) => Code(-32500),
                     _ => return invalid(why.into()),
                 };
                 return Answer::error(ErrorObject::new(code, why));

@@ -6,6 +6,7 @@
 //! Rules only: the templates arrive as [`crate::fixture::TemplateDef`]s from
 //! the handler, so this module knows no fixture in particular.
 
+use mcperr_protocol::codes::Code;
 use mcperr_protocol::{codes, ErrorObject};
 use serde_json::{json, Value};
 
@@ -54,7 +55,7 @@ pub fn read(
         _ => uri,
     };
     let with_uri =
-        |code: i64, message: String| ErrorObject::with_data(code, message, json!({"uri": uri}));
+        |code: Code, message: String| ErrorObject::with_data(code, message, json!({"uri": uri}));
     let Some((template, param)) = templates
         .iter()
         .find_map(|t| t.matches(uri).map(|p| (t, p)))

@@ -217,7 +217,7 @@ impl Session {
         }
         let mut answer = if std::mem::take(&mut self.stray_cancel) {
             crate::answer::Answer::error(mcperr_protocol::ErrorObject::new(
-                -32800,
+                mcperr_protocol::codes::Code::REQUEST_CANCELLED,
                 "Request cancelled",
             ))
         } else {

@@ -188,7 +188,7 @@ impl StdioEdge {
             let pretty = handler.fault() == Some(Fault::PrettyPrinted)
                 && response
                     .pointer("/error/code")
-                    .and_then(serde_json::Value::as_i64)
+                    .and_then(mcperr_protocol::codes::Code::of)
                     == Some(mcperr_protocol::codes::METHOD_NOT_FOUND);
             let mut bytes = if pretty {
                 serde_json::to_vec_pretty(&response)

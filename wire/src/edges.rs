@@ -134,6 +134,11 @@ pub fn refused_lone_surrogate(response: Option<&Value>) -> bool {
     response.is_some_and(|r| r.get("id") == Some(&Value::Null) && r.get("error").is_some())
 }
 
+/// The `error.code` of an answer, when it is an integer.
+pub fn error_code(v: &serde_json::Value) -> Option<mcperr_protocol::codes::Code> {
+    at(v, &["error", "code"]).and_then(mcperr_protocol::codes::Code::of)
+}
+
 /// The value at `keys` under `v`, as `v.pointer("/a/b")` finds it without
 /// parsing a pointer (which allocates per step: the judge looks up a few
 /// paths in every answer of a campaign).

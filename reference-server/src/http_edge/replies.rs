@@ -78,7 +78,9 @@ impl HttpEdge {
             return HttpReply::empty(202);
         };
         let mut status = status_for(&response, status);
-        let missing = response.pointer("/error/code").and_then(Value::as_i64)
+        let missing = response
+            .pointer("/error/code")
+            .and_then(mcperr_protocol::codes::Code::of)
             == Some(codes::MISSING_CLIENT_CAPABILITY);
         if missing && self.fault() == Some(Fault::MissingCapability200) {
             status = 200;
@@ -128,12 +130,15 @@ impl HttpEdge {
 /// The status of a JSON-RPC response: `fixed` (legacy), or the modern
 /// mapping (−32602 → 400, −32601 → 404, else 200).
 pub(super) fn status_for(response: &Value, fixed: Option<u16>) -> u16 {
-    fixed.unwrap_or_else(
-        || match response.pointer("/error/code").and_then(Value::as_i64) {
+    fixed.unwrap_or_else(|| {
+        match response
+            .pointer("/error/code")
+            .and_then(mcperr_protocol::codes::Code::of)
+        {
             // basic/index#meta: "On HTTP, the response status MUST be 400".
             Some(codes::INVALID_PARAMS | codes::MISSING_CLIENT_CAPABILITY) => 400,
             Some(codes::METHOD_NOT_FOUND) => 404,
             _ => 200,
-        },
-    )
+        }
+    })
 }

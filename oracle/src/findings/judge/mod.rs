@@ -346,7 +346,7 @@ impl Judge {
         body_ran: Option<bool>,
         output: Option<&jsonschema::Validator>,
     ) -> Vec<Violation> {
-        let code = mcperr_wire::edges::at(r, &["error", "code"]).and_then(Value::as_i64);
+        let code = mcperr_wire::edges::error_code(r);
         let result = r.get("result");
         let is_error_result = result.and_then(|x| x.get("isError")) == Some(&Value::Bool(true));
         let mut out = Vec::new();

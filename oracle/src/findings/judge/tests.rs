@@ -3,6 +3,7 @@
 
 use super::*;
 use mcperr_cases::fuzz::inputs::IdStyle;
+use mcperr_protocol::codes::Code;
 use serde_json::json;
 use std::time::Duration;
 
@@ -196,7 +197,10 @@ fn reserved_codes_warn_in_2026_under_spec_and_model_alike() {
     let rules: Vec<&str> = model.iter().map(|f| f.rule.as_str()).collect();
     assert_eq!(rules, ["J1"], "{model:?}");
     use crate::codes::reserved_undefined;
-    assert!(!reserved_undefined(-32050, Era::Modern) && reserved_undefined(-32500, Era::Legacy));
+    assert!(
+        !reserved_undefined(Code(-32050), Era::Modern)
+            && reserved_undefined(Code(-32500), Era::Legacy)
+    );
 }
 
 #[test]
