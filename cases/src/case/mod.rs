@@ -170,14 +170,20 @@ impl Case {
             source_name: source.to_string(),
             message,
         };
-        let mut case: Case = toml::from_str(text).map_err(|e| {
-            // An unknown rule is named as the rule table names it, without
-            // the TOML position (the id is the whole story).
-            if e.message().starts_with("unknown rule ") {
-                return err(e.message().to_string());
+        let toml_error = |e: toml::de::Error| err(e.to_string().trim().replace('\n', " "));
+        // An unknown rule is reported after every other error of the file,
+        // as the rule table names it: the file is read again with a known
+        // id in its place (on the same line, so other errors keep theirs).
+        let (mut case, unknown_rule): (Case, _) = match toml::from_str(text) {
+            Ok(case) => (case, None),
+            Err(e) if e.message().starts_with("unknown rule ") => {
+                let span = e.span().unwrap_or(0..0);
+                let known = format!("{}\"J1\"{}", &text[..span.start], &text[span.end..]);
+                let case = toml::from_str(&known).map_err(toml_error)?;
+                (case, Some(e.message().to_string()))
             }
-            err(e.to_string().trim().replace('\n', " "))
-        })?;
+            Err(e) => return Err(toml_error(e)),
+        };
         case.source = source.to_string();
         if case.expect.is_null() {
             case.expect = Value::Object(Default::default());
@@ -193,6 +199,9 @@ impl Case {
             let params = serde_json::from_str(&text)
                 .map_err(|e| err(format!("request.params_json is not JSON: {e}")))?;
             case.request.params = Some(params);
+        }
+        if let Some(message) = unknown_rule {
+            return Err(err(message));
         }
         case.check_grading().map_err(err)?;
         case.check_script().map_err(err)?;
@@ -450,6 +459,23 @@ mod tests {
         assert_eq!(e.source_name, "cases/x/y.toml");
         assert!(e.message.contains("unknown rule \"Z9\""), "{}", e.message);
         assert!(e.to_string().starts_with("case file cases/x/y.toml: "));
+    }
+
+    /// Every other error of a file comes before its unknown rule, wherever
+    /// the rule is written.
+    #[test]
+    fn an_unknown_rule_is_reported_after_the_file_s_other_errors() {
+        let unknown_field =
+            "id = \"x/y\"\nrule = \"Z9\"\nbogus = 1\n[request]\nmethod = \"ping\"\n";
+        let e = Case::parse("t.toml", unknown_field).unwrap_err();
+        assert!(
+            e.message.contains("line 3") && e.message.contains("bogus"),
+            "{}",
+            e.message
+        );
+        let both_params = "id = \"x/y\"\nrule = \"Z9\"\n[request]\nmethod = \"ping\"\nparams = {}\nparams_json = \"{}\"\n";
+        let e = Case::parse("t.toml", both_params).unwrap_err();
+        assert_eq!(e.message, "request: give params or params_json, not both");
     }
 
     /// A case judges a requirement through its rule, or its rule has no

@@ -455,7 +455,12 @@ impl Observer {
         }
         let mut found: Vec<(Finding, FuzzInput)> = self.found.into_values().collect();
         found.sort_by(|(a, _), (b, _)| {
-            (b.verdict.weight(), &a.rule, &a.id).cmp(&(a.verdict.weight(), &b.rule, &b.id))
+            // By rule id as text among equals, as ever (RuleId's own order is the table's).
+            (b.verdict.weight(), a.rule.as_str(), &a.id).cmp(&(
+                a.verdict.weight(),
+                b.rule.as_str(),
+                &b.id,
+            ))
         });
         (found, self.seen)
     }

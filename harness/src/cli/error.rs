@@ -28,8 +28,8 @@ pub(crate) enum CliError {
     /// entry, or a server that would not start.
     #[error(transparent)]
     Target(#[from] crate::target::TargetError),
-    /// A case selection (`--cases`, `--rule`, `--era`, a case file) that
-    /// names nothing or does not parse.
+    /// A case selection (`--cases`, `--tools`, …) that names nothing or
+    /// does not parse.
     #[error(transparent)]
     Selection(#[from] mcperr_cases::select::SelectError),
     /// A `--profile` that does not parse or names an unknown rule.
@@ -55,8 +55,8 @@ pub(crate) enum CliError {
     #[error(transparent)]
     Snapshot(#[from] crate::snapshots::SnapshotError),
     /// The async runtime a command runs on could not be built (the OS
-    /// refused a thread or an event queue).
-    #[error("cannot start the async runtime: {0}")]
+    /// refused a thread or an event queue): the OS's own words.
+    #[error(transparent)]
     Runtime(#[from] std::io::Error),
 }
 

@@ -429,12 +429,19 @@ fn grouped(store: &Store, settings: &FuzzSettings) -> Vec<Found> {
             .as_ref()
             .is_some_and(|b| b.lists_finding(&f.finding.id, f.finding.rule));
     }
+    // Among equals by rule id as text (H1 before J1 before T4), as ever:
+    // RuleId's own order is the table's.
     found.sort_by(|a, b| {
-        (b.finding.verdict.weight(), &a.finding.rule, &a.finding.id).cmp(&(
-            a.finding.verdict.weight(),
-            &b.finding.rule,
-            &b.finding.id,
-        ))
+        (
+            b.finding.verdict.weight(),
+            a.finding.rule.as_str(),
+            &a.finding.id,
+        )
+            .cmp(&(
+                a.finding.verdict.weight(),
+                b.finding.rule.as_str(),
+                &b.finding.id,
+            ))
     });
     found
 }

@@ -84,7 +84,9 @@ where
     let mut child = spawn(settings)?;
     let pgid = child.id().map(|p| p as i32);
     let server_in = child.stdin.take().expect("piped stdin");
-    let server_out = child.stdout.take().expect("piped stdout");
+    // Kept here, not moved into the relay: it stays open until the
+    // server has had its exit grace, as it would under a host.
+    let mut server_out = child.stdout.take().expect("piped stdout");
     let observer = RefCell::new(observer);
     let (host_done, server_done) = (Notify::new(), Notify::new());
     let server_left_first = std::cell::Cell::new(false);
@@ -110,7 +112,13 @@ where
             }
         };
         let left = server_to_host(
-            settings, server_out, host_out, &observer, &to_host, &host_done, kill,
+            settings,
+            &mut server_out,
+            host_out,
+            &observer,
+            &to_host,
+            &host_done,
+            kill,
         )
         .await;
         server_left_first.set(left);
@@ -195,7 +203,7 @@ async fn host_to_server<R: AsyncRead + Unpin>(
 /// is then killed. Whether the server left first.
 async fn server_to_host<W: AsyncWrite + Unpin>(
     settings: &ProxySettings,
-    mut server_out: tokio::process::ChildStdout,
+    server_out: &mut tokio::process::ChildStdout,
     mut host_out: W,
     observer: &RefCell<Observer>,
     to_host: &std::cell::Cell<u64>,

@@ -211,7 +211,9 @@ impl HttpEdge {
 
     /// One request to the MCP endpoint, past authorization: the checks
     /// every request meets in the order a server meets them (origin and
-    /// host, the HTTP method, the POST's own headers), then its message.
+    /// host; the era its version header names; a GET resuming a stream by
+    /// `Last-Event-ID`; the HTTP method; the POST's own headers), then its
+    /// message.
     fn handle_endpoint(
         &self,
         method: &str,
@@ -334,7 +336,8 @@ impl HttpEdge {
     }
 
     /// A POST refused on its headers or size before its body is read: a
-    /// body too large (413), an `Accept` without both types (406), a
+    /// resources request under `post-split` (404, the fault's own), a body
+    /// too large (413), an `Accept` without both types (406), a
     /// `Content-Type` other than JSON (415).
     fn refused_post(
         &self,
