@@ -167,6 +167,27 @@ fn a_request_the_host_left_before_any_later_answer_gets_no_verdict() {
     assert_eq!(seen.unanswered, 1);
 }
 
+/// Findings of equal verdict come by rule id as text (J5 before T4), not
+/// in the rule table's order (where T4 comes first).
+#[test]
+fn findings_of_equal_verdict_are_listed_by_rule_id() {
+    let mut o = observer("model");
+    handshake(&mut o);
+    host(&mut o, call(3, json!(99)));
+    server(&mut o, ok(3));
+    o.from_server(b"INFO starting the catalog", Instant::now());
+    let (found, _) = o.finish(Instant::now());
+    let order: Vec<(String, &str)> = found
+        .iter()
+        .map(|(f, _)| (f.rule.to_string(), f.verdict.as_str()))
+        .collect();
+    assert_eq!(
+        order,
+        vec![("J5".to_string(), "fail"), ("T4".to_string(), "fail")],
+        "{order:?}"
+    );
+}
+
 #[test]
 fn a_log_line_on_stdout_breaks_j5() {
     let mut o = observer("spec");
