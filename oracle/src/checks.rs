@@ -313,9 +313,7 @@ pub fn run(
                 == Some(mcperr_protocol::codes::URL_ELICITATION_REQUIRED))
             .then(|| format!("the answer is -32042, though the client declared the form mode the request needs: {error}"))
         }
-        Check::NoRetiredCode => (response
-            .pointer("/error/code")
-            .and_then(mcperr_protocol::codes::Code::of)
+        Check::NoRetiredCode => (mcperr_wire::edges::error_code(response)
             == Some(mcperr_protocol::codes::RESOURCE_NOT_FOUND_RETIRED))
         .then(|| "a missing resource answered the retired -32002".into()),
         Check::NoEmptyContents => response

@@ -29,9 +29,7 @@ const MCP_DEFINED: [Code; 3] = [
 
 /// The range violation of an answer's error code, if any.
 pub fn code_range(response: &Value, request: &Value, era: Option<Era>) -> Option<Violation> {
-    let code = response
-        .pointer("/error/code")
-        .and_then(mcperr_protocol::codes::Code::of)?;
+    let code = mcperr_wire::edges::error_code(response)?;
     if named_by(code, request) {
         return None;
     }

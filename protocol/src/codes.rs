@@ -40,22 +40,6 @@ impl Code {
     pub fn of(value: &serde_json::Value) -> Option<Code> {
         value.as_i64().map(Code)
     }
-
-    /// A short name for a known code, for reports ("-32602 invalid params").
-    pub fn name(self) -> Option<&'static str> {
-        Some(match self {
-            Code::PARSE_ERROR => "parse error",
-            Code::INVALID_REQUEST => "invalid request",
-            Code::METHOD_NOT_FOUND => "method not found",
-            Code::INVALID_PARAMS => "invalid params",
-            Code::INTERNAL_ERROR => "internal error",
-            Code::RESOURCE_NOT_FOUND_RETIRED => "resource not found (retired)",
-            Code::HEADER_MISMATCH => "header mismatch",
-            Code::MISSING_CLIENT_CAPABILITY => "missing client capability",
-            Code::UNSUPPORTED_PROTOCOL_VERSION => "unsupported protocol version",
-            _ => return None,
-        })
-    }
 }
 
 /// As the integer it is.
@@ -65,6 +49,7 @@ impl std::fmt::Display for Code {
     }
 }
 
+/// A code is the integer it holds (`error.code == -32602` in tests).
 impl PartialEq<i64> for Code {
     fn eq(&self, other: &i64) -> bool {
         self.0 == *other
@@ -75,12 +60,6 @@ impl PartialEq<i64> for Code {
 impl PartialEq<Code> for serde_json::Value {
     fn eq(&self, code: &Code) -> bool {
         self.as_i64() == Some(code.0)
-    }
-}
-
-impl From<Code> for serde_json::Value {
-    fn from(code: Code) -> Self {
-        code.0.into()
     }
 }
 

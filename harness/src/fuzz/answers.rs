@@ -74,10 +74,8 @@ pub(super) fn claim_idless(pipe: &mut Pipe, value: &Value) -> Claim {
     let envelope = |p: &Pending| matches!(p.input.class, Class::Envelope(_));
     let surrogate = |p: &Pending| p.silent_ok;
     let big_id = |p: &Pending| mcperr_wire::edges::beyond_double(&p.msg["id"]);
-    let not_a_request = value
-        .pointer("/error/code")
-        .and_then(mcperr_protocol::codes::Code::of)
-        == Some(mcperr_protocol::codes::INVALID_REQUEST);
+    let not_a_request =
+        mcperr_wire::edges::error_code(value) == Some(mcperr_protocol::codes::INVALID_REQUEST);
     if not_a_request {
         if let Some(claim) = oldest(pipe, &envelope) {
             return claim;
