@@ -2,7 +2,7 @@
 //! Streamable HTTP, only on a protected server. The harness's fault sweep
 //! runs each fault where it shows, and requires its rule to fail there.
 
-use super::Fault;
+use super::{Edge, Fault};
 
 impl Fault {
     /// Whether only fuzzing can find the fault: the scripted cases and the
@@ -21,7 +21,7 @@ impl Fault {
                 | Fault::LongTitleSilent
                 | Fault::EscapedTitleLeaks
                 | Fault::BigIdEmptyResult
-        )
+        ) || self.declared_only() == Some(Edge::fuzz)
     }
 
     /// Whether the fault only shows over stdio.
@@ -57,6 +57,7 @@ impl Fault {
                 | Fault::TaskInputStuck
                 | Fault::TaskInputHidden
         ) || self.rule() == mcperr_model::rules::RuleId::E1
+            || self.declared_only() == Some(Edge::stdio)
     }
 
     /// Whether the fault shows only on a server protected with
@@ -111,6 +112,6 @@ impl Fault {
                 | Fault::ParamNotDecoded
                 | Fault::ParamHeaderCaseSensitive
                 | Fault::ParamNumericAsString
-        )
+        ) || self.declared_only() == Some(Edge::http)
     }
 }

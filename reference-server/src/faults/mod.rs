@@ -12,7 +12,7 @@ use mcperr_model::rules::RuleId;
 mod edges;
 
 macro_rules! faults {
-    ($( $variant:ident => $name:literal, $rule:ident, $what:literal; )*) => {
+    ($( $variant:ident => $name:literal, $rule:ident, $what:literal $(, only $edge:ident)?; )*) => {
         /// One injected deviation. See [`Fault::ALL`] for the catalogue.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum Fault { $( #[doc = $what] $variant, )* }
@@ -36,11 +36,44 @@ macro_rules! faults {
             pub fn description(self) -> &'static str {
                 match self { $(Fault::$variant => $what,)* }
             }
+
+            /// Where a fault declared with `only stdio`, `only http` or
+            /// `only fuzz` shows ([`edges`] reads it with its own lists).
+            fn declared_only(self) -> Option<Edge> {
+                match self { $(Fault::$variant => None $(.or(Some(Edge::$edge)))?,)* }
+            }
         }
     };
 }
 
-faults! {
+/// Declares faults beside the behaviour they switch on: `Variant =>
+/// "name", Rule, "what the server does wrong";`, with `, only stdio`,
+/// `only http` or `only fuzz` before the `;` for a fault that shows only
+/// there. It expands to nothing: the build script (build.rs) gathers every
+/// block into the one [`Fault`] enum, this file's catalogue first.
+macro_rules! declare_faults {
+    ($($declared:tt)*) => {};
+}
+pub(crate) use declare_faults;
+
+/// Where a fault shows when not everywhere (`only …` in its declaration).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(non_camel_case_types)]
+enum Edge {
+    /// Only over stdio.
+    stdio,
+    /// Only over Streamable HTTP.
+    http,
+    /// Only to fuzzing.
+    fuzz,
+}
+
+include!(concat!(env!("OUT_DIR"), "/faults.rs"));
+
+// The catalogue: the faults declared before faults could sit beside their
+// behaviour, in the order `--list-faults` shows them. A new fault is
+// declared with `declare_faults!` in the file that implements it.
+declare_faults! {
     ToolErrorStructured => "tool-error-structured", T1,
         "a tool error (get_author with an unknown title) carries structuredContent";
     PathTraversal => "path-traversal", R2,
