@@ -17,7 +17,10 @@
 //! | `$$TEXT` | the literal string `$TEXT` |
 //!
 //! A table `{ "$exact" = VALUE }` matches only JSON equal to VALUE, with no
-//! extra keys anywhere: for what the model says is forwarded verbatim.
+//! extra keys anywhere: for what the model says is forwarded verbatim. A
+//! table `{ "$unordered" = [ … ] }` matches an array of the same length
+//! whose elements match the listed ones in any order, each used once: for
+//! a set the spec names, which a server may list in another order.
 
 use serde_json::Value;
 
@@ -132,6 +135,11 @@ fn match_at(pattern: &Value, actual: Option<&Value>, path: &str, out: &mut Vec<M
                 out.push(mismatch(format!("exactly {}", show(fields.get("$exact")))))
             }
         }
+        Value::Object(fields) if fields.len() == 1 && fields.contains_key("$unordered") => {
+            if let Some(why) = unordered(&fields["$unordered"], actual) {
+                out.push(mismatch(why))
+            }
+        }
         Value::Object(fields) => {
             let Some(actual) = actual else {
                 return out.push(mismatch("an object".into()));
@@ -169,6 +177,31 @@ fn match_at(pattern: &Value, actual: Option<&Value>, path: &str, out: &mut Vec<M
             }
         }
     }
+}
+
+/// Why `actual` is not an array whose elements match `pattern`'s in some
+/// order (each element of `actual` matching one of `pattern`, none twice),
+/// or `None` when it is. Greedy: each pattern element takes the first
+/// unused element it matches; the first that finds none is named.
+fn unordered(pattern: &Value, actual: Option<&Value>) -> Option<String> {
+    let Value::Array(items) = pattern else {
+        return Some(format!("an array to match in any order, but the pattern is {pattern}"));
+    };
+    let Some(Value::Array(actual_items)) = actual else {
+        return Some(format!("an array of {} in any order", items.len()));
+    };
+    let mut used = vec![false; actual_items.len()];
+    for p in items {
+        let found = (0..actual_items.len())
+            .find(|&i| !used[i] && mismatches(p, Some(&actual_items[i])).is_empty());
+        match found {
+            Some(i) => used[i] = true,
+            None => return Some(format!("an element matching {} among them", show(Some(p)))),
+        }
+    }
+    (actual_items.len() != items.len()).then(|| {
+        format!("{} element(s) in any order, not {}", items.len(), actual_items.len())
+    })
 }
 
 /// Whether `word` occurs in `text` with no identifier character on either side.
@@ -344,6 +377,25 @@ mod tests {
             Some(&json!({"error": {"code": 1, "message": "m", "data": null}}))
         )
         .is_err());
+    }
+
+    #[test]
+    fn an_unordered_array_matches_its_elements_in_any_order_each_once() {
+        let set = json!({"tools": {"$unordered": [{"name": "a"}, {"name": "b"}]}});
+        let listed = |names: &[&str]| {
+            let tools: Vec<_> = names.iter().map(|n| json!({"name": n, "x": 1})).collect();
+            json!({"tools": tools})
+        };
+        assert!(matches(&set, Some(&listed(&["b", "a"]))).is_ok());
+        assert!(matches(&set, Some(&listed(&["a", "b"]))).is_ok());
+        let m = matches(&set, Some(&listed(&["a", "a"]))).unwrap_err();
+        assert_eq!(m.path, "tools");
+        assert!(m.expected.contains(r#"{"name":"b"}"#), "{m}");
+        let m = matches(&set, Some(&listed(&["a"]))).unwrap_err();
+        assert!(m.expected.contains(r#"{"name":"b"}"#), "{m}");
+        let m = matches(&set, Some(&listed(&["a", "b", "c"]))).unwrap_err();
+        assert_eq!(m.expected, "2 element(s) in any order, not 3");
+        assert!(matches(&set, Some(&json!({"tools": "a, b"}))).is_err());
     }
 
     #[test]
