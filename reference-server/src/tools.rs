@@ -10,9 +10,10 @@
 
 use mcperr_protocol::{codes, ErrorObject};
 use serde_json::{json, Map, Value};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::answer::Answer;
-use crate::faults::Fault;
+use crate::faults::{declare_faults, Fault};
 use crate::fixture::{FixtureState, TaskSupport, ToolDef, ToolFailure, ToolOutput};
 use crate::log::{catch_panic, LogRecord};
 
@@ -24,11 +25,19 @@ struct Tool {
     output: Option<jsonschema::Validator>,
 }
 
+declare_faults! {
+    ListShrinksAfterFailure => "list-shrinks-after-failure", T10,
+        "tools/list leaves out one tool more for each tools/call of a tool that does not exist (all are listed again once none is left)";
+}
+
 /// The tools a server offers, with their schemas compiled once.
 pub struct ToolSet {
     tools: Vec<Tool>,
     /// The era has tasks (2025-11-25): `execution.taskSupport` is listed.
     tasks: bool,
+    /// Under `list-shrinks-after-failure`: the calls of a tool that does
+    /// not exist so far, each hiding one more tool from `tools/list`.
+    shrinks: Option<AtomicUsize>,
 }
 
 fn compile(schema: &Value) -> jsonschema::Validator {
@@ -109,7 +118,12 @@ impl ToolSet {
                 def,
             })
             .collect();
-        ToolSet { tools, tasks }
+        let shrinks = (fault == Some(Fault::ListShrinksAfterFailure)).then(AtomicUsize::default);
+        ToolSet {
+            tools,
+            tasks,
+            shrinks,
+        }
     }
 
     /// How the tool `name` may be called as a task, if it is a tool here.
@@ -120,7 +134,11 @@ impl ToolSet {
 
     /// The `tools/list` result's `tools` array.
     pub fn list(&self) -> Value {
-        self.tools
+        let hidden = self
+            .shrinks
+            .as_ref()
+            .map_or(0, |n| n.load(Ordering::SeqCst) % (self.tools.len() + 1));
+        self.tools[..self.tools.len() - hidden]
             .iter()
             .map(|t| {
                 let mut v = json!({"name": t.def.name, "description": t.def.description, "inputSchema": t.def.input_schema});
@@ -181,6 +199,9 @@ impl ToolSet {
         let Some(tool) = self.tools.iter().find(|t| t.def.name == name) else {
             let msg = format!("Unknown tool: {name}");
             let log = LogRecord::info(format!("tools/call for unknown tool '{name}'"));
+            if let Some(calls) = &self.shrinks {
+                calls.fetch_add(1, Ordering::SeqCst);
+            }
             return if fault == Some(Fault::UnknownToolResult) {
                 Answer::result(json!({"content": [{"type": "text", "text": msg}], "isError": true}))
                     .log(log)
