@@ -185,7 +185,9 @@ fn match_at(pattern: &Value, actual: Option<&Value>, path: &str, out: &mut Vec<M
 /// unused element it matches; the first that finds none is named.
 fn unordered(pattern: &Value, actual: Option<&Value>) -> Option<String> {
     let Value::Array(items) = pattern else {
-        return Some(format!("an array to match in any order, but the pattern is {pattern}"));
+        return Some(format!(
+            "an array to match in any order, but the pattern is {pattern}"
+        ));
     };
     let Some(Value::Array(actual_items)) = actual else {
         return Some(format!("an array of {} in any order", items.len()));
@@ -200,7 +202,11 @@ fn unordered(pattern: &Value, actual: Option<&Value>) -> Option<String> {
         }
     }
     (actual_items.len() != items.len()).then(|| {
-        format!("{} element(s) in any order, not {}", items.len(), actual_items.len())
+        format!(
+            "{} element(s) in any order, not {}",
+            items.len(),
+            actual_items.len()
+        )
     })
 }
 
