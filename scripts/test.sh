@@ -175,7 +175,8 @@ cargo clean -p mcperr-protocol -p mcperr-model -p mcperr-wire -p mcperr-cases -p
 # one crate whose build reads files outside its src/ (its build script
 # embeds fixtures/, listed in its `include`), with mcperr-protocol, its
 # one dependency of ours. The other crates are src/ only (their one
-# include_str!, render's, reads src/) and build from their tarballs as
+# include_str!, render's, reads src/; the reference's build script gathers
+# its faults from its own src/) and build from their tarballs as
 # they do here; verifying each of them compiled every member and many
 # dependencies several times over (104 s of a 2-core CI run, against
 # 37 s for these two), and CI has 20 minutes.

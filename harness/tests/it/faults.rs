@@ -196,8 +196,17 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
     // case files show the deviation seen (tests/cases.rs); the HTML error
     // page is caught here by the stack trace it shows (J7, below).
     let unjudged = matches!(fault, Fault::HttpMalformed500 | Fault::HttpAcceptUnchecked);
+    // A rule the table gives no level in this era judges nothing there (T10
+    // is 2026-07-28's sentence alone): the table decides, not a list here.
+    let rule_judged = !verdicts_under_model(fault.rule().as_str(), era, http).is_empty();
     // Only a protected server shows these (tests/it/auth.rs).
-    edge_ok && era_ok && !session_log && !unknown_method && !unjudged && !fault.auth_only()
+    edge_ok
+        && era_ok
+        && rule_judged
+        && !session_log
+        && !unknown_method
+        && !unjudged
+        && !fault.auth_only()
 }
 
 fn caught(fault: Fault, era: Era, http: bool, report: &RunReport) -> Option<String> {

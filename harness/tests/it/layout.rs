@@ -395,16 +395,23 @@ fn each_engine_crate_depends_only_on_those_before_it_and_opens_with_its_layout_n
 /// CI builds only mcperr-model (and mcperr-protocol) from their tarballs
 /// (scripts/test.sh): the other crates must not read files outside their
 /// own `src/` at build time, or their tarballs could miss one unseen. No
-/// build script but model's, and every `include_str!`/`include_bytes!`
-/// path stays inside the including file's crate `src/`.
+/// build script but model's reads outside its crate's `src/` (the
+/// reference's gathers its faults from its own `src/`, which its tarball
+/// holds), and every `include_str!`/`include_bytes!` path stays inside the
+/// including file's crate `src/`.
 #[test]
 fn only_mcperr_model_reads_files_outside_its_src_when_it_builds() {
     for krate in CRATES.iter().filter(|c| **c != "model") {
         let dir = root().join(krate);
-        assert!(
-            !dir.join("build.rs").exists(),
-            "{krate}/build.rs: verify the crate from its tarball in scripts/test.sh"
-        );
+        if let Ok(script) = std::fs::read_to_string(dir.join("build.rs")) {
+            let src_only = script.contains(".join(\"src\")")
+                && !script.contains("\"..")
+                && !script.contains("fixtures");
+            assert!(
+                src_only,
+                "{krate}/build.rs reads outside {krate}/src: verify the crate from its tarball in scripts/test.sh"
+            );
+        }
         let src = dir.join("src");
         for path in modules(&src).values() {
             let text = std::fs::read_to_string(path).unwrap();
