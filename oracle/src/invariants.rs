@@ -1,22 +1,20 @@
 //! The always-on checks: what every response must satisfy whatever was
 //! asked, callable with no case (live fuzzing and `cargo fuzz` call this
-//! directly). No answer (J4), framing and type-exact ids (J1), the HTTP
-//! status that goes with an answer (H3) are judged here; stray output
-//! (J5, J1, J3, U6…) in [`super::strays`], stack traces and secrets (J7) in
-//! [`super::leaks`], and the era's own checks in their modules, all called
-//! from [`invariants`].
+//! directly). [`invariants`] runs the registry's list
+//! ([`super::registry::INVARIANTS`]); no answer (J4), the result's shape
+//! (J1) and the HTTP status that goes with an answer (H3) are judged here;
+//! framing in [`super::framing`], stray output (J5, J1, J3, U6…) in
+//! [`super::strays`], stack traces and secrets (J7) in [`super::leaks`], and
+//! the era's own checks in their modules.
 
-use mcperr_protocol::{codes, Era};
-use serde_json::{json, Value};
-
+pub use super::answer_checks::http_status;
 pub use super::context::Context;
-use super::leaks::leak_or_secret;
 pub use super::leaks::{leak_marker, searchable};
-use super::strays::progress;
+use super::registry::{Invariant, Seen, INVARIANTS};
 pub use super::strays::strays;
 use crate::Violation;
 use mcperr_model::rules::AspectId;
-use mcperr_wire::exchange::{Ending, Exchange, NoResponse};
+use mcperr_wire::exchange::Exchange;
 
 /// The aspects [`invariants`] judges on every answer a run sees, whatever
 /// the case: a run that ran any case over a transport they bind judged them
@@ -39,255 +37,62 @@ pub const ON_EVERY_ANSWER: &[AspectId] = &[
     AspectId::H3SseRelated,
 ];
 
-/// Every always-on violation of `exchange`, in the order they decide a verdict.
+/// Every always-on violation of `exchange`, in the order they decide a
+/// verdict: each invariant of the registry ([`super::registry::INVARIANTS`])
+/// in turn. A debug build asserts that each reports only the aspects it
+/// declares.
 pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
-    let mut out = strays(exchange, ctx);
-    out.extend(super::subscriptions::strays(
-        &exchange.strays,
-        ctx.listens,
-        ctx.era,
-    ));
-    out.extend(progress(exchange));
-    if let (Some(Era::Legacy), Some(declared)) = (ctx.era, ctx.client_capabilities) {
-        let answer = match &exchange.ending {
-            Ending::Answered(v) | Ending::WrongId(v) => Some(v),
-            _ => None,
-        };
-        out.extend(super::server_asks::judge(
-            &exchange.strays,
-            answer,
-            &exchange.request,
-            declared,
-        ));
-    }
-    let response = match &exchange.ending {
-        Ending::Answered(v) | Ending::WrongId(v) => v,
-        ending => {
-            out.extend(unanswered(ending, exchange, ctx));
-            return out;
-        }
-    };
-    // An HTTP rejection's error may leave the id out or make it null.
-    let rejected = ctx.http_rejection_expected
-        && exchange.http.as_ref().is_some_and(|a| a.status >= 400)
-        && response.get("id").is_none_or(Value::is_null);
-    let null_id;
-    let framed_against = if rejected {
-        null_id = json!({"id": null});
-        &null_id
-    } else {
-        &exchange.request
-    };
-    let framing_faults = crate::framing::framing(response, framed_against);
-    let framed = framing_faults.is_empty();
-    for (aspect, why) in framing_faults {
-        out.push(Violation::new(aspect, why));
-    }
-    if framed && !ctx.http_rejection_expected {
-        out.extend(result_shape(exchange, response, ctx.era));
-    }
-    if let Some(why) = super::messages::wordy_message(response, &exchange.request) {
-        out.push(Violation::new(AspectId::J1MessageConcise, why).late());
-    }
-    out.extend(http_answer(exchange, response, ctx));
-    out.extend(super::mrtr::input_required_answer(
-        response,
-        &exchange.request,
-    ));
-    if ctx.era == Some(Era::Modern) {
-        out.extend(super::extensions::unnegotiated(response, &exchange.request));
-    }
-    out.extend(super::codes::code_range(
-        response,
-        &exchange.request,
-        ctx.era,
-    ));
-    if framed {
-        out.extend(super::tasks::task_answers(exchange, ctx.era));
-        out.extend(super::tasks::undeclared_tasks(
-            exchange,
-            ctx.tool_tasks_declared,
-        ));
-    }
-    if let Some(v) = leak_or_secret(response, &exchange.request, ctx.canary) {
-        out.push(v.late());
-    }
-    if framed && !ctx.http_rejection_expected {
-        out.extend(super::rows::seen(response, &exchange.request));
-    }
-    out
+    run_all(INVARIANTS, &Seen::new(exchange, ctx))
 }
 
-/// The result's (or error's) shape against the era's schema, once the
-/// framing holds (J1 `result-shape`, `resultType`); not for a request
-/// shaped to be rejected at the HTTP level, whose answer may come from
-/// another era's routing (a MAY for a missing version header): the
-/// caller asks only then.
-fn result_shape(exchange: &Exchange, response: &Value, era: Option<Era>) -> Vec<Violation> {
+/// Runs `list` on `seen`, in order, asserting in a debug build that each
+/// invariant reports only the aspects it declares.
+fn run_all(list: &[Invariant], seen: &Seen) -> Vec<Violation> {
     let mut out = Vec::new();
-    if let (Some(era), Some(method)) = (era, exchange.request.get("method").and_then(Value::as_str))
-    {
-        // "An `initialize` request selects legacy semantics" (2026-07-28
-        // basic/versioning): a dual-era server answers it as 2025-11-25.
-        let era = if method == "initialize" {
-            Era::Legacy
-        } else {
-            era
-        };
-        if mcperr_cases::shapes::missing_result_type(era, response) {
-            out.push(Violation::new(AspectId::J1ResultType, "the result has no resultType").late());
-        }
-        // A task-augmented call's CreateTaskResult is K1's to judge.
-        let tasked = exchange
-            .request
-            .pointer("/params/task")
-            .is_some_and(Value::is_object);
-        let shaped = if tasked && method == "tools/call" {
-            None
-        } else {
-            mcperr_cases::shapes::check(era, method, response)
-        };
-        if let Some(why) = shaped {
-            // schema.ts is "the source of truth for all protocol messages and
-            // structures", stated without a keyword: `described` in the table.
-            out.push(Violation::new(AspectId::J1ResultShape, why).late());
-        }
-    }
-    out
-}
-
-/// What an HTTP answer's framing says beside its body: an SSE stream that
-/// went on after the response (H3), and the status that goes with the
-/// answer (H3, L3's 400 for -32021), unless the case judges the status.
-fn http_answer(exchange: &Exchange, response: &Value, ctx: &Context) -> Vec<Violation> {
-    let mut out = Vec::new();
-    if let Some(answer) = exchange.http.as_ref().filter(|a| a.open_after_response) {
-        let why = format!(
-            "the SSE stream went on after the response (HTTP {}): another event came, or it did not end within 250 ms",
-            answer.status
+    for invariant in list {
+        let found = (invariant.run)(seen);
+        debug_assert!(
+            found.iter().all(|v| invariant.judges.contains(&v.aspect)),
+            "the invariant '{}' reported an aspect it does not declare: {:?}",
+            invariant.name,
+            found.iter().map(|v| v.aspect).collect::<Vec<_>>()
         );
-        out.push(Violation::new(AspectId::H3SseTerminates, why).late());
-    }
-    if let (Some(answer), false) = (&exchange.http, ctx.http_rejection_expected) {
-        let code = mcperr_wire::edges::error_code(response);
-        let modern = ctx.era != Some(Era::Legacy);
-        if modern && code == Some(mcperr_protocol::codes::MISSING_CLIENT_CAPABILITY) {
-            // The one error whose status the spec fixes (2026-07-28, L3);
-            // 2025-11-25 has no -32021, so no status for it either.
-            if answer.status != 400 {
-                out.push(Violation::new(
-                    AspectId::L3Http400,
-                    format!("HTTP status {} with -32021; expected 400", answer.status),
-                ));
-            }
-        } else if let Some(why) = http_status(answer.status, response) {
-            out.push(Violation::new(AspectId::H3ErrorStatus, why));
-        }
+        out.extend(found);
     }
     out
-}
-
-/// The violation of an exchange that ended without an answer to judge: no
-/// response at all (J4, or J6 when malformed input killed the server), an
-/// HTTP answer without a JSON-RPC response (J1, H1, H3), one too large to
-/// read (J1); none for a case that did not apply or could not be set up.
-fn unanswered(ending: &Ending, exchange: &Exchange, ctx: &Context) -> Option<Violation> {
-    match ending {
-        Ending::Answered(_)
-        | Ending::WrongId(_)
-        | Ending::NotApplicable(_)
-        | Ending::SetupFailed(_) => None,
-    Ending::Empty { status, why } => {
-        let (aspect, why) = match why {
-            // 2025-11-25 has a sentence of its own for it (a SHOULD).
-            NoResponse::SseEndedEarly => (
-                if ctx.era == Some(Era::Legacy) {
-                    AspectId::H3SseIncludesResponse
-                } else {
-                    AspectId::H3Main
-                },
-                format!("HTTP {status}: the SSE stream ended without the response"),
-            ),
-            // A POST the endpoint does not take: 2026-07-28 has one
-            // endpoint for every request (and no sessions to expire).
-            NoResponse::EmptyBody
-                if ctx.era == Some(Era::Modern)
-                    && matches!(status, 404 | 405)
-                    && !exchange.request.is_null()
-                    && !ctx.http_rejection_expected =>
-            {
-                (
-                    AspectId::H1SingleEndpoint,
-                    format!("HTTP {status} without a JSON-RPC response: the MCP endpoint does not take this POST"),
-                )
-            }
-            NoResponse::EmptyBody => (
-                AspectId::J1Main,
-                format!("HTTP {status} without a JSON-RPC response"),
-            ),
-            NoResponse::Unreadable { why, sse: true } => {
-                (AspectId::H3Main, format!("HTTP {status}: {why}"))
-            }
-            NoResponse::Unreadable { why, sse: false } => {
-                (AspectId::J1Main, format!("HTTP {status}: {why}"))
-            }
-        };
-        Some(Violation::unanswered(aspect, format!("no response: {why}")))
-    }
-    Ending::TooLarge(n) => {
-        Some(Violation::unanswered(
-            AspectId::J1Main,
-            format!("the answer (over {n} bytes) outgrew --max-line and was discarded unread, so it cannot be judged: raise --max-line to judge it"),
-        ))
-    }
-    Ending::Timeout => {
-        let ms = exchange.duration.as_millis();
-        Some(Violation::unanswered(
-            AspectId::J4Main,
-            format!("the server stopped answering: no response within {ms} ms"),
-        ))
-    }
-    Ending::Died(how) => {
-        // The input that killed it is malformed input's rule (J6) when the
-        // case sent some; otherwise the session did not survive (J4).
-        let aspect = if ctx.sent_raw {
-            AspectId::J6Main
-        } else {
-            AspectId::J4Main
-        };
-        Some(Violation::unanswered(aspect, format!("no response: {how}")))
-    }
-    }
-}
-
-/// H3: the status that goes with a JSON-RPC answer over HTTP. −32602 may be
-/// 400 or 200 (SDKs differ, the spec is silent); −32601 may be 404 or 200;
-/// −32603 and results are 200.
-pub fn http_status(status: u16, response: &Value) -> Option<String> {
-    let allowed: &[u16] = match mcperr_wire::edges::error_code(response) {
-        None => &[200],
-        Some(codes::INVALID_PARAMS) => &[200, 400],
-        Some(codes::METHOD_NOT_FOUND) => &[200, 404],
-        Some(codes::INTERNAL_ERROR) => &[200],
-        // Any other code (a tool's own, −32002…): a JSON-RPC answer, not a
-        // server failure: 200 or a 4xx, never 5xx.
-        Some(_) => {
-            return (!(status == 200 || (400..500).contains(&status))).then(|| {
-                format!("HTTP status {status} with a JSON-RPC error answer; expected 200 or 4xx")
-            })
-        }
-    };
-    (!allowed.contains(&status))
-        .then(|| format!("HTTP status {status} with this answer; expected one of {allowed:?}"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcperr_wire::exchange::Stray;
+    use mcperr_protocol::Era;
+    use mcperr_wire::exchange::{Ending, Stray};
+    use serde_json::{json, Value};
 
     fn answered(request: Value, response: Value) -> Exchange {
         Exchange::bare(request, Ending::Answered(response))
+    }
+
+    #[test]
+    #[should_panic(expected = "reported an aspect it does not declare")]
+    fn an_invariant_that_reports_an_aspect_it_does_not_declare_is_caught() {
+        let wrong = [Invariant {
+            name: "declares J1, reports J4",
+            judges: &[AspectId::J1Main],
+            run: |_| vec![Violation::new(AspectId::J4Main, "no answer")],
+        }];
+        let ex = answered(json!({"id": 1}), json!({"id": 1, "result": {}}));
+        let ctx = Context::default();
+        run_all(&wrong, &Seen::new(&ex, &ctx));
+    }
+
+    #[test]
+    fn every_invariant_names_itself_once_and_declares_what_it_judges() {
+        let mut names: Vec<&str> = INVARIANTS.iter().map(|i| i.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), INVARIANTS.len());
+        assert!(INVARIANTS.iter().all(|i| !i.judges.is_empty()));
     }
 
     #[test]

@@ -6,10 +6,11 @@
 //! in; violations, graded into a [`Verdict`] by the one grading path, go out.
 //!
 //! Layout:
-//! - [`invariants`] and the modules it calls (`strays`, `leaks`, `messages`, `rows`,
-//!   [`codes`], [`structured`], [`extensions`], [`mrtr`], [`tasks`],
-//!   [`subscriptions`], [`auth`], [`server_asks`]): what every response must
-//!   satisfy whatever was asked.
+//! - [`invariants`] and the [`registry`] of always-on checks it runs (each
+//!   an entry naming the aspects it judges, from the concern modules
+//!   `strays`, `leaks`, `messages`, `rows`, [`codes`], [`framing`],
+//!   [`extensions`], [`mrtr`], [`tasks`], [`subscriptions`],
+//!   [`server_asks`]): what every response must satisfy whatever was asked.
 //! - [`judge`] (this file), [`checks`] (with [`stringified`]) and
 //!   `regressions`: a scripted case judged on top of the invariants.
 //! - [`findings`]: fuzz inputs and proxied requests judged into findings,
@@ -26,6 +27,7 @@
 //! checks, then liveness after the case. Every violation found is reported;
 //! the worst decides the verdict and the rule the case is reported under.
 
+mod answer_checks;
 mod asks;
 pub mod auth;
 pub mod checks;
@@ -41,6 +43,7 @@ mod leaks;
 mod messages;
 pub mod mrtr;
 pub mod redact;
+pub mod registry;
 mod regressions;
 mod rows;
 pub mod secrets;
