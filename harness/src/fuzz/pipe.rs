@@ -95,6 +95,17 @@ impl Latency {
     }
 }
 
+/// What a request that breaks its own params breaks (`params is an array`,
+/// `params.name`…, a value left out), or `None` for any other request.
+pub(super) fn broken_params(input: &FuzzInput) -> Option<String> {
+    match &input.class {
+        mcperr_cases::fuzz::Class::Envelope(what) => {
+            Some(what.split(" = ").next().unwrap_or(what).to_string())
+        }
+        _ => None,
+    }
+}
+
 /// The lane of a request: method and target, so one slow tool does not
 /// hold up the others.
 pub(crate) fn lane_of(input: &FuzzInput) -> String {
@@ -139,6 +150,14 @@ pub(super) struct Pipe {
     /// Lanes whose dropped request was answered late, and those never answered.
     pub(super) slow_lanes: std::collections::HashSet<String>,
     pub(super) hung_lanes: std::collections::HashSet<String>,
+    /// Lanes with a request answered within `--timeout-ms`: their work is
+    /// prompt, so a request of theirs that breaks its own params (which
+    /// names no work) is due within `--timeout-ms` too ([`Pipe::straggler_due`]).
+    pub(super) prompt_lanes: std::collections::HashSet<String>,
+    /// Broken params (lane and what is broken) found never answered: the
+    /// lane's later requests broken the same way are judged at once, as a
+    /// hung lane's are.
+    pub(super) dropped_kinds: std::collections::HashSet<(String, String)>,
     /// Recent latencies of answered requests, and the grace they give.
     pub(super) latency: Latency,
     /// When the budget was spent: stragglers then wait one drop grace more at most.
@@ -221,10 +240,13 @@ impl Pipe {
             }
         }
         for (k, p) in &self.stragglers {
-            let mut d = p.sent + slow.max(timeout);
-            if let Some(at) = self.spent_at {
+            let due = self.straggler_due(p, timeout, slow);
+            let mut d = p.sent + due;
+            if let (Some(at), false) = (self.spent_at, due < slow.max(timeout)) {
                 // After the budget: one grace more, not a whole timeout (a
-                // campaign's rate counts its tail).
+                // campaign's rate counts its tail). A request due within
+                // --timeout-ms is waited for to its end: its verdict is known
+                // then, whatever the campaign's length.
                 d = d.min(at + grace);
             }
             if first.is_none_or(|(_, f)| d < f) {
@@ -232,6 +254,26 @@ impl Pipe {
             }
         }
         first.map(|(k, d)| (k.clone(), d))
+    }
+
+    /// How long a dropped request is waited for: `--slow-ms`, the wait for
+    /// work that may take long, unless it breaks its own params (params an
+    /// array, a name missing…) in a lane whose requests were answered
+    /// within `--timeout-ms` and none late: such a request names no work
+    /// to be slow about, so its answer is due within `--timeout-ms` like
+    /// any other prompt answer of its lane (a server that drops it is found
+    /// however short the campaign).
+    pub(super) fn straggler_due(&self, p: &Pending, timeout: Duration, slow: Duration) -> Duration {
+        let lane = lane_of(&p.input);
+        let prompt = self.prompt_lanes.contains(&lane) && !self.slow_lanes.contains(&lane);
+        let Some(kind) = broken_params(&p.input).filter(|_| prompt) else {
+            return slow.max(timeout);
+        };
+        if self.dropped_kinds.contains(&(lane, kind)) {
+            Duration::ZERO
+        } else {
+            timeout
+        }
     }
 
     /// Whether a slow lane holds as many dropped requests as it may.

@@ -18,7 +18,12 @@
 //!   are judged at once. When the budget is spent, dropped requests wait one
 //!   grace more at most: then a hung lane's are never answered (J4), the
 //!   others get no verdict (a slow lane's), or are listed as *undecided*
-//!   (slow or hung is not known before `--slow-ms`);
+//!   (slow or hung is not known before `--slow-ms`). A request that breaks
+//!   its own params (an array, a name missing…) names no work to be slow
+//!   about: in a lane whose other requests were answered within
+//!   `--timeout-ms`, it is due within `--timeout-ms` too, and waited for
+//!   that long even after the budget, so a server that drops such requests
+//!   is found however short the campaign;
 //! - if nothing comes back within another timeout, the server hangs (`Lost`);
 //! - a request with a lone surrogate may go unanswered (a parser may refuse
 //!   the line, RFC 8259 §8.2) or be answered by an id-null error.
@@ -36,7 +41,7 @@ use mcperr_wire::text::line;
 use serde_json::Value;
 
 use super::answers::{answer, counted_call, never_answered, skipped, too_long};
-use super::pipe::{lane_of, remember, Pending, Pipe, PER_TURN};
+use super::pipe::{broken_params, lane_of, remember, Pending, Pipe, PER_TURN};
 use super::probe::{alive_probe, probe};
 use super::width::Width;
 use super::worker::{Stop, Worker, COUNT_WINDOW};
@@ -301,12 +306,25 @@ async fn overdue(
     if let Some(p) = pipe.stragglers.get(key) {
         let run = &w.settings.run;
         let elapsed = p.sent.elapsed();
-        let waited_out = elapsed >= run.slow_timeout.max(run.timeout);
+        let due = pipe.straggler_due(p, run.timeout, run.slow_timeout);
+        let waited_out = elapsed >= due;
         if !waited_out && pipe.spent_at.is_none() {
             // Woken early (another deadline): it waits on.
             return None;
         }
         let p = pipe.unstraggle(key).expect("looked up above");
+        if waited_out && due < run.slow_timeout.max(run.timeout) {
+            // Broken params in a prompt lane, unanswered for --timeout-ms:
+            // never answered (J4), and so is the lane's next request broken
+            // the same way. The lane is not hung: its other requests were
+            // answered.
+            if let Some(kind) = broken_params(&p.input) {
+                pipe.dropped_kinds.insert((lane_of(&p.input), kind));
+            }
+            w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
+            never_answered(w, p);
+            return None;
+        }
         let lane = lane_of(&p.input);
         if !waited_out {
             // The campaign ended first (a grace after the budget was spent).
