@@ -184,7 +184,9 @@ pub(super) fn answer(
     // Its own id echoed (not an id-less error claimed for it).
     pipe.big_ids_held |= mcperr_wire::edges::beyond_double(&id);
     pipe.latency.observe(p.sent.elapsed());
-    if p.sent.elapsed() <= w.settings.run.timeout {
+    // Only a request that breaks its params reads its lane's promptness.
+    let envelope = matches!(p.input.class, Class::Envelope(_));
+    if envelope && p.sent.elapsed() <= w.settings.run.timeout {
         pipe.prompt_lanes.insert(lane_of(&p.input));
     }
     w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);

@@ -4,7 +4,7 @@
 //! come. [`super::pipeline`] runs the loop on it; [`super::answers`] takes
 //! each line the server writes.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
 use mcperr_cases::fuzz::FuzzInput;
@@ -148,16 +148,17 @@ pub(super) struct Pipe {
     /// Dropped requests per lane.
     pub(super) lanes: HashMap<String, usize>,
     /// Lanes whose dropped request was answered late, and those never answered.
-    pub(super) slow_lanes: std::collections::HashSet<String>,
-    pub(super) hung_lanes: std::collections::HashSet<String>,
-    /// Lanes with a request answered within `--timeout-ms`: their work is
-    /// prompt, so a request of theirs that breaks its own params (which
-    /// names no work) is due within `--timeout-ms` too ([`Pipe::straggler_due`]).
-    pub(super) prompt_lanes: std::collections::HashSet<String>,
+    pub(super) slow_lanes: HashSet<String>,
+    pub(super) hung_lanes: HashSet<String>,
+    /// Lanes of requests that break their own params (one lane a method)
+    /// with one answered within `--timeout-ms`: such a request of theirs,
+    /// which names no work, is due within `--timeout-ms` too
+    /// ([`Pipe::straggler_due`]).
+    pub(super) prompt_lanes: HashSet<String>,
     /// Broken params (lane and what is broken) found never answered: the
     /// lane's later requests broken the same way are judged at once, as a
     /// hung lane's are.
-    pub(super) dropped_kinds: std::collections::HashSet<(String, String)>,
+    pub(super) dropped_kinds: HashSet<(String, String)>,
     /// Recent latencies of answered requests, and the grace they give.
     pub(super) latency: Latency,
     /// When the budget was spent: stragglers then wait one drop grace more at most.
@@ -239,8 +240,13 @@ impl Pipe {
                 }
             }
         }
+        let slow_methods = if self.stragglers.is_empty() {
+            HashSet::new()
+        } else {
+            self.slow_methods()
+        };
         for (k, p) in &self.stragglers {
-            let due = self.straggler_due(p, timeout, slow);
+            let due = self.straggler_due(p, timeout, slow, &slow_methods);
             let mut d = p.sent + due;
             if let (Some(at), false) = (self.spent_at, due < slow.max(timeout)) {
                 // After the budget: one grace more, not a whole timeout (a
@@ -259,13 +265,22 @@ impl Pipe {
     /// How long a dropped request is waited for: `--slow-ms`, the wait for
     /// work that may take long, unless it breaks its own params (params an
     /// array, a name missing…) in a lane whose requests were answered
-    /// within `--timeout-ms` and none late: such a request names no work
-    /// to be slow about, so its answer is due within `--timeout-ms` like
-    /// any other prompt answer of its lane (a server that drops it is found
-    /// however short the campaign).
-    pub(super) fn straggler_due(&self, p: &Pending, timeout: Duration, slow: Duration) -> Duration {
+    /// within `--timeout-ms` and none late, while no work of its method is
+    /// known to be slow (`slow_methods`, from [`Pipe::slow_methods`]):
+    /// such a request names no work to be slow about, so its answer is due
+    /// within `--timeout-ms` like any other prompt answer of its lane (a
+    /// server that drops it is found however short the campaign).
+    pub(super) fn straggler_due(
+        &self,
+        p: &Pending,
+        timeout: Duration,
+        slow: Duration,
+        slow_methods: &HashSet<String>,
+    ) -> Duration {
         let lane = lane_of(&p.input);
-        let prompt = self.prompt_lanes.contains(&lane) && !self.slow_lanes.contains(&lane);
+        let prompt = self.prompt_lanes.contains(&lane)
+            && !slow_methods.contains(&p.input.method)
+            && !self.slow_lanes.contains(&lane);
         let Some(kind) = broken_params(&p.input).filter(|_| prompt) else {
             return slow.max(timeout);
         };
@@ -274,6 +289,18 @@ impl Pipe {
         } else {
             timeout
         }
+    }
+
+    /// The methods a lane of which was answered late (after `--timeout-ms`):
+    /// a lenient server may run such work for a request whose `_meta` alone
+    /// is broken, so no broken request of such a method is due before
+    /// `--slow-ms`.
+    pub(super) fn slow_methods(&self) -> HashSet<String> {
+        self.slow_lanes
+            .iter()
+            .filter_map(|lane| lane.split(' ').next())
+            .map(str::to_string)
+            .collect()
     }
 
     /// Whether a slow lane holds as many dropped requests as it may.

@@ -306,7 +306,8 @@ async fn overdue(
     if let Some(p) = pipe.stragglers.get(key) {
         let run = &w.settings.run;
         let elapsed = p.sent.elapsed();
-        let due = pipe.straggler_due(p, run.timeout, run.slow_timeout);
+        let slow_methods = pipe.slow_methods();
+        let due = pipe.straggler_due(p, run.timeout, run.slow_timeout, &slow_methods);
         let waited_out = elapsed >= due;
         if !waited_out && pipe.spent_at.is_none() {
             // Woken early (another deadline): it waits on.

@@ -1,5 +1,6 @@
 //! Slow is not dead, in a campaign as in a run: a request is never answered
-//! (J4) only once it, or a request of its lane, waited out `--slow-ms`; a
+//! (J4) only once it, or a request of its lane, waited out `--slow-ms` (one
+//! that breaks its own params, which names no work, `--timeout-ms`); a
 //! campaign that ends before that lists the lane as undecided, with no
 //! verdict; and the answers that come after the campaign are matched by
 //! their own ids, never taken for the answers of the requests sent next.
@@ -39,9 +40,23 @@ fn a_tool_slower_than_the_whole_campaign_is_undecided_never_hung_nor_another_req
     let findings = r["findings"].as_array().unwrap();
     // Nothing about fetch_page's silence, and no answer judged as another's:
     // its late answers come while the findings are shrunk, one request at a
-    // time, and are matched to the calls that sent them.
+    // time, and are matched to the calls that sent them. The one J4 allowed
+    // is this SDK's own, in its baseline: a request whose params is an
+    // array is never answered (it names no work, so it is due within
+    // --timeout-ms however short the campaign).
+    let dropped = std::fs::read_to_string(format!(
+        "{ROOT}/fixtures/baselines/recipes.python.fuzz.toml"
+    ))
+    .unwrap();
     for f in findings {
-        assert_ne!(f["rule"], "J4", "{f}\n{}", out.stdout);
+        if f["rule"] == "J4" {
+            let id = f["id"].as_str().unwrap_or_default();
+            assert!(
+                dropped.contains(&format!("\"{id}\"")),
+                "{f}\n{}",
+                out.stdout
+            );
+        }
         assert_ne!(f["rule"], "J1", "{f}\n{}", out.stdout);
         assert!(
             !f["request"].to_string().contains("fetch_page"),
