@@ -196,9 +196,12 @@ fn applies(fault: Fault, era: Era, http: bool) -> bool {
     // case files show the deviation seen (tests/cases.rs); the HTML error
     // page is caught here by the stack trace it shows (J7, below).
     let unjudged = matches!(fault, Fault::HttpMalformed500 | Fault::HttpAcceptUnchecked);
-    // A rule the table gives no level in this era judges nothing there (T10
-    // is 2026-07-28's sentence alone): the table decides, not a list here.
-    let rule_judged = !verdicts_under_model(fault.rule().as_str(), era, http).is_empty();
+    // A rule the table judges in the other era only judges nothing in this
+    // one (T10 is 2026-07-28's sentence alone): the table decides, not a
+    // list here. A rule judged in neither (J6) is caught another way
+    // (`caught`: an error verdict, or J7), so it is not left out.
+    let judged_in = |e: Era| !verdicts_under_model(fault.rule().as_str(), e, http).is_empty();
+    let rule_judged = judged_in(era) || !Era::ALL.into_iter().any(judged_in);
     // Only a protected server shows these (tests/it/auth.rs).
     edge_ok
         && era_ok
