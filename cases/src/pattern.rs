@@ -18,9 +18,10 @@
 //!
 //! A table `{ "$exact" = VALUE }` matches only JSON equal to VALUE, with no
 //! extra keys anywhere: for what the model says is forwarded verbatim. A
-//! table `{ "$unordered" = [ … ] }` matches an array of the same length
-//! whose elements match the listed ones in any order, each used once: for
-//! a set the spec names, which a server may list in another order.
+//! table `{ "$unordered" = [ … ] }` matches an array holding exactly the
+//! listed values (JSON equality, no matchers) in any order, each as often
+//! as listed: for a set the spec names, which a server may list in
+//! another order.
 
 use serde_json::Value;
 
@@ -179,10 +180,10 @@ fn match_at(pattern: &Value, actual: Option<&Value>, path: &str, out: &mut Vec<M
     }
 }
 
-/// Why `actual` is not an array whose elements match `pattern`'s in some
-/// order (each element of `actual` matching one of `pattern`, none twice),
-/// or `None` when it is. Greedy: each pattern element takes the first
-/// unused element it matches; the first that finds none is named.
+/// Why `actual` is not an array holding exactly `pattern`'s values in
+/// some order (each once, as often as listed), or `None` when it is. The
+/// values are compared as JSON, not as patterns: a captured value that
+/// holds a `$` string is itself, not a matcher.
 fn unordered(pattern: &Value, actual: Option<&Value>) -> Option<String> {
     let Value::Array(items) = pattern else {
         return Some(format!(
@@ -194,11 +195,9 @@ fn unordered(pattern: &Value, actual: Option<&Value>) -> Option<String> {
     };
     let mut used = vec![false; actual_items.len()];
     for p in items {
-        let found = (0..actual_items.len())
-            .find(|&i| !used[i] && mismatches(p, Some(&actual_items[i])).is_empty());
-        match found {
+        match (0..actual_items.len()).find(|&i| !used[i] && actual_items[i] == *p) {
             Some(i) => used[i] = true,
-            None => return Some(format!("an element matching {} among them", show(Some(p)))),
+            None => return Some(format!("an element {} among them", show(Some(p)))),
         }
     }
     (actual_items.len() != items.len()).then(|| {
@@ -386,20 +385,24 @@ mod tests {
     }
 
     #[test]
-    fn an_unordered_array_matches_its_elements_in_any_order_each_once() {
-        let set = json!({"tools": {"$unordered": [{"name": "a"}, {"name": "b"}]}});
+    fn an_unordered_array_holds_exactly_its_values_in_any_order() {
+        let set = json!({"tools": {"$unordered": [{"name": "a"}, {"name": "$string"}]}});
         let listed = |names: &[&str]| {
-            let tools: Vec<_> = names.iter().map(|n| json!({"name": n, "x": 1})).collect();
+            let tools: Vec<_> = names.iter().map(|n| json!({"name": n})).collect();
             json!({"tools": tools})
         };
-        assert!(matches(&set, Some(&listed(&["b", "a"]))).is_ok());
-        assert!(matches(&set, Some(&listed(&["a", "b"]))).is_ok());
-        let m = matches(&set, Some(&listed(&["a", "a"]))).unwrap_err();
+        assert!(matches(&set, Some(&listed(&["$string", "a"]))).is_ok());
+        assert!(matches(&set, Some(&listed(&["a", "$string"]))).is_ok());
+        // A `$` string is a value here, not a matcher.
+        let m = matches(&set, Some(&listed(&["a", "b"]))).unwrap_err();
         assert_eq!(m.path, "tools");
-        assert!(m.expected.contains(r#"{"name":"b"}"#), "{m}");
-        let m = matches(&set, Some(&listed(&["a"]))).unwrap_err();
-        assert!(m.expected.contains(r#"{"name":"b"}"#), "{m}");
-        let m = matches(&set, Some(&listed(&["a", "b", "c"]))).unwrap_err();
+        assert!(m.expected.contains(r#"{"name":"$string"}"#), "{m}");
+        // Extra keys are a different value.
+        let extra = json!({"tools": [{"name": "a"}, {"name": "$string", "x": 1}]});
+        assert!(matches(&set, Some(&extra)).is_err());
+        assert!(matches(&set, Some(&listed(&["a", "a"]))).is_err());
+        assert!(matches(&set, Some(&listed(&["a"]))).is_err());
+        let m = matches(&set, Some(&listed(&["a", "$string", "c"]))).unwrap_err();
         assert_eq!(m.expected, "2 element(s) in any order, not 3");
         assert!(matches(&set, Some(&json!({"tools": "a, b"}))).is_err());
     }
