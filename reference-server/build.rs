@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 /// The macro a file declares its faults with (it expands to nothing).
-const MARKER: &str = "declare_faults! {";
+const MARKER: &str = "declare_faults!";
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -27,11 +27,13 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// The body of the block whose `{` is at `open`: up to its matching `}`,
-/// braces inside string literals and comments not counted.
+/// braces inside string, raw string and character literals and inside
+/// comments not counted.
 fn block_body(text: &str, open: usize) -> Option<&str> {
     let bytes = text.as_bytes();
     let (mut depth, mut i) = (0usize, open);
     while i < bytes.len() {
+        let rest = &bytes[i..];
         match bytes[i] {
             b'"' => {
                 i += 1;
@@ -39,10 +41,24 @@ fn block_body(text: &str, open: usize) -> Option<&str> {
                     i += if bytes[i] == b'\\' { 2 } else { 1 };
                 }
             }
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+            b'r' if raw_string_at(bytes, i) => {
+                let hashes = rest[1..].iter().take_while(|b| **b == b'#').count();
+                let close: Vec<u8> = std::iter::once(b'"')
+                    .chain(std::iter::repeat_n(b'#', hashes))
+                    .collect();
+                let from = i + 2 + hashes;
+                let end = text[from..].find(std::str::from_utf8(&close).ok()?)?;
+                i = from + end + close.len() - 1;
+            }
+            b'\'' if rest.get(2) == Some(&b'\'') => i += 2,
+            b'\'' if rest.get(1) == Some(&b'\\') && rest.get(3) == Some(&b'\'') => i += 3,
+            b'/' if rest.starts_with(b"//") => {
                 while i < bytes.len() && bytes[i] != b'\n' {
                     i += 1;
                 }
+            }
+            b'/' if rest.starts_with(b"/*") => {
+                i += 2 + text[i + 2..].find("*/")? + 1;
             }
             b'{' => depth += 1,
             b'}' => {
@@ -58,23 +74,40 @@ fn block_body(text: &str, open: usize) -> Option<&str> {
     None
 }
 
+/// Whether a raw string literal (`r"…"`, `r#"…"#`) starts at `i`: an `r`
+/// that ends no identifier, then hashes, then a quote.
+fn raw_string_at(bytes: &[u8], i: usize) -> bool {
+    let starts_word = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+    let hashes = bytes[i + 1..].iter().take_while(|b| **b == b'#').count();
+    starts_word && bytes.get(i + 1 + hashes) == Some(&b'"')
+}
+
 /// The bodies of the `declare_faults!` blocks of one file, in file order.
-/// Only a block at the start of a line counts (not the macro's own
-/// definition, nor a mention in a comment).
+/// Only an invocation at the start of a line counts (not the macro's own
+/// definition, nor a mention in a comment). A doc comment inside a block is
+/// kept as a plain comment (the gathered `faults!` takes no attributes).
 fn blocks(path: &Path, text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut from = 0;
     while let Some(at) = text[from..].find(MARKER).map(|i| i + from) {
         let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-        let open = at + MARKER.len() - 1;
-        let prefix = &text[line_start..at];
-        if prefix.trim().is_empty() || prefix.trim() == "crate::faults::" {
+        let after = at + MARKER.len();
+        let open = after + text[after..].len() - text[after..].trim_start().len();
+        let prefix = text[line_start..at].trim();
+        if (prefix.is_empty() || prefix == "crate::faults::") && text[open..].starts_with('{') {
             let body = block_body(text, open).unwrap_or_else(|| {
                 panic!("{}: a declare_faults! block is not closed", path.display())
             });
-            out.push(body.to_string());
+            let body: Vec<String> = body
+                .lines()
+                .map(|l| match l.trim_start().strip_prefix("///") {
+                    Some(doc) => format!("//{doc}"),
+                    None => l.to_string(),
+                })
+                .collect();
+            out.push(body.join("\n"));
         }
-        from = open + 1;
+        from = after;
     }
     out
 }
