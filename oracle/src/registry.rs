@@ -134,8 +134,8 @@ pub const INVARIANTS: &[Invariant] = &[
         run: |s| super::subscriptions::strays(&s.exchange.strays, s.ctx.listens, s.ctx.era),
     },
     Invariant {
-        name: "progress after the response",
-        judges: &[AspectId::U6Main, AspectId::U6StopAfterCompletion],
+        name: "rising progress",
+        judges: &[AspectId::U6Main],
         run: |s| super::strays::progress(s.exchange).into_iter().collect(),
     },
     Invariant {
