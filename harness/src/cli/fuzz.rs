@@ -222,7 +222,7 @@ fn render(outcome: &FuzzOutcome, saved: &[(String, PathBuf)]) -> String {
         r.stats.requests_per_s,
         r.stats
             .server_busy
-            .map(|b| format!(", the server busy {:.0} % of it", b * 100.0))
+            .map(|b| format!(", the server busy {:.0} % while sent to", b * 100.0))
             .unwrap_or_default(),
         r.eras.join(" and "),
         r.findings.len(),

@@ -19,16 +19,18 @@ use mcperr_wire::lines::OverLong;
 
 /// A request unanswered while the server answered later ones: dropped from
 /// the window, its slot freed. It waits for a late answer up to `--slow-ms`
-/// unless its lane is hung (one of its requests had that wait in vain):
-/// then it is judged never answered (J4) at once.
+/// (one that breaks its own params, in a prompt lane, `--timeout-ms`:
+/// [`Pipe::straggler_due`]) unless its lane is hung (one of its requests
+/// had that wait in vain): then it is judged never answered (J4) at once.
 pub(super) fn skipped(w: &mut Worker<'_>, pipe: &mut Pipe, key: &str) {
     let Some(p) = pipe.take(key) else {
         return;
     };
     let lane = lane_of(&p.input);
     // A hung lane's drops are judged at once; any other waits out of the
-    // window, up to --slow-ms and at least the timeout (a drop by the grace
-    // alone is no verdict: a concurrent server may answer out of order).
+    // window, at least the timeout (a drop by the grace alone is no
+    // verdict: a concurrent server may answer out of order), unless the
+    // same broken params were found never answered in its lane already.
     let wait = !pipe.hung_lanes.contains(&lane) && pipe.stragglers.len() < MAX_STRAGGLERS;
     if wait {
         *pipe.lanes.entry(lane).or_default() += 1;
@@ -184,10 +186,17 @@ pub(super) fn answer(
     // Its own id echoed (not an id-less error claimed for it).
     pipe.big_ids_held |= mcperr_wire::edges::beyond_double(&id);
     pipe.latency.observe(p.sent.elapsed());
-    // Only a request that breaks its params reads its lane's promptness.
-    let envelope = matches!(p.input.class, Class::Envelope(_));
-    if envelope && p.sent.elapsed() <= w.settings.run.timeout {
-        pipe.prompt_lanes.insert(lane_of(&p.input));
+    // Only a request that breaks its params reads its lane's promptness,
+    // and a tool's valid calls show whether its body is prompt.
+    let prompt = p.sent.elapsed() <= w.settings.run.timeout;
+    match p.input.class {
+        Class::Envelope(_) if prompt => {
+            pipe.prompt_lanes.insert(lane_of(&p.input));
+        }
+        Class::ValidCall if prompt => {
+            pipe.prompt_bodies.insert(p.input.target.clone());
+        }
+        _ => {}
     }
     w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
     let ok = value

@@ -247,6 +247,7 @@ pub(crate) async fn era(
         // confirming and the shrinking end within the era's share.
         shrink_until: budget.shrink_until,
         shrink_requests,
+        spent_mark: None,
     };
     let (mut w, mut client, ended) = if jobs == 1 {
         let mut w = worker(0);
@@ -390,11 +391,19 @@ async fn run_worker(w: &mut Worker<'_>, mut client: Client) -> Option<Client> {
             Conn::Lines(_) => super::pipeline::pipelined(w, &mut client).await,
             Conn::Http(_) => concurrent(w, &mut client).await,
         };
-        // The server's busy share over this stretch (a server that died
-        // has no CPU time left to read: its stretch is not counted).
-        if let (Some(before), Some(after)) = (cpu, client.conn.cpu_time()) {
+        // The server's busy share over this stretch, up to when the budget
+        // was spent: the wait after it for the verdicts of requests still
+        // unanswered is no sending (a server that died has no CPU time left
+        // to read: its stretch is not counted).
+        let (ended, after) = match w.spent_mark.take() {
+            Some((at, cpu_then)) => (at, cpu_then),
+            None => (Instant::now(), client.conn.cpu_time()),
+        };
+        if let (Some(before), Some(after)) = (cpu, after) {
             let used = after.saturating_sub(before);
-            w.settings.stats.server_stretch(began.elapsed(), used);
+            w.settings
+                .stats
+                .server_stretch(ended.duration_since(began), used);
         }
         match stop {
             Stop::Done => return Some(client),

@@ -106,8 +106,9 @@ pub struct Stats {
     /// Findings left as found because `--seconds` was spent before their
     /// shrinking.
     pub unshrunk: AtomicU64,
-    /// CPU time the servers' processes used while the campaign ran on them
-    /// (microseconds, over stdio on Linux), and the wall time of those
+    /// CPU time the servers' processes used while the campaign sent to them
+    /// (microseconds, over stdio on Linux; up to when the budget was spent,
+    /// not the wait for the verdicts after it), and the wall time of those
     /// stretches: the server's busy share.
     pub server_cpu_us: AtomicU64,
     /// See `server_cpu_us`.

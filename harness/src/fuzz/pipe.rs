@@ -142,8 +142,8 @@ pub(super) struct Pipe {
     pub(super) counting: Option<(String, Instant, u64)>,
     /// The invalid `limited` calls the count in flight checks.
     pub(super) checking: Vec<FuzzInput>,
-    /// Dropped requests, out of the window, waiting up to `--slow-ms` for
-    /// a late answer.
+    /// Dropped requests, out of the window, waiting for a late answer up to
+    /// their due time ([`Pipe::straggler_due`]).
     pub(super) stragglers: HashMap<String, Pending>,
     /// Dropped requests per lane.
     pub(super) lanes: HashMap<String, usize>,
@@ -155,6 +155,10 @@ pub(super) struct Pipe {
     /// which names no work, is due within `--timeout-ms` too
     /// ([`Pipe::straggler_due`]).
     pub(super) prompt_lanes: HashSet<String>,
+    /// Tools a valid call of which was answered within `--timeout-ms`: a
+    /// lenient server that runs a call whose `_meta` or `arguments` alone
+    /// is broken runs a prompt body then.
+    pub(super) prompt_bodies: HashSet<String>,
     /// Broken params (lane and what is broken) found never answered: the
     /// lane's later requests broken the same way are judged at once, as a
     /// hung lane's are.
@@ -208,12 +212,15 @@ impl Pipe {
     /// The request whose deadline comes first, and that deadline: for a
     /// request in the window a timeout after it was sent, or the drop grace
     /// once a request sent after it was answered (or, while a liveness probe
-    /// is out, the probe's timeout); for a straggler `--slow-ms` (or a grace
-    /// after the budget was spent, if sooner).
+    /// is out, the probe's timeout); for a straggler its due time
+    /// ([`Pipe::straggler_due`]): after the budget was spent, a grace more
+    /// if sooner, or, for one due within `--timeout-ms`, `end` (the
+    /// command's bound) if sooner.
     pub(super) fn first_deadline(
         &self,
         timeout: Duration,
         slow: Duration,
+        end: Option<Instant>,
     ) -> Option<(String, Instant)> {
         let mut first: Option<(&String, Instant)> = None;
         let grace = self.latency.grace(timeout);
@@ -248,12 +255,16 @@ impl Pipe {
         for (k, p) in &self.stragglers {
             let due = self.straggler_due(p, timeout, slow, &slow_methods);
             let mut d = p.sent + due;
-            if let (Some(at), false) = (self.spent_at, due < slow.max(timeout)) {
+            match (self.spent_at, due < slow.max(timeout)) {
                 // After the budget: one grace more, not a whole timeout (a
-                // campaign's rate counts its tail). A request due within
-                // --timeout-ms is waited for to its end: its verdict is known
-                // then, whatever the campaign's length.
-                d = d.min(at + grace);
+                // campaign's rate counts its tail).
+                (Some(at), false) => d = d.min(at + grace),
+                // A request due within --timeout-ms is waited for to its
+                // end, so its verdict is known whatever the campaign's
+                // length, but not past the command's own bound (--seconds,
+                // --deadline), which leaves it without a verdict.
+                (Some(_), true) => d = end.map_or(d, |end| d.min(end)),
+                (None, _) => {}
             }
             if first.is_none_or(|(_, f)| d < f) {
                 first = Some((k, d));
@@ -264,12 +275,14 @@ impl Pipe {
 
     /// How long a dropped request is waited for: `--slow-ms`, the wait for
     /// work that may take long, unless it breaks its own params (params an
-    /// array, a name missing…) in a lane whose requests were answered
+    /// array, a name missing…) in a lane where such a request was answered
     /// within `--timeout-ms` and none late, while no work of its method is
-    /// known to be slow (`slow_methods`, from [`Pipe::slow_methods`]):
-    /// such a request names no work to be slow about, so its answer is due
-    /// within `--timeout-ms` like any other prompt answer of its lane (a
-    /// server that drops it is found however short the campaign).
+    /// known to be slow (`slow_methods`, from [`Pipe::slow_methods`]) and,
+    /// for a tools/call a lenient server could still run, the tool's valid
+    /// calls were answered within `--timeout-ms`: such a request names no
+    /// slow work, so its answer is due within `--timeout-ms` (a server that
+    /// drops it is found however short the campaign). Zero once the same
+    /// broken params were found never answered in its lane.
     pub(super) fn straggler_due(
         &self,
         p: &Pending,
@@ -284,6 +297,15 @@ impl Pipe {
         let Some(kind) = broken_params(&p.input).filter(|_| prompt) else {
             return slow.max(timeout);
         };
+        // A tools/call that still names its tool and arguments may be run by
+        // a lenient server: only a tool whose body is prompt is due early.
+        let runnable = p.input.method == "tools/call"
+            && kind != "params is an array"
+            && !kind.starts_with("params.name");
+        let tool = p.input.params.get("name").and_then(Value::as_str);
+        if runnable && !tool.is_some_and(|t| self.prompt_bodies.contains(t)) {
+            return slow.max(timeout);
+        }
         if self.dropped_kinds.contains(&(lane, kind)) {
             Duration::ZERO
         } else {

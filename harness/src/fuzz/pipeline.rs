@@ -19,11 +19,12 @@
 //!   grace more at most: then a hung lane's are never answered (J4), the
 //!   others get no verdict (a slow lane's), or are listed as *undecided*
 //!   (slow or hung is not known before `--slow-ms`). A request that breaks
-//!   its own params (an array, a name missing…) names no work to be slow
-//!   about: in a lane whose other requests were answered within
-//!   `--timeout-ms`, it is due within `--timeout-ms` too, and waited for
-//!   that long even after the budget, so a server that drops such requests
-//!   is found however short the campaign;
+//!   its own params (an array, a name missing…) names no slow work: in a
+//!   lane where such a request was answered within `--timeout-ms` (and no
+//!   work of the method is known slow), it is due within `--timeout-ms`,
+//!   and waited for that long even after the budget (not past `--seconds`
+//!   or `--deadline`), so a server that drops such requests is found
+//!   however short the campaign;
 //! - if nothing comes back within another timeout, the server hangs (`Lost`);
 //! - a request with a lone surrogate may go unanswered (a parser may refuse
 //!   the line, RFC 8259 §8.2) or be answered by an id-null error.
@@ -84,6 +85,9 @@ async fn pipeline(w: &mut Worker<'_>, client: &mut Client, pipe: &mut Pipe) -> S
     loop {
         if !draining && !spent {
             spent = fill(w, pipe, &mut batch, width.get());
+            if spent {
+                w.spent_mark = Some((Instant::now(), client.conn.cpu_time()));
+            }
         }
         if !draining {
             ask_count(w, pipe, &mut batch);
@@ -232,8 +236,11 @@ async fn next_events(
     if !ready.is_empty() {
         return Some((ready.into_iter().map(Some).collect(), String::new()));
     }
-    let (oldest, deadline) =
-        pipe.first_deadline(w.settings.run.timeout, w.settings.run.slow_timeout)?;
+    let (oldest, deadline) = pipe.first_deadline(
+        w.settings.run.timeout,
+        w.settings.run.slow_timeout,
+        w.shrink_until,
+    )?;
     let wait = deadline.saturating_duration_since(Instant::now());
     let first = lines(client).next_answer(wait).await;
     let more = match first {

@@ -51,6 +51,10 @@ pub(crate) struct Worker<'a> {
     /// shrinking stop here.
     pub(crate) shrink_until: Option<Instant>,
     pub(crate) shrink_requests: &'a AtomicU64,
+    /// When the budget was spent over a line connection, and the server's
+    /// CPU time then: the busy share is the sending stretch's, not that of
+    /// the wait for the verdicts of requests still unanswered after it.
+    pub(crate) spent_mark: Option<(Instant, Option<std::time::Duration>)>,
 }
 
 impl Worker<'_> {

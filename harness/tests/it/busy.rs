@@ -48,7 +48,10 @@ fn the_busy_share_tells_a_server_kept_busy_from_one_left_waiting() {
     let busy = busy.expect("a stdio server's busy share");
     assert!(busy > 0.3, "{busy}: {out}");
     assert!(
-        out.contains(&format!("the server busy {:.0} % of it", busy * 100.0)),
+        out.contains(&format!(
+            "the server busy {:.0} % while sent to",
+            busy * 100.0
+        )),
         "{out}"
     );
     // The reference server behind a 5 ms wait per line answers at once yet
