@@ -273,7 +273,9 @@ pub(crate) async fn shrink(
         let original = best.input.clone();
         match try_alone(w, &mut client, &original, unanswered, after).await {
             Some((found, _)) if found.iter().any(|f| f.signature == signature) => {}
-            Some((found, true)) if !found.is_empty() && !unanswered && !after => {
+            Some((found, true))
+                if !found.is_empty() && !unanswered && !after && !own_answer(&best.finding) =>
+            {
                 // Answered alone, and the answer shows other findings: the
                 // campaign matched an answer to the wrong request.
                 w.store
@@ -283,7 +285,7 @@ pub(crate) async fn shrink(
             }
             Some(_) => {
                 best.finding.not_reproduced = Some(
-                    "the request alone did not show it (seen with other requests in flight, or after another request that stopped the server)".into(),
+                    "the request alone did not show it (seen with other requests in flight, after another request that stopped the server, or answered otherwise when asked again)".into(),
                 );
                 return (best, client);
             }
@@ -322,6 +324,15 @@ pub(crate) async fn shrink(
 /// unanswered try with a probe behind it (`unanswered`), or of its answer,
 /// with a probe behind it when `after` asks whether the server stopped once
 /// it had answered. `None` when no server can be had.
+/// Whether the finding's answer carries its request's own id (typed): ids
+/// are unique on a connection, so it was that request's answer, and an
+/// answer alone that differs is the server answering differently (under
+/// load, say), not the campaign matching another request's answer.
+fn own_answer(finding: &mcperr_oracle::findings::Finding) -> bool {
+    let id = finding.request.get("id");
+    id.is_some_and(|id| !id.is_null()) && finding.response.get("id") == id
+}
+
 async fn try_alone(
     w: &mut Worker<'_>,
     client: &mut Option<Client>,
