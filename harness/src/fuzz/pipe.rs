@@ -297,13 +297,13 @@ impl Pipe {
         let Some(kind) = broken_params(&p.input).filter(|_| prompt) else {
             return slow.max(timeout);
         };
-        // A tools/call that still names its tool and arguments may be run by
-        // a lenient server: only a tool whose body is prompt is due early.
-        let runnable = p.input.method == "tools/call"
-            && kind != "params is an array"
-            && !kind.starts_with("params.name");
-        let tool = p.input.params.get("name").and_then(Value::as_str);
-        if runnable && !tool.is_some_and(|t| self.prompt_bodies.contains(t)) {
+        // A tools/call whose params still name a tool (its `_meta` or
+        // `arguments` broken, not the name, nor params an array) may be run
+        // by a lenient server: only a tool whose body is prompt is due early.
+        let named = (p.input.method == "tools/call")
+            .then(|| p.input.params.get("name").and_then(Value::as_str))
+            .flatten();
+        if named.is_some_and(|t| !self.prompt_bodies.contains(t)) {
             return slow.max(timeout);
         }
         if self.dropped_kinds.contains(&(lane, kind)) {

@@ -349,13 +349,9 @@ async fn overdue(
             // Its answer may still come, after the campaign: never another's.
             pipe.left_waiting.push(key.to_string());
             if !pipe.slow_lanes.contains(&lane) && elapsed >= run.timeout {
-                let what = match &p.input.class {
-                    Class::Envelope(what) => format!(
-                        "{} with {}",
-                        p.input.method,
-                        what.split(" = ").next().unwrap_or(what)
-                    ),
-                    _ => lane,
+                let what = match broken_params(&p.input) {
+                    Some(kind) => format!("{} with {kind}", p.input.method),
+                    None => lane,
                 };
                 w.store.note_undecided(w.era, what, elapsed);
             }
