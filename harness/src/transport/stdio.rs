@@ -105,8 +105,14 @@ pub struct StdioConnection {
     events: mpsc::Receiver<StdoutEvent>,
     /// The server's stderr.
     pub stderr: StderrLog,
+    /// The task reading stderr into `stderr`, until its end of file.
+    stderr_reader: Option<tokio::task::JoinHandle<()>>,
     eof: bool,
 }
+
+/// How long, once the server exited, its stderr is read on to its end (a
+/// process it started may hold the pipe open).
+const STDERR_DRAIN: Duration = Duration::from_millis(250);
 
 /// How a child process ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -180,7 +186,7 @@ impl StdioConnection {
         });
         let stderr = StderrLog::default();
         let sink = stderr.clone();
-        tokio::spawn(async move {
+        let stderr_reader = tokio::spawn(async move {
             let mut pipe = stderr_pipe;
             let mut buf = vec![0u8; 16 * 1024];
             while let Ok(n) = pipe.read(&mut buf).await {
@@ -196,6 +202,7 @@ impl StdioConnection {
             pgid,
             events,
             stderr,
+            stderr_reader: Some(stderr_reader),
             eof: false,
         })
     }
@@ -243,7 +250,20 @@ impl StdioConnection {
     /// How the process ended, waiting up to `wait` for it.
     pub async fn exit_status(&mut self, wait: Duration) -> Option<ExitInfo> {
         match tokio::time::timeout(wait, self.child.wait()).await {
-            Ok(Ok(status)) => Some(ExitInfo(describe_status(status))),
+            Ok(Ok(status)) => {
+                // What it wrote before it exited is read to the end, so a
+                // report of its death carries its last words (a loaded
+                // machine may not have run the reader yet).
+                if let Some(mut reader) = self.stderr_reader.take() {
+                    if tokio::time::timeout(STDERR_DRAIN, &mut reader)
+                        .await
+                        .is_err()
+                    {
+                        self.stderr_reader = Some(reader);
+                    }
+                }
+                Some(ExitInfo(describe_status(status)))
+            }
             _ => None,
         }
     }
