@@ -88,7 +88,7 @@ impl Conformance {
     /// --stdio"`; [`Conformance::command`] takes a program and arguments
     /// as they are).
     pub fn stdio(command_line: &str) -> Result<Conformance, ConformanceError> {
-        let t = target::from_command_line(command_line, None, &[]).map_err(input)?;
+        let t = target::from_command_line(command_line, Default::default()).map_err(input)?;
         Ok(Conformance::new(Target::Stdio(t)))
     }
 
@@ -103,8 +103,7 @@ impl Conformance {
             crate::transport::StdioTarget {
                 program: program.to_string(),
                 args: args.iter().map(|a| a.to_string()).collect(),
-                cwd: None,
-                env: Vec::new(),
+                options: Default::default(),
                 max_line: target::DEFAULT_MAX_LINE,
             },
         )))
@@ -114,7 +113,7 @@ impl Conformance {
     /// example the server's router served by the test itself on a loopback
     /// port. One process keeps its state across eras.
     pub fn http(url: &str) -> Result<Conformance, ConformanceError> {
-        let t = target::http(url, vec![]).map_err(input)?;
+        let t = target::http(url, Default::default()).map_err(input)?;
         Ok(Conformance::new(Target::Http(t)))
     }
 

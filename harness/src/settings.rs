@@ -181,11 +181,11 @@ impl RunSettings {
                 edge.clone(),
                 &HttpTarget {
                     url: "in-process://reference/mcp".into(),
-                    headers: if p.auth {
+                    options: if p.auth {
                         let token = format!("Bearer {}", crate::transport::IN_PROCESS_TOKEN);
-                        vec![("Authorization".into(), token)]
+                        crate::transport::HttpOptions::with_header("Authorization", &token)
                     } else {
-                        vec![]
+                        Default::default()
                     },
                     max_body: 16 << 20,
                 },

@@ -2,11 +2,10 @@
 //! `mcpServers` configuration file.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use serde::Deserialize;
 
-use crate::transport::{HttpTarget, StdioTarget, Target};
+use crate::transport::{HttpOptions, HttpTarget, StdioOptions, StdioTarget, Target};
 
 /// Default cap on one stdout line (16 MiB).
 pub const DEFAULT_MAX_LINE: usize = 16 << 20;
@@ -24,23 +23,18 @@ struct HostConfig {
 
 #[derive(Debug, Deserialize)]
 struct ServerEntry {
-    #[serde(default)]
-    headers: BTreeMap<String, String>,
+    #[serde(flatten)]
+    http: HttpOptions,
     command: Option<String>,
     #[serde(default)]
     args: Vec<String>,
-    #[serde(default)]
-    env: BTreeMap<String, String>,
-    cwd: Option<PathBuf>,
+    #[serde(flatten)]
+    stdio: StdioOptions,
     url: Option<String>,
 }
 
 /// Splits `--stdio "CMD ARGS…"` like a POSIX shell would.
-pub fn from_command_line(
-    cmd: &str,
-    cwd: Option<PathBuf>,
-    env: &[String],
-) -> Result<StdioTarget, TargetError> {
+pub fn from_command_line(cmd: &str, options: StdioOptions) -> Result<StdioTarget, TargetError> {
     let words =
         shell_words::split(cmd).map_err(|e| TargetError(format!("--stdio {cmd:?}: {e}")))?;
     let Some((program, args)) = words.split_first() else {
@@ -48,43 +42,17 @@ pub fn from_command_line(
             "--stdio needs a command, e.g. --stdio \"python server.py\"".into(),
         ));
     };
+    options.check()?;
     Ok(StdioTarget {
         program: program.clone(),
         args: args.to_vec(),
-        cwd,
-        env: parse_env(env)?,
+        options,
         max_line: DEFAULT_MAX_LINE,
     })
 }
 
-/// Parses `--env K=V` pairs.
-pub fn parse_env(pairs: &[String]) -> Result<Vec<(String, String)>, TargetError> {
-    pairs
-        .iter()
-        .map(|p| match p.split_once('=') {
-            Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
-            _ => Err(TargetError(format!("--env {p:?}: expected KEY=VALUE"))),
-        })
-        .collect()
-}
-
-/// Parses `--header "K: V"` values.
-pub fn parse_headers(pairs: &[String]) -> Result<Vec<(String, String)>, TargetError> {
-    pairs
-        .iter()
-        .map(|p| match p.split_once(':') {
-            Some((k, v)) if !k.trim().is_empty() => {
-                Ok((k.trim().to_string(), v.trim().to_string()))
-            }
-            _ => Err(TargetError(format!(
-                "--header {p:?}: expected \"NAME: VALUE\""
-            ))),
-        })
-        .collect()
-}
-
 /// An HTTP target; the URL must be http:// (this build has no TLS).
-pub fn http(url: &str, headers: Vec<(String, String)>) -> Result<HttpTarget, TargetError> {
+pub fn http(url: &str, options: HttpOptions) -> Result<HttpTarget, TargetError> {
     if url.starts_with("https://") {
         return Err(TargetError(format!("--http {url}: https is not supported by this build; use http:// (e.g. through a local proxy)")));
     }
@@ -95,7 +63,7 @@ pub fn http(url: &str, headers: Vec<(String, String)>) -> Result<HttpTarget, Tar
     }
     Ok(HttpTarget {
         url: url.to_string(),
-        headers,
+        options,
         max_body: DEFAULT_MAX_LINE,
     })
 }
@@ -105,7 +73,7 @@ pub fn http(url: &str, headers: Vec<(String, String)>) -> Result<HttpTarget, Tar
 pub fn from_config(
     path: &str,
     name: Option<&str>,
-    extra_headers: Vec<(String, String)>,
+    extra: &HttpOptions,
 ) -> Result<Target, TargetError> {
     let text =
         std::fs::read_to_string(path).map_err(|e| TargetError(format!("--config {path}: {e}")))?;
@@ -141,22 +109,13 @@ pub fn from_config(
         (Some(command), _) => Ok(Target::Stdio(StdioTarget {
             program: command.clone(),
             args: entry.args.clone(),
-            cwd: entry.cwd.clone(),
-            env: entry
-                .env
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
+            options: entry.stdio.clone(),
             max_line: DEFAULT_MAX_LINE,
         })),
         (None, Some(url)) => {
-            let mut headers: Vec<(String, String)> = entry
-                .headers
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
-            headers.extend(extra_headers);
-            Ok(Target::Http(http(url, headers).map_err(|e| {
+            let mut options = entry.http.clone();
+            options.header.extend(extra.header.iter().cloned());
+            Ok(Target::Http(http(url, options).map_err(|e| {
                 TargetError(format!("--server {name}: {e}"))
             })?))
         }
@@ -173,8 +132,7 @@ pub fn embedded() -> Result<StdioTarget, TargetError> {
     Ok(StdioTarget {
         program: exe.display().to_string(),
         args: vec!["reference".into()],
-        cwd: None,
-        env: vec![],
+        options: StdioOptions::default(),
         max_line: DEFAULT_MAX_LINE,
     })
 }

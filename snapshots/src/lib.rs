@@ -73,7 +73,7 @@ fn in_process(http: bool) -> ServerTarget {
 }
 
 fn stdio(command: &str) -> Result<ServerTarget, String> {
-    let t = target::from_command_line(command, None, &[]).map_err(|e| e.to_string())?;
+    let t = target::from_command_line(command, Default::default()).map_err(|e| e.to_string())?;
     let s = settings(Target::Stdio(t));
     let info = s.target_info(false);
     Ok(ServerTarget::new(s, info))
@@ -90,7 +90,7 @@ fn http_per_era(
     let mut targets = Vec::new();
     for era in ERAS {
         let child = HttpChild::start(argv).map_err(|e| e.to_string())?;
-        let t = target::http(&child.url, vec![]).map_err(|e| e.to_string())?;
+        let t = target::http(&child.url, Default::default()).map_err(|e| e.to_string())?;
         let s = settings(Target::Http(t));
         let info = s.target_info(false);
         targets.push(ServerTarget {

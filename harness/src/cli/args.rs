@@ -19,15 +19,12 @@ pub(crate) struct TargetArgs {
     /// The server's Streamable HTTP endpoint, e.g. http://127.0.0.1:8000/mcp.
     #[arg(long, value_name = "URL", conflicts_with = "config")]
     pub(crate) http: Option<String>,
-    /// An extra HTTP header on every request, e.g. "Authorization: Bearer …" (repeatable).
-    #[arg(long, value_name = "NAME: VALUE", conflicts_with = "stdio")]
-    pub(crate) header: Vec<String>,
-    /// Working directory for the --stdio server.
-    #[arg(long, value_name = "DIR", requires = "stdio")]
-    pub(crate) cwd: Option<PathBuf>,
-    /// Environment variable for the --stdio server (repeatable).
-    #[arg(long, value_name = "KEY=VALUE", requires = "stdio")]
-    pub(crate) env: Vec<String>,
+    /// `--header`: what the HTTP transport adds to every request.
+    #[command(flatten)]
+    pub(crate) http_options: crate::transport::HttpOptions,
+    /// `--cwd` and `--env`: what the stdio transport starts the server with.
+    #[command(flatten)]
+    pub(crate) stdio_options: crate::transport::StdioOptions,
     /// An MCP host configuration file with an "mcpServers" map: its only
     /// server, or the one --server names.
     #[arg(long, value_name = "FILE")]

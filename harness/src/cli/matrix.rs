@@ -103,16 +103,19 @@ fn parse_server(arg: &str) -> Result<(String, Spec), CliError> {
         Spec::Reference
     } else if let Some(cmd) = target.strip_prefix("stdio:") {
         Spec::One(
-            Target::Stdio(target::from_command_line(cmd, None, &[])?),
+            Target::Stdio(target::from_command_line(cmd, Default::default())?),
             "stdio",
         )
     } else if let Some(url) = target
         .strip_prefix("http:")
         .filter(|u| !u.starts_with("//"))
     {
-        Spec::One(Target::Http(target::http(url, vec![])?), "http")
+        Spec::One(Target::Http(target::http(url, Default::default())?), "http")
     } else if target.starts_with("http://") || target.starts_with("https://") {
-        Spec::One(Target::Http(target::http(target, vec![])?), "http")
+        Spec::One(
+            Target::Http(target::http(target, Default::default())?),
+            "http",
+        )
     } else {
         return Err(usage("unknown target"));
     };
@@ -211,7 +214,7 @@ pub(crate) fn matrix(args: MatrixArgs) -> Result<i32, CliError> {
                         })?;
                         let stdio = settings(Target::Stdio(target::embedded()?));
                         let info = stdio.target_info(true);
-                        let http = settings(Target::Http(target::http(&url, vec![])?));
+                        let http = settings(Target::Http(target::http(&url, Default::default())?));
                         let mut http_info = http.target_info(true);
                         http_info.url = Some(url);
                         vec![

@@ -87,7 +87,7 @@ pub(crate) fn run(args: RunArgs) -> Result<i32, CliError> {
                     "cannot listen on a loopback port for the embedded HTTP server: {e}"
                 ))
             })?;
-            targets.push(Target::Http(target::http(&url, vec![])?));
+            targets.push(Target::Http(target::http(&url, Default::default())?));
         }
         let targets = targets
             .into_iter()

@@ -32,14 +32,15 @@ pub(crate) fn era_choice(s: &str) -> Result<EraChoice, CliError> {
 }
 
 pub(crate) fn resolve_target(t: &TargetArgs) -> Result<(Target, bool), CliError> {
-    let headers = target::parse_headers(&t.header)?;
-
+    t.http_options.check()?;
     let target = match (&t.stdio, &t.http, &t.config, &t.server) {
         (Some(cmd), _, _, _) => {
-            Target::Stdio(target::from_command_line(cmd, t.cwd.clone(), &t.env)?)
+            Target::Stdio(target::from_command_line(cmd, t.stdio_options.clone())?)
         }
-        (None, Some(url), _, _) => Target::Http(target::http(url, headers)?),
-        (None, None, Some(config), name) => target::from_config(config, name.as_deref(), headers)?,
+        (None, Some(url), _, _) => Target::Http(target::http(url, t.http_options.clone())?),
+        (None, None, Some(config), name) => {
+            target::from_config(config, name.as_deref(), &t.http_options)?
+        }
         _ => Target::Stdio(target::embedded()?),
     };
     // Whatever the server is given (--env, --header, or a config file's env
@@ -48,15 +49,15 @@ pub(crate) fn resolve_target(t: &TargetArgs) -> Result<(Target, bool), CliError>
         match &target {
             Target::Stdio(s) => {
                 for (k, v) in s
-                    .env
-                    .iter()
+                    .options
+                    .vars()
                     .filter(|(k, _)| mcperr_oracle::redact::looks_secret(k))
                 {
                     r.add_env(k, v);
                 }
             }
             Target::Http(h) => {
-                for (name, value) in &h.headers {
+                for (name, value) in h.options.headers() {
                     r.add_header(name, value);
                 }
             }
@@ -90,8 +91,8 @@ pub(crate) fn check_auth(select: &SelectArgs, target: &Target) -> Result<(), Cli
         ));
     };
     if !http
-        .headers
-        .iter()
+        .options
+        .headers()
         .any(|(k, _)| k.eq_ignore_ascii_case("authorization"))
     {
         return Err(Usage(

@@ -28,7 +28,7 @@ pub struct HttpTarget {
     /// The MCP endpoint URL.
     pub url: String,
     /// Extra headers on every request (`--header K:V`, e.g. auth).
-    pub headers: Vec<(String, String)>,
+    pub options: super::HttpOptions,
     /// Largest response body read.
     pub max_body: usize,
 }
@@ -266,7 +266,7 @@ impl HttpConnection {
                 h.push(("Mcp-Session-Id".into(), s.clone()));
             }
         }
-        h.extend(self.target.headers.iter().cloned());
+        h.extend(self.target.options.header_pairs());
         h
     }
 
@@ -431,7 +431,7 @@ impl HttpConnection {
                 Era::Legacy.version().to_string(),
             ),
         ];
-        headers.extend(self.target.headers.iter().cloned());
+        headers.extend(self.target.options.header_pairs());
         self.exchange_bytes("DELETE", headers, None)
             .await
             .ok()

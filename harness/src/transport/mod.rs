@@ -10,6 +10,7 @@
 pub mod cpu;
 pub mod http;
 pub mod memory;
+pub mod options;
 pub mod stdio;
 
 use std::time::Duration;
@@ -18,6 +19,7 @@ use serde_json::Value;
 
 pub use http::{HttpConnection, HttpFailure, HttpTarget};
 pub use memory::MemoryLines;
+pub use options::{HttpOptions, StdioOptions};
 pub use stdio::{StderrLog, StdioConnection, StdioTarget, StdoutEvent};
 
 use mcperr_reference::Fault;

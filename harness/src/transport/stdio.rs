@@ -6,7 +6,6 @@
 //! read just what a case logged. The child runs in its own process group,
 //! which is killed and reaped when the connection closes or is dropped.
 
-use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -22,10 +21,8 @@ pub struct StdioTarget {
     pub program: String,
     /// Its arguments.
     pub args: Vec<String>,
-    /// Working directory.
-    pub cwd: Option<PathBuf>,
-    /// Extra environment variables.
-    pub env: Vec<(String, String)>,
+    /// Its working directory and environment.
+    pub options: super::StdioOptions,
     /// Longest stdout line accepted.
     pub max_line: usize,
 }
@@ -139,10 +136,10 @@ impl StdioConnection {
                 Ok(())
             });
         }
-        if let Some(dir) = &target.cwd {
+        if let Some(dir) = &target.options.cwd {
             cmd.current_dir(dir);
         }
-        cmd.envs(target.env.iter().map(|(k, v)| (k, v)));
+        cmd.envs(target.options.vars());
         // Spawned and registered under the registry's lock, and never once
         // shutdown has begun: a server must not start between a signal's kill
         // and mcperr's exit (the run would restart the one just killed).

@@ -414,6 +414,47 @@ fn config_files_jobs_and_case_selection() {
     );
 }
 
+/// A host configuration's `cwd` and `env` reach the server as `--cwd` and
+/// `--env` do (one options struct reads both); a name no environment
+/// variable can have is refused with the file's name.
+#[cfg(unix)]
+#[test]
+fn a_config_entry_s_cwd_and_env_reach_the_server() {
+    let dir = scratch("config-options");
+    let dir = dir.canonicalize().unwrap();
+    let check = format!(
+        "test \"$SHOP\" = open && test \"$(pwd)\" = '{}' && exec '{MCPERR}' reference",
+        dir.display()
+    );
+    let entry = |env: serde_json::Value| {
+        serde_json::json!({"mcpServers": {"shop": {"command": "sh", "args": ["-c", check],
+            "cwd": dir, "env": env}}})
+    };
+    let cfg = dir.join("mcp.json");
+    let list = |config: serde_json::Value| {
+        std::fs::write(&cfg, config.to_string()).unwrap();
+        mcperr(&[
+            "list",
+            "--config",
+            cfg.to_str().unwrap(),
+            "--era",
+            "2025-11-25",
+        ])
+    };
+    let out = list(entry(serde_json::json!({"SHOP": "open"})));
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("get_author"), "{}", out.stdout);
+    let out = list(entry(serde_json::json!({"SHOP": "closed"})));
+    assert_eq!(out.code, Some(2), "{}{}", out.stdout, out.stderr);
+    let out = list(entry(serde_json::json!({"": "open"})));
+    assert_eq!(out.code, Some(2), "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains("mcp.json") && out.stderr.contains("environment variable"),
+        "{}",
+        out.stderr
+    );
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn interrupting_mcperr_stops_the_servers_it_started() {
