@@ -316,7 +316,7 @@ mod tests {
                     .map(|n| c.aspect_named(Some(n))),
             );
             let checks = c.checks.iter().filter_map(|k| k.parse().ok());
-            used.extend(checks.map(|k| mcperr_oracle::checks::aspect(k, &c)));
+            used.extend(checks.map(|k| mcperr_oracle::named::entry(k).aspect(&c)));
         }
         let shape = mcperr_cases::expect::tool_rejection_shape();
         used.extend(

@@ -98,14 +98,6 @@ pub fn metadata_urls(endpoint: &str, named: Option<&str>) -> Vec<String> {
     out
 }
 
-/// Whether `check` is one of the auth checks, which read an HTTP refusal.
-pub fn reads_refusal(check: Check) -> bool {
-    matches!(
-        check,
-        Check::BearerChallenge | Check::ChallengeScope | Check::NoResult | Check::ResourceMetadata
-    )
-}
-
 /// The refusal's challenge header, parsed, if it has one.
 fn refusal_challenge(exchange: &Exchange) -> Option<(String, Vec<(String, String)>)> {
     let answer = exchange.http.as_ref()?;

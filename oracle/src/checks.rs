@@ -1,11 +1,12 @@
-//! The named checks a case can ask for beyond its shape: the canary and
-//! stack markers nowhere (J7), the tool body never ran (T4), and what the
-//! server logged (the `python-sdk` profile's log lines).
+//! The functions of the named checks a case can ask for beyond its shape:
+//! the canary and stack markers nowhere (J7), the tool body never ran
+//! (T4), what the server logged (the `python-sdk` profile's log lines), and
+//! the others. [`super::named`] lists each check once, with what it reads
+//! and the aspect it breaks, and calls these.
 
 use serde_json::Value;
 
 use crate::invariants::{leak_marker, searchable};
-use mcperr_cases::case::Check;
 use mcperr_model::rules::AspectId;
 use mcperr_wire::exchange::Exchange;
 
@@ -95,53 +96,12 @@ fn tail(log: &str) -> String {
     lines[lines.len().saturating_sub(12)..].join("\n")
 }
 
-/// The aspect a failed check breaks. A tool body that runs on invalid input
-/// means the inputs were not validated (T4's `validate-inputs`, a MUST);
-/// the canary or a stack marker in a crash's answer is the case rule's
-/// `exception-text` aspect where it has one (T3, R4, P3), else the case's
-/// own aspect (J7); the others judge the case's own aspect.
-pub fn aspect(check: Check, case: &mcperr_cases::case::Case) -> AspectId {
-    match check {
-        Check::BodyNeverRan | Check::BodyRanOnValue => AspectId::T4ValidateInputs,
-        Check::NoCanary => {
-            AspectId::find(case.rule_id(), "exception-text").unwrap_or_else(|| case.aspect_id())
-        }
-        Check::NoEmptyContents => {
-            AspectId::find(case.rule_id(), "no-empty-contents").unwrap_or_else(|| case.aspect_id())
-        }
-        Check::NoRetiredCode => {
-            AspectId::find(case.rule_id(), "retired-32002").unwrap_or_else(|| case.aspect_id())
-        }
-        Check::SessionIdAscii => AspectId::H2SessionIdAscii,
-        Check::ExitOnEof => AspectId::J5ExitOnEof,
-        Check::AlsoText => AspectId::T8AlsoText,
-        Check::ErrorAsSuccess => AspectId::T9Main,
-        Check::TaskListed => AspectId::K1Listed,
-        Check::NotUrlRequired => AspectId::E1UrlRequiredOnlyWhenNeeded,
-        Check::ArgumentsInert => AspectId::P2InputsInert,
-        Check::GetStreamQuiet => AspectId::H1GetStreamNoResponse,
-        Check::ResumedOwnStream => AspectId::H1NoReplayOtherStream,
-        Check::NoRequestsBeforeInitialized => AspectId::L1NoRequestsBeforeInitialized,
-        Check::SessionIdRandom => AspectId::H2SessionIdRandom,
-        _ => case.aspect_id(),
-    }
-}
-
-/// What the judged GET's HTTP answer breaks, for a check that reads it.
-pub fn http_answer(check: Check, exchange: &Exchange, ev: &Evidence) -> Vec<(AspectId, String)> {
-    match check {
-        Check::GetStreamQuiet => get_stream(exchange, ev),
-        Check::ResumedOwnStream => resumed_stream(exchange, ev),
-        _ => vec![],
-    }
-}
-
 /// 2025-11-25 basic/transports#resumability-and-redelivery: a GET with
 /// `Last-Event-ID` may replay the disconnected stream's messages after that
 /// event, but "the server **MUST NOT** replay messages that would have been
 /// delivered on a different stream": nothing the other stream carried (its
 /// response above all) comes on the resumed one.
-fn resumed_stream(exchange: &Exchange, ev: &Evidence) -> Vec<(AspectId, String)> {
+pub(crate) fn resumed_stream(exchange: &Exchange, ev: &Evidence) -> Vec<(AspectId, String)> {
     let (Some(answer), Some(r)) = (&exchange.http, &ev.resumption) else {
         return vec![];
     };
@@ -211,7 +171,7 @@ pub fn get_stream(exchange: &Exchange, ev: &Evidence) -> Vec<(AspectId, String)>
 
 /// P2 `inputs-inert`: each string argument of a `prompts/get` shown
 /// verbatim in the rendered messages' text, and no resource among them.
-fn arguments_inert(response: &Value, request: &Value) -> Option<String> {
+pub(crate) fn arguments_inert(response: &Value, request: &Value) -> Option<String> {
     let messages = response.pointer("/result/messages")?.as_array()?;
     let mut text = String::new();
     for m in messages {
@@ -243,7 +203,7 @@ fn minted_session(exchange: &Exchange) -> Option<&str> {
 /// T8: a result that is not `isError` carries `structuredContent` that
 /// fits `schema` ("Servers MUST provide structured results that conform to
 /// this schema").
-fn structured_output(response: &Value, schema: Option<&Value>) -> Option<String> {
+pub(crate) fn structured_output(response: &Value, schema: Option<&Value>) -> Option<String> {
     let result = response.get("result")?;
     if result.get("isError") == Some(&Value::Bool(true)) {
         return None;
@@ -275,69 +235,48 @@ fn structured_output(response: &Value, schema: Option<&Value>) -> Option<String>
     })
 }
 
-/// Runs one named check; `Some(why)` when it fails.
-pub fn run(
-    check: Check,
-    exchange: &Exchange,
-    response: &Value,
-    canary: &str,
-    output_schema: Option<&Value>,
-    ev: &Evidence,
-) -> Option<String> {
-    match check {
-        // Judged on the HTTP refusal itself (super::auth), not here.
-        Check::BearerChallenge
-        | Check::ChallengeScope
-        | Check::NoResult
-        | Check::ResourceMetadata => None,
-        Check::ExitOnEof => match &ev.eof_exit {
-            Some(None) => Some(format!(
-                "the server was still running {} s after its stdin closed",
-                EOF_WAIT.as_secs()
-            )),
-            _ => None,
-        },
-        Check::StructuredOutput => structured_output(response, output_schema),
-        Check::AlsoText => super::structured::also_text(response, &exchange.request),
-        Check::ErrorAsSuccess => super::structured::error_as_success(response, &exchange.request),
-        Check::BodyRanOnValue => super::stringified::body_ran_on_value(response, &exchange.request),
-        Check::TaskListed => task_listed(ev),
-        Check::NoRequestsBeforeInitialized => request_before_initialized(exchange),
-        Check::NamesVersions => names_no_version(response),
-        Check::ArgumentsInert => arguments_inert(response, &exchange.request),
-        // Judged on the GET's HTTP answer (http_answer), not here.
-        Check::GetStreamQuiet | Check::ResumedOwnStream => None,
-        Check::NotUrlRequired => {
-            let error = response.get("error")?;
-            (error.get("code").and_then(mcperr_protocol::codes::Code::of)
-                == Some(mcperr_protocol::codes::URL_ELICITATION_REQUIRED))
-            .then(|| format!("the answer is -32042, though the client declared the form mode the request needs: {error}"))
-        }
-        Check::NoRetiredCode => (mcperr_wire::edges::error_code(response)
-            == Some(mcperr_protocol::codes::RESOURCE_NOT_FOUND_RETIRED))
-        .then(|| "a missing resource answered the retired -32002".into()),
-        Check::NoEmptyContents => response
-            .pointer("/result/contents")
-            .and_then(Value::as_array)
-            .is_some_and(Vec::is_empty)
-            .then(|| {
-                "a read of a resource that does not exist came back with empty contents".into()
-            }),
-        Check::NoCanary => canary_or_stack(exchange, response, canary),
-        Check::SessionIdAscii => session_id_ascii(exchange),
-        Check::SessionIdRandom => session_id_random(exchange, ev),
-        Check::BodyNeverRan => body_never_ran(ev),
-        Check::LogNoTraceback => {
-            let log = ev.stderr.as_deref()?;
-            has_traceback(log)
-                .then(|| format!("an expected failure logged a traceback:\n{}", tail(log)))
-        }
-        Check::LogCrashTraceback => crash_logged(exchange, ev),
-    }
+/// `exit-on-eof`: the server still ran after its stdin closed.
+pub(crate) fn still_running(ev: &Evidence) -> Option<String> {
+    matches!(&ev.eof_exit, Some(None)).then(|| {
+        format!(
+            "the server was still running {} s after its stdin closed",
+            EOF_WAIT.as_secs()
+        )
+    })
+}
+
+/// `not-url-required`: the answer is the -32042 URL elicitation error.
+pub(crate) fn url_required(response: &Value) -> Option<String> {
+    let error = response.get("error")?;
+    (error.get("code").and_then(mcperr_protocol::codes::Code::of)
+        == Some(mcperr_protocol::codes::URL_ELICITATION_REQUIRED))
+    .then(|| format!("the answer is -32042, though the client declared the form mode the request needs: {error}"))
+}
+
+/// `no-retired-code`: the answer is the retired -32002.
+pub(crate) fn retired_code(response: &Value) -> Option<String> {
+    (mcperr_wire::edges::error_code(response)
+        == Some(mcperr_protocol::codes::RESOURCE_NOT_FOUND_RETIRED))
+    .then(|| "a missing resource answered the retired -32002".into())
+}
+
+/// `no-empty-contents`: a read came back with empty `contents`.
+pub(crate) fn empty_contents(response: &Value) -> Option<String> {
+    response
+        .pointer("/result/contents")
+        .and_then(Value::as_array)
+        .is_some_and(Vec::is_empty)
+        .then(|| "a read of a resource that does not exist came back with empty contents".into())
+}
+
+/// `log-no-traceback`: an expected failure logged no traceback.
+pub(crate) fn log_no_traceback(ev: &Evidence) -> Option<String> {
+    let log = ev.stderr.as_deref()?;
+    has_traceback(log).then(|| format!("an expected failure logged a traceback:\n{}", tail(log)))
 }
 
 /// `task-listed`: the task tasks/get sees is on a page of tasks/list.
-fn task_listed(ev: &Evidence) -> Option<String> {
+pub(crate) fn task_listed(ev: &Evidence) -> Option<String> {
     let (task, ids, stopped) = ev.listing.as_ref()?;
     (!ids.contains(task)).then(|| {
         let why = stopped
@@ -353,7 +292,7 @@ fn task_listed(ev: &Evidence) -> Option<String> {
 
 /// `no-requests-before-initialized`: a request of the server's own (other
 /// than a ping) before the client's `initialized` notification.
-fn request_before_initialized(exchange: &Exchange) -> Option<String> {
+pub(crate) fn request_before_initialized(exchange: &Exchange) -> Option<String> {
     exchange.strays.iter().find_map(|s| match s {
         mcperr_wire::exchange::Stray::ServerRequest(v)
             if v.get("method").and_then(Value::as_str) != Some("ping") =>
@@ -368,7 +307,7 @@ fn request_before_initialized(exchange: &Exchange) -> Option<String> {
 
 /// `names-versions`: an unsupported-version error names a version the
 /// server supports.
-fn names_no_version(response: &Value) -> Option<String> {
+pub(crate) fn names_no_version(response: &Value) -> Option<String> {
     let error = response.get("error")?;
     let version = mcperr_protocol::Era::Modern.version();
     let named = |v: Option<&Value>| v.is_some_and(|v| v.to_string().contains(version));
@@ -379,7 +318,11 @@ fn names_no_version(response: &Value) -> Option<String> {
 
 /// `no-canary`: the crash's planted secret, or a stack marker, nowhere in
 /// the response (echoes of the request's URI taken out).
-fn canary_or_stack(exchange: &Exchange, response: &Value, canary: &str) -> Option<String> {
+pub(crate) fn canary_or_stack(
+    exchange: &Exchange,
+    response: &Value,
+    canary: &str,
+) -> Option<String> {
     let text = searchable(response, &exchange.request);
     if !canary.is_empty() && text.contains(canary) {
         return Some(format!(
@@ -390,7 +333,7 @@ fn canary_or_stack(exchange: &Exchange, response: &Value, canary: &str) -> Optio
 }
 
 /// `session-id-ascii`: a minted `Mcp-Session-Id` holds visible ASCII only.
-fn session_id_ascii(exchange: &Exchange) -> Option<String> {
+pub(crate) fn session_id_ascii(exchange: &Exchange) -> Option<String> {
     let id = minted_session(exchange)?;
     let bad = id.chars().find(|c| !('\u{21}'..='\u{7e}').contains(c))?;
     Some(format!(
@@ -400,7 +343,7 @@ fn session_id_ascii(exchange: &Exchange) -> Option<String> {
 }
 
 /// `session-id-random`: two sessions' ids are neither equal nor a counter's.
-fn session_id_random(exchange: &Exchange, ev: &Evidence) -> Option<String> {
+pub(crate) fn session_id_random(exchange: &Exchange, ev: &Evidence) -> Option<String> {
     let id = minted_session(exchange)?;
     let other = ev.other_session.as_deref()?;
     let next = |a: &str, b: &str| {
@@ -423,7 +366,7 @@ fn session_id_random(exchange: &Exchange, ev: &Evidence) -> Option<String> {
 }
 
 /// `body-never-ran`: the body-run count did not move across the case.
-fn body_never_ran(ev: &Evidence) -> Option<String> {
+pub(crate) fn body_never_ran(ev: &Evidence) -> Option<String> {
     match &ev.counts {
         Some((Some(before), Some(after))) if before == after => None,
         Some((before, after)) => Some(format!(
@@ -440,7 +383,7 @@ fn body_never_ran(ev: &Evidence) -> Option<String> {
 }
 
 /// `log-crash-traceback`: the crash's log line, with a traceback after it.
-fn crash_logged(exchange: &Exchange, ev: &Evidence) -> Option<String> {
+pub(crate) fn crash_logged(exchange: &Exchange, ev: &Evidence) -> Option<String> {
     let log = ev.stderr.as_deref()?;
     let name = exchange
         .request

@@ -4,7 +4,7 @@
 //! case's) falls through to [`crate::judge`].
 
 use crate::judgement::{clip, conclude};
-use crate::{auth, checks, framing, invariants, Context, Evidence, Judgement, Violation};
+use crate::{auth, framing, invariants, named, Context, Evidence, Judgement, Violation};
 use mcperr_cases::plan::CasePlan;
 use mcperr_model::rules::AspectId;
 use mcperr_wire::exchange::{Ending, Exchange, NoResponse};
@@ -31,7 +31,7 @@ pub(crate) fn judge(
         .expectation
         .checks
         .iter()
-        .any(|c| auth::reads_refusal(*c));
+        .any(|c| matches!(named::entry(*c).reads, named::Reads::Refusal));
     if auth_case && want.status.contains(&answer.status) {
         let mut v = strays_only;
         v.extend(auth::violations(
@@ -70,8 +70,11 @@ pub(crate) fn judge(
         .expectation
         .checks
         .iter()
-        .filter(|c| c.reads_http_answer())
-        .flat_map(|c| checks::http_answer(*c, exchange, evidence))
+        .filter_map(|c| match named::entry(*c).reads {
+            named::Reads::HttpAnswer(run) => Some(run),
+            _ => None,
+        })
+        .flat_map(|run| run(exchange, evidence))
         .map(|(aspect, why)| Violation::new(aspect, why))
         .collect();
     let status_only = case.expect.as_object().is_some_and(|o| o.is_empty())
@@ -79,7 +82,7 @@ pub(crate) fn judge(
             .expectation
             .checks
             .iter()
-            .all(|c| c.reads_http_answer());
+            .all(|c| matches!(named::entry(*c).reads, named::Reads::HttpAnswer(_)));
     if want.empty_body || (status_only && !want.status.is_empty()) {
         let mut v = strays_only;
         v.extend(http_checks);

@@ -11,8 +11,9 @@
 //!   `strays`, `leaks`, `messages`, `rows`, [`codes`], [`framing`],
 //!   [`extensions`], [`mrtr`], [`tasks`], [`subscriptions`],
 //!   [`server_asks`]): what every response must satisfy whatever was asked.
-//! - [`judge`] (this file), [`checks`] (with [`stringified`]) and
-//!   `regressions`: a scripted case judged on top of the invariants.
+//! - [`judge`] (this file), the [`named`] checks' registry (running
+//!   [`checks`], [`structured`] and [`stringified`]) and `regressions`: a
+//!   scripted case judged on top of the invariants.
 //! - [`findings`]: fuzz inputs and proxied requests judged into findings,
 //!   identified, grouped and replayed as case files.
 //! - [`secrets`] and [`redact`]: credentials that leak, and their masking in
@@ -42,6 +43,7 @@ mod judgement;
 mod leaks;
 mod messages;
 pub mod mrtr;
+pub mod named;
 pub mod redact;
 pub mod registry;
 mod regressions;
@@ -225,19 +227,23 @@ fn shape(
             found.push(Violation::new(*aspect, list.join("; ")));
         }
     }
+    let answer = named::Answer {
+        exchange,
+        response,
+        canary: &plan.canary,
+        output_schema: plan.case.output_schema.as_ref(),
+        evidence,
+    };
     for check in &exp.checks {
-        if let Some(failure) = checks::run(
-            *check,
-            exchange,
-            response,
-            &plan.canary,
-            plan.case.output_schema.as_ref(),
-            evidence,
-        ) {
+        let entry = named::entry(*check);
+        let named::Reads::Answer(run) = entry.reads else {
+            continue;
+        };
+        if let Some(failure) = run(&answer) {
             // Counts that could not be read are no evidence either way.
             let unknown = *check == mcperr_cases::case::Check::BodyNeverRan
                 && !matches!(&evidence.counts, Some((Some(_), Some(_))));
-            let aspect = checks::aspect(*check, case);
+            let aspect = entry.aspect(case);
             found.push(if unknown {
                 Violation::unanswered(aspect, failure)
             } else {
