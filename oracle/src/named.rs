@@ -77,6 +77,27 @@ impl NamedCheck {
     }
 }
 
+impl NamedCheck {
+    /// What its failure breaks, in words, for the case format's list.
+    pub fn breaks_text(&self) -> String {
+        match (&self.breaks, &self.reads) {
+            (_, Reads::Refusal) => {
+                "judged on the HTTP refusal, with the A1 aspect each failure names".into()
+            }
+            (Breaks::Aspect(aspect), Reads::HttpAnswer(_)) => {
+                format!("judged on the HTTP answer; `{aspect}` and the aspects its failures name")
+            }
+            (Breaks::Aspect(aspect), _) => format!("breaks `{aspect}`"),
+            (Breaks::InCaseRule(name), _) => {
+                format!(
+                    "breaks the case rule's `{name}` aspect where it has one, else the case's own"
+                )
+            }
+            (Breaks::CaseOwn, _) => "breaks the case's own aspect".into(),
+        }
+    }
+}
+
 /// The entry of `check`.
 pub fn entry(check: Check) -> &'static NamedCheck {
     NAMED_CHECKS

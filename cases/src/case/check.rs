@@ -6,14 +6,15 @@ use std::str::FromStr;
 use super::FieldError;
 
 /// Declares the named checks once: each variant with the name a case file
-/// gives it. The enum's order is the order a case's checks are sorted and
+/// gives it and its doc comment, which is also the case format's
+/// documentation of the check (fixtures/cases/README.md, generated). The enum's order is the order a case's checks are sorted and
 /// run in (`checks` in a profile is sorted), so a new check goes last.
 macro_rules! named_checks {
-    ($( $(#[$doc:meta])* $variant:ident = $name:literal, )+) => {
+    ($( $(#[doc = $doc:literal])* $variant:ident = $name:literal, )+) => {
         /// A named check beyond the shape match.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Check {
-            $( $(#[$doc])* $variant, )+
+            $( $(#[doc = $doc])* $variant, )+
         }
 
         impl Check {
@@ -24,6 +25,14 @@ macro_rules! named_checks {
             pub fn name(self) -> &'static str {
                 match self {
                     $(Check::$variant => $name,)+
+                }
+            }
+
+            /// What it checks: its doc comment, one line per source line,
+            /// for the case format's generated list of checks.
+            pub fn doc(self) -> &'static str {
+                match self {
+                    $(Check::$variant => concat!($($doc, "\n"),*),)+
                 }
             }
         }

@@ -280,3 +280,38 @@ fn each_sdk_s_one_line_summary_comes_from_its_manifest() {
         "stale SDK summaries (run MCPERR_BLESS=1 cargo test -p mcperr --test it docs): {stale:?}"
     );
 }
+
+/// The named checks of the case format, between `<!-- named-checks -->`
+/// markers in fixtures/cases/README.md: each check's name and doc comment
+/// (`named_checks!`) and what its failure breaks (its registry entry in
+/// mcperr-oracle), never written by hand. `MCPERR_BLESS=1` writes it anew.
+#[test]
+fn the_case_format_s_named_checks_come_from_their_declarations() {
+    use mcperr_cases::case::Check;
+    let mut block = String::from("<!-- named-checks -->\n");
+    for check in Check::ALL {
+        let doc: Vec<&str> = check.doc().lines().map(str::trim).collect();
+        block.push_str(&format!(
+            "- `{}`: {} ({}.)\n",
+            check.name(),
+            doc.join(" "),
+            mcperr_oracle::named::entry(*check).breaks_text()
+        ));
+    }
+    block.push_str("<!-- /named-checks -->\n");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/cases/README.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (head, rest) = text
+        .split_once("<!-- named-checks -->\n")
+        .expect("fixtures/cases/README.md has a <!-- named-checks --> marker");
+    let (_, tail) = rest.split_once("<!-- /named-checks -->\n").unwrap();
+    let want = format!("{head}{block}{tail}");
+    if std::env::var("MCPERR_BLESS").is_ok_and(|v| v == "1") {
+        std::fs::write(&path, want).unwrap();
+    } else {
+        assert!(
+            want == text,
+            "stale named checks in fixtures/cases/README.md (run MCPERR_BLESS=1 cargo test -p mcperr --test it docs)"
+        );
+    }
+}
