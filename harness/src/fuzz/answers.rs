@@ -165,7 +165,10 @@ pub(super) fn answer(
             Claim::Nobody => {}
         }
     }
-    if let Some(p) = pipe.unstraggle(&key) {
+    if let Some(p) = pipe
+        .unstraggle(&key)
+        .or_else(|| pipe.take_provisional(&key))
+    {
         straggler_answered(w, pipe, p, value, guessed);
         return false;
     }

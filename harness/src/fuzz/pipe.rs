@@ -163,6 +163,11 @@ pub(super) struct Pipe {
     /// lane's later requests broken the same way are judged at once, as a
     /// hung lane's are.
     pub(super) dropped_kinds: HashSet<(String, String)>,
+    /// Requests judged never answered after the short wait (`--timeout-ms`,
+    /// [`Pipe::straggler_due`]), in the order judged, their J4 not yet
+    /// recorded: an answer that comes while the campaign runs withdraws it
+    /// (the request was slow, not dropped); [`Pipe::take_provisional`].
+    pub(super) provisional: Vec<(String, Pending)>,
     /// Recent latencies of answered requests, and the grace they give.
     pub(super) latency: Latency,
     /// When the budget was spent: stragglers then wait one drop grace more at most.
@@ -356,6 +361,17 @@ impl Pipe {
             *n = n.saturating_sub(1);
         }
         remember(&mut self.late, key.to_string());
+        Some(p)
+    }
+
+    /// Takes back the provisional J4 of request `key` now that its answer
+    /// came: the lane's later requests broken the same way wait again.
+    pub(super) fn take_provisional(&mut self, key: &str) -> Option<Pending> {
+        let at = self.provisional.iter().position(|(k, _)| k == key)?;
+        let (_, p) = self.provisional.remove(at);
+        if let Some(kind) = broken_params(&p.input) {
+            self.dropped_kinds.remove(&(lane_of(&p.input), kind));
+        }
         Some(p)
     }
 

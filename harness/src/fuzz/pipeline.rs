@@ -60,6 +60,7 @@ fn lines(client: &mut Client) -> &mut LineConn {
 pub(crate) async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
     let mut pipe = Pipe::default();
     let stop = pipeline(w, client, &mut pipe).await;
+    settle_provisional(w, &mut pipe);
     // Lines held as the start of a message split over lines that never
     // came whole are what they are: stray output.
     let held = pipe.reader.flush();
@@ -67,6 +68,21 @@ pub(crate) async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
         w.record_strays(held);
     }
     stop
+}
+
+/// The campaign is over: each request still judged never answered after
+/// the short wait is J4, unless its lane was found slow meanwhile (one of
+/// its requests answered after `--timeout-ms`): then, cut off by the
+/// campaign's end, it has no verdict, as a slow lane's straggler has none.
+fn settle_provisional(w: &mut Worker<'_>, pipe: &mut Pipe) {
+    for (key, p) in std::mem::take(&mut pipe.provisional) {
+        w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
+        if pipe.slow_lanes.contains(&lane_of(&p.input)) {
+            pipe.left_waiting.push(key);
+        } else {
+            never_answered(w, p);
+        }
+    }
 }
 
 /// The loop of [`pipelined`], over a pipe it flushes afterwards: refill
@@ -325,12 +341,12 @@ async fn overdue(
             // Broken params in a prompt lane, unanswered for --timeout-ms:
             // never answered (J4), and so is the lane's next request broken
             // the same way. The lane is not hung: its other requests were
-            // answered.
+            // answered. The verdict is provisional until the campaign ends
+            // (an answer that comes meanwhile withdraws it: slow, not dropped).
             if let Some(kind) = broken_params(&p.input) {
                 pipe.dropped_kinds.insert((lane_of(&p.input), kind));
             }
-            w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
-            never_answered(w, p);
+            pipe.provisional.push((key.to_string(), p));
             return None;
         }
         let lane = lane_of(&p.input);

@@ -490,6 +490,53 @@ fn a_slow_tool_is_slow_not_hung_and_gives_no_failure_over_stdio_and_http() {
     drop(http);
 }
 
+/// A server built without an SDK that refuses a request whose params is an
+/// array only after 0.6 s, past --timeout-ms 200: such a request, broken in
+/// a lane whose other broken requests were answered at once, is first
+/// judged never answered after the short wait, and that J4 is withdrawn
+/// when its answer comes while the campaign runs (slow, not dropped). The
+/// same server that never answers them gets the J4 on the same seed.
+#[test]
+fn a_broken_request_answered_late_is_slow_and_one_never_answered_is_hung() {
+    let server = format!("{ROOT}/harness/tests/it/late_params.py");
+    for (delay, hung) in [("0.6", false), ("never", true)] {
+        let dir = scratch(&format!("fuzz-late-params-{delay}"));
+        let stdio = format!("python3 {server} {delay}");
+        let (_, r, stdout) = fuzz(
+            &[
+                "--stdio",
+                &stdio,
+                "--era",
+                "2025-11-25",
+                "--requests",
+                "5000",
+                "--timeout-ms",
+                "200",
+                "--seed",
+                "1",
+            ],
+            &dir.join("r.json"),
+        );
+        let j4: Vec<&Value> = r["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["rule"] == "J4" && f["verdict"] == "fail")
+            .collect();
+        let slow = r["slow"].as_array().map_or(0, Vec::len);
+        if hung {
+            assert!(
+                j4.iter().any(|f| f["request"]["params"].is_array()),
+                "{delay}: {stdout}"
+            );
+            assert_eq!(slow, 0, "{delay}: {stdout}");
+        } else {
+            assert!(j4.is_empty(), "{delay}: {j4:?}\n{stdout}");
+            assert!(slow > 0, "{delay}: {stdout}");
+        }
+    }
+}
+
 #[test]
 fn the_recipes_servers_give_no_finding_beyond_their_fuzz_baselines() {
     let servers = [
