@@ -165,8 +165,7 @@ impl Worker<'_> {
         took: std::time::Duration,
         timeout: std::time::Duration,
     ) {
-        self.store
-            .note_slow(self.era, format!("{} {}", input.method, input.target), took);
+        self.store.note_slow(self.era, slow_lane(input), took);
         let findings = self.judge.slow(input, ex, took, timeout);
         self.store
             .record(&self.settings.stats, findings, input, self.counted);
@@ -273,4 +272,15 @@ pub(crate) enum Stop {
     Done,
     /// The server died or stopped answering with these requests in flight.
     Lost(Vec<FuzzInput>),
+}
+
+/// A slow lane as the report names it: method and target (`tools/call
+/// fetch_page`), or, for requests that break the method's own params (one
+/// lane a method, whose target is the method), `tools/call (broken params)`.
+fn slow_lane(input: &FuzzInput) -> String {
+    if matches!(input.class, Class::Envelope(_)) {
+        format!("{} (broken params)", input.method)
+    } else {
+        format!("{} {}", input.method, input.target)
+    }
 }
