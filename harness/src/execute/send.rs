@@ -170,11 +170,14 @@ pub(super) async fn get_with_side_post(
     client: &mut Client,
     plan: &CasePlan,
 ) -> (Exchange, Result<Vec<Value>, String>) {
-    let Conn::Http(http) = &client.conn else {
+    let Conn::Http(http) = &mut client.conn else {
         unreachable!("HTTP plans run on HTTP clients")
     };
     let mut side = http.fresh();
     side.session = http.session.clone();
+    // The GET listens until the ping is answered, and a little after.
+    let heard = std::sync::Arc::new(tokio::sync::Notify::new());
+    http.get_heard = Some(heard.clone());
     let ping_id = client.fresh_id();
     let ping = mcperr_protocol::jsonrpc::request(&ping_id, "ping", None);
     let headers = side.headers_for(client.era, &ping);
@@ -187,11 +190,18 @@ pub(super) async fn get_with_side_post(
             .send("POST", headers, &Vec::new(), Some(&want), Some(body))
             .await
         {
-            Ok(answer) => Ok(answer.messages),
+            Ok(answer) => {
+                heard.notify_one();
+                Ok(answer.messages)
+            }
             Err(e) => Err(e.to_string()),
         }
     };
-    tokio::join!(shaped_exchange(client, plan), post)
+    let both = tokio::join!(shaped_exchange(client, plan), post);
+    if let Conn::Http(http) = &mut client.conn {
+        http.get_heard = None;
+    }
+    both
 }
 
 /// `resumed-own-stream`: the judged GET resumes the first request step's
@@ -214,16 +224,13 @@ pub(super) async fn resumed_get(
             .and_then(|s| s.http.as_ref())
             .filter(|a| a.sse)
     };
+    if let Some(why) = unresumable(streams.first()) {
+        return not_applicable(why);
+    }
     let (Some(first), Some(second)) = (sse(0), sse(1)) else {
-        return not_applicable(
-            "the server answered the case's requests without SSE streams, so there is no stream to resume".into(),
-        );
+        return not_applicable(NO_STREAMS.into());
     };
-    let Some(last) = first.event_ids.first().cloned() else {
-        return not_applicable(
-            "the server's SSE events carry no id, so no stream can be resumed (resumability is a MAY)".into(),
-        );
-    };
+    let last = first.event_ids[0].clone();
     let mut shaped = plan.clone();
     if let Some(http) = shaped.http.as_mut() {
         http.overrides
@@ -247,6 +254,22 @@ pub(super) async fn resumed_get(
         other: second.messages.clone(),
     };
     (ex, Some(resumption))
+}
+
+const NO_STREAMS: &str =
+    "the server answered the case's requests without SSE streams, so there is no stream to resume";
+
+/// Why the first request step's answer leaves `resumed-own-stream` nothing
+/// to resume, known as soon as it is in (the second step need not be sent):
+/// it came without an SSE stream, or its events carry no id.
+pub(super) fn unresumable(first: Option<&Exchange>) -> Option<String> {
+    let Some(first) = first.and_then(|s| s.http.as_ref()).filter(|a| a.sse) else {
+        return Some(NO_STREAMS.into());
+    };
+    first.event_ids.is_empty().then(|| {
+        "the server's SSE events carry no id, so no stream can be resumed (resumability is a MAY)"
+            .into()
+    })
 }
 
 pub(super) fn clip(s: &str) -> String {

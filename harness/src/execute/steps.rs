@@ -34,6 +34,7 @@ pub(super) async fn run(
     resumes: bool,
     evidence: &Evidence,
 ) -> Result<Stepped, (CaseResult, bool)> {
+    let started = std::time::Instant::now();
     let mut out = Stepped {
         vars: Vec::new(),
         in_flight: None,
@@ -65,6 +66,17 @@ pub(super) async fn run(
             Ok(answered) => {
                 if resumes {
                     out.streams.extend(answered);
+                    // Nothing to resume once the first stream is in without
+                    // an event id: the other steps need not run.
+                    if let Some(why) = (out.streams.len() == 1)
+                        .then(|| super::send::unresumable(out.streams.first()))
+                        .flatten()
+                    {
+                        let j = mcperr_oracle::Judgement::new(Verdict::Skip, plan.case.rule, why);
+                        let ms = started.elapsed().as_millis() as u64;
+                        let r = CaseResult::planned(plan, &plan.citation, j, None, None, ms);
+                        return Err((r, true));
+                    }
                 }
             }
             Err(ex) => return Err(unanswered_step(client, plan, ex, evidence).await),

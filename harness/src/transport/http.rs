@@ -13,13 +13,13 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use eventsource_stream::Eventsource;
 use futures_util::stream::{self, BoxStream, StreamExt};
 use mcperr_cases::plan;
 use mcperr_protocol::Era;
 use mcperr_reference::http_edge::HttpEdge;
 use mcperr_wire::exchange::HttpAnswer;
-use mcperr_wire::sse::SseReader;
+
+use super::sse_read::{read_sse, GET_LISTEN};
 use serde_json::Value;
 
 /// How to reach an HTTP server.
@@ -116,6 +116,11 @@ pub struct HttpConnection {
     pub session: Option<String>,
     /// How long one request may take, the whole answer read.
     pub timeout: Duration,
+    /// Set while a GET's stream is listened to beside a request on a POST
+    /// (`get-stream-quiet`): notified once that request's answer is in,
+    /// the listening ends soon after (`GET_LISTEN_AFTER`) instead of at
+    /// `GET_LISTEN`.
+    pub get_heard: Option<Arc<tokio::sync::Notify>>,
 }
 
 type Bytes = BoxStream<'static, Result<Vec<u8>, HttpFailure>>;
@@ -151,68 +156,6 @@ pub(crate) fn describe(e: &reqwest::Error) -> HttpFailure {
     }
 }
 
-/// How long an SSE stream may stay open after the response it carried: a
-/// server that ends it with the response closes it at once.
-const SSE_END_WAIT: Duration = Duration::from_millis(250);
-
-/// How long the SSE stream a GET opens is listened to before mcperr closes
-/// it: the stream carries only what the server sends of its own accord.
-const GET_LISTEN: Duration = Duration::from_millis(300);
-
-/// Reads SSE `message` events into `answer.messages` until the response that
-/// ends the wait (mcperr-wire's [`SseReader`]); an incomplete last event (a cut
-/// stream) is not an event.
-async fn read_sse(
-    bytes: impl futures_util::Stream<Item = Result<Vec<u8>, HttpFailure>> + Send,
-    want: Option<&Value>,
-    answer: &mut HttpAnswer,
-    listen: Option<Duration>,
-) -> Result<(), HttpFailure> {
-    let mut events = Box::pin(mcperr_wire::sse::without_bom(bytes).eventsource());
-    let mut reader = SseReader::new(want.cloned());
-    let until = listen.map(|d| tokio::time::Instant::now() + d);
-    loop {
-        let next = match until {
-            // A stream that answers nothing (a GET's) is listened to for a
-            // while, then closed: what came by then is kept.
-            Some(until) => match tokio::time::timeout_at(until, events.next()).await {
-                Ok(next) => next,
-                Err(_) => break,
-            },
-            None => events.next().await,
-        };
-        let Some(event) = next else { break };
-        match event {
-            Ok(e) => {
-                // The last event id goes on from event to event until one
-                // sets another (an event with no data, a priming one, is
-                // not dispatched, but its id is carried forward).
-                if !e.id.is_empty() && answer.event_ids.last() != Some(&e.id) {
-                    answer.event_ids.push(e.id.clone());
-                }
-                if reader.on_event(&e.event, &e.data) {
-                    // "The final JSON-RPC response SHOULD terminate the
-                    // stream": an event after it, or no end soon, is H3's.
-                    let next = tokio::time::timeout(SSE_END_WAIT, events.next()).await;
-                    answer.open_after_response = !matches!(next, Ok(None));
-                    break;
-                }
-            }
-            Err(eventsource_stream::EventStreamError::Transport(f)) => return Err(f),
-            Err(e) => {
-                reader.malformed(e);
-                break;
-            }
-        }
-    }
-    answer.messages.extend(reader.messages);
-    answer.repeated.extend(reader.repeated);
-    if reader.problem.is_some() {
-        answer.problem = reader.problem;
-    }
-    Ok(())
-}
-
 impl HttpConnection {
     /// A client of a real endpoint with the run's timeout (no request is sent yet).
     pub fn remote(
@@ -230,6 +173,7 @@ impl HttpConnection {
             session: None,
             timeout,
             mirrored: Default::default(),
+            get_heard: None,
         })
     }
 
@@ -241,6 +185,7 @@ impl HttpConnection {
             session: None,
             timeout: Duration::from_secs(60),
             mirrored: Default::default(),
+            get_heard: None,
         }
     }
 
@@ -252,6 +197,7 @@ impl HttpConnection {
             session: None,
             timeout: self.timeout,
             mirrored: self.mirrored.clone(),
+            get_heard: None,
         }
     }
 
@@ -357,7 +303,7 @@ impl HttpConnection {
                 all.0.push(chunk.clone());
                 Ok(chunk)
             });
-            let listen = (method == "GET").then_some(GET_LISTEN);
+            let listen = (method == "GET").then(|| (GET_LISTEN, self.get_heard.clone()));
             read_sse(capped, want, &mut answer, listen).await?;
         } else {
             // A JSON body is only kept: each chunk moves in, no copy.

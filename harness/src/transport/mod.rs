@@ -11,6 +11,7 @@ pub mod cpu;
 pub mod http;
 pub mod memory;
 pub mod options;
+mod sse_read;
 pub mod stdio;
 
 use std::time::Duration;
