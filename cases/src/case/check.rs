@@ -40,7 +40,8 @@ macro_rules! named_checks {
 }
 
 named_checks! {
-    /// The run's canary appears nowhere in the response (request URI echoes discounted).
+    /// The run's canary and the markers of a stack trace appear nowhere in
+    /// the response (echoes of the request's own `uri` discounted).
     NoCanary = "no-canary",
     /// `limited_calls` reports the same count before and after the request.
     BodyNeverRan = "body-never-ran",
@@ -78,7 +79,7 @@ named_checks! {
     /// `no-offline-access`); the executor fetches it.
     ResourceMetadata = "resource-metadata",
     /// Over stdio, after the case the executor closes the server's stdin
-    /// and waits: the process must exit (J5 `exit-on-eof`). The connection
+    /// and waits: the process must exit within 5 s (J5 `exit-on-eof`). The connection
     /// is spent, so the case opens one of its own (`handshake = false`).
     ExitOnEof = "exit-on-eof",
     /// An error answer names the era's protocol version, in its message or

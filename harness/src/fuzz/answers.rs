@@ -4,6 +4,7 @@
 //! answered, skipped, or answered over the line cap.
 
 use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 use mcperr_cases::fuzz::Class;
 use mcperr_protocol::Era;
@@ -99,11 +100,19 @@ pub(super) fn claim_idless(pipe: &mut Pipe, value: &Value) -> Claim {
 
 /// Judges a request that was never answered while others were (J4).
 pub(super) fn never_answered(w: &mut Worker<'_>, p: Pending) {
+    let waited = p.sent.elapsed();
+    never_answered_within(w, p, waited);
+}
+
+/// As [`never_answered`], for a request judged so after `waited` and
+/// recorded later (a provisional J4 settled when the campaign ended): its
+/// J4 states the wait that judged it.
+pub(super) fn never_answered_within(w: &mut Worker<'_>, p: Pending, waited: Duration) {
     let ex = Exchange {
         request: p.msg,
         ending: Ending::Timeout,
         strays: vec![],
-        duration: p.sent.elapsed(),
+        duration: waited,
         http: None,
     };
     w.judge_and_record_alive(&p.input, &ex, None, true);
@@ -165,14 +174,17 @@ pub(super) fn answer(
             Claim::Nobody => {}
         }
     }
-    if let Some(p) = pipe
-        .unstraggle(&key)
-        .or_else(|| pipe.take_provisional(&key))
-    {
+    if let Some(p) = pipe.unstraggle(&key) {
         straggler_answered(w, pipe, p, value, guessed);
         return false;
     }
     let Some(p) = pipe.take(&key) else {
+        // A request judged never answered after the short wait, answered
+        // after all while the campaign runs: slow, its J4 withdrawn.
+        if let Some(p) = pipe.take_provisional(&key) {
+            straggler_answered(w, pipe, p, value, guessed);
+            return false;
+        }
         if id.is_null() {
             w.record_strays(vec![Stray::NullIdResponse(value)]);
         } else if let Some(i) = pipe.surrogates.iter().position(|k| *k == key) {

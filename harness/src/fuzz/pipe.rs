@@ -127,8 +127,9 @@ pub(super) struct Pipe {
     /// Answers with these ids may still come and are let through.
     pub(super) late: VecDeque<String>,
     /// Requests left unanswered when the campaign ended, without a verdict
-    /// (a slow or undecided lane's): every one of their answers may still
-    /// come, so none is dropped from the list (unlike [`Pipe::late`]).
+    /// (a slow or undecided lane's) or with a J4 given after the short wait:
+    /// every one of their answers may still come, so none is dropped from
+    /// the list (unlike [`Pipe::late`]).
     pub(super) left_waiting: Vec<String>,
     /// Silenced lone-surrogate requests: an id-null error may answer one.
     pub(super) surrogates: VecDeque<String>,
@@ -167,7 +168,9 @@ pub(super) struct Pipe {
     /// [`Pipe::straggler_due`]), in the order judged, their J4 not yet
     /// recorded: an answer that comes while the campaign runs withdraws it
     /// (the request was slow, not dropped); [`Pipe::take_provisional`].
-    pub(super) provisional: Vec<(String, Pending)>,
+    /// Each with how long it had gone unanswered when judged, which its J4
+    /// states.
+    pub(super) provisional: Vec<(String, Pending, Duration)>,
     /// Recent latencies of answered requests, and the grace they give.
     pub(super) latency: Latency,
     /// When the budget was spent: stragglers then wait one drop grace more at most.
@@ -367,12 +370,24 @@ impl Pipe {
     /// Takes back the provisional J4 of request `key` now that its answer
     /// came: the lane's later requests broken the same way wait again.
     pub(super) fn take_provisional(&mut self, key: &str) -> Option<Pending> {
-        let at = self.provisional.iter().position(|(k, _)| k == key)?;
-        let (_, p) = self.provisional.remove(at);
+        let at = self.provisional.iter().position(|(k, _, _)| k == key)?;
+        let (_, p, _) = self.provisional.remove(at);
         if let Some(kind) = broken_params(&p.input) {
             self.dropped_kinds.remove(&(lane_of(&p.input), kind));
         }
         Some(p)
+    }
+
+    /// How many distinct findings the provisional J4s would add (one per
+    /// kind of broken params), for `--max-findings`: the campaign stops as
+    /// it would had they been recorded at once.
+    pub(super) fn provisional_findings(&self) -> u64 {
+        let kinds: HashSet<Option<String>> = self
+            .provisional
+            .iter()
+            .map(|(_, p, _)| broken_params(&p.input))
+            .collect();
+        kinds.len() as u64
     }
 
     /// Every id whose answer may still come (before a lockstep phase).
@@ -385,6 +400,7 @@ impl Pipe {
             .cloned()
             .collect();
         ids.extend(self.stragglers.keys().cloned());
+        ids.extend(self.provisional.iter().map(|(k, _, _)| k.clone()));
         ids.extend(self.alive.iter().map(|(k, _)| k.clone()));
         ids.extend(self.counting.iter().map(|(k, _, _)| k.clone()));
         ids

@@ -41,7 +41,9 @@ use mcperr_wire::exchange::Ending;
 use mcperr_wire::text::line;
 use serde_json::Value;
 
-use super::answers::{answer, counted_call, never_answered, skipped, too_long};
+use super::answers::{
+    answer, counted_call, never_answered, never_answered_within, skipped, too_long,
+};
 use super::pipe::{broken_params, lane_of, remember, Pending, Pipe, PER_TURN};
 use super::probe::{alive_probe, probe};
 use super::width::Width;
@@ -60,6 +62,7 @@ fn lines(client: &mut Client) -> &mut LineConn {
 pub(crate) async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
     let mut pipe = Pipe::default();
     let stop = pipeline(w, client, &mut pipe).await;
+    // The server was lost: what was provisional is settled now.
     settle_provisional(w, &mut pipe);
     // Lines held as the start of a message split over lines that never
     // came whole are what they are: stray output.
@@ -75,13 +78,13 @@ pub(crate) async fn pipelined(w: &mut Worker<'_>, client: &mut Client) -> Stop {
 /// its requests answered after `--timeout-ms`): then, cut off by the
 /// campaign's end, it has no verdict, as a slow lane's straggler has none.
 fn settle_provisional(w: &mut Worker<'_>, pipe: &mut Pipe) {
-    for (key, p) in std::mem::take(&mut pipe.provisional) {
+    for (key, p, waited) in std::mem::take(&mut pipe.provisional) {
         w.settings.stats.requests.fetch_add(1, Ordering::Relaxed);
-        if pipe.slow_lanes.contains(&lane_of(&p.input)) {
-            pipe.left_waiting.push(key);
-        } else {
-            never_answered(w, p);
+        if !pipe.slow_lanes.contains(&lane_of(&p.input)) {
+            never_answered_within(w, p, waited);
         }
+        // Either way its answer may still come, and is its own.
+        pipe.left_waiting.push(key);
     }
 }
 
@@ -141,6 +144,9 @@ async fn pipeline(w: &mut Worker<'_>, client: &mut Client, pipe: &mut Pipe) -> S
             draining = false;
             pipe.unknown = 0;
             if spent {
+                // Before the ids whose answers may still come are handed
+                // over: a provisional request left waiting is one of them.
+                settle_provisional(w, pipe);
                 client.ignore(pipe.stale_ids());
                 w.window.append(&mut pipe.checking);
                 super::probe::check_count(w, client).await;
@@ -182,7 +188,7 @@ fn fill(w: &mut Worker<'_>, pipe: &mut Pipe, batch: &mut Vec<u8>, width: usize) 
     let mut redraws = 0;
     let mut held = pipe.occupancy();
     while held.has_room(width) {
-        if drain_due(w, pipe) || !w.take() {
+        if drain_due(w, pipe) || provisional_full(w, pipe) || !w.take() {
             pipe.spent_at = Some(Instant::now());
             return true;
         }
@@ -300,6 +306,16 @@ async fn suspects_alone(w: &mut Worker<'_>, client: &mut Client, pipe: &mut Pipe
 /// campaign waits up to one drop grace for it, and under load that grace
 /// (eight times the 90th percentile) reaches seconds. Before the grace is
 /// known (16 answers), only the campaign's own deadline stops it.
+/// `--max-findings` reached once the provisional J4s count: the campaign
+/// stops where it would have had they been recorded when judged.
+fn provisional_full(w: &Worker<'_>, pipe: &Pipe) -> bool {
+    let found = w.settings.stats.findings.load(Ordering::Relaxed);
+    !pipe.provisional.is_empty()
+        && w.settings
+            .max_findings
+            .is_some_and(|m| found + pipe.provisional_findings() >= m)
+}
+
 fn drain_due(w: &Worker<'_>, pipe: &Pipe) -> bool {
     match (w.shrink_until, pipe.latency.grace) {
         (Some(end), Some(grace)) => Instant::now() + grace >= end,
@@ -346,7 +362,7 @@ async fn overdue(
             if let Some(kind) = broken_params(&p.input) {
                 pipe.dropped_kinds.insert((lane_of(&p.input), kind));
             }
-            pipe.provisional.push((key.to_string(), p));
+            pipe.provisional.push((key.to_string(), p, elapsed));
             return None;
         }
         let lane = lane_of(&p.input);

@@ -84,7 +84,9 @@ pub struct UndecidedLane {
 pub struct SlowLane {
     /// The era it was seen in.
     pub era: String,
-    /// The method and target (`tools/call fetch_page`).
+    /// The method and target (`tools/call fetch_page`), or for requests
+    /// that break the method's own params the method alone
+    /// (`tools/call (broken params)`).
     pub lane: String,
     /// How long its first slow answer took, in milliseconds.
     pub took_ms: u64,

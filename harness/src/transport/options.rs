@@ -7,11 +7,16 @@
 //! its help text and its configuration key, and one use in the transport.
 //!
 //! The values stay in the command line's own form (`KEY=VALUE`, `NAME:
-//! VALUE`), a configuration's maps are read into that form, and both are
+//! VALUE`). A configuration's maps are read into that form, a key no
+//! variable or header can have refused as the file is read; the flags are
 //! checked once ([`StdioOptions::check`], [`HttpOptions::check`]) before a
 //! server starts: a bad value gets mcperr's one-line error (exit 2), whose
 //! text passes through the run's redactor, rather than clap's, which would
 //! print the value, a secret perhaps, as given.
+//!
+//! The structs set no `about` (`#[command(about = None)]`): flattened into
+//! a subcommand, a struct's doc comment would otherwise become the help of
+//! any subcommand that has none of its own.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -23,6 +28,7 @@ use crate::target::TargetError;
 /// What a stdio server is started with besides its command line: `--cwd`
 /// and `--env`, or a configuration entry's `cwd` and `env` map.
 #[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args, Deserialize)]
+#[command(about = None, long_about = None)]
 pub struct StdioOptions {
     /// Working directory for the --stdio server.
     #[arg(long, value_name = "DIR", requires = "stdio")]
@@ -55,6 +61,7 @@ impl StdioOptions {
 /// own headers: `--header`, or a configuration entry's `headers` map (the
 /// command line's come after the file's).
 #[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args, Deserialize)]
+#[command(about = None, long_about = None)]
 pub struct HttpOptions {
     /// An extra HTTP header on every request, e.g. "Authorization: Bearer …" (repeatable).
     #[arg(long, value_name = "NAME: VALUE", conflicts_with = "stdio")]

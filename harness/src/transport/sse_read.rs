@@ -22,7 +22,8 @@ const SSE_END_WAIT: Duration = Duration::from_millis(250);
 pub(super) const GET_LISTEN: Duration = Duration::from_millis(300);
 
 /// How long a GET's stream is listened to once the request POSTed beside it
-/// was answered ([`HttpConnection::get_heard`]): a copy of that answer on
+/// was answered (`HttpConnection::get_heard`), counted from that answer or
+/// from the stream's opening, whichever is later: a copy of that answer on
 /// the stream goes out as the answer does, and the server is past the
 /// point where the stream could carry it.
 pub(super) const GET_LISTEN_AFTER: Duration = Duration::from_millis(50);

@@ -497,9 +497,9 @@ fn a_slow_tool_is_slow_not_hung_and_gives_no_failure_over_stdio_and_http() {
 /// when its answer comes while the campaign runs (slow, not dropped). The
 /// same server that never answers them gets the J4 on the same seed.
 #[test]
-fn a_broken_request_answered_late_is_slow_and_one_never_answered_is_hung() {
+fn a_broken_request_answered_late_is_slow_and_one_never_answered_is_j4() {
     let server = format!("{ROOT}/harness/tests/it/late_params.py");
-    for (delay, hung) in [("0.6", false), ("never", true)] {
+    for (delay, dropped) in [("0.6", false), ("never", true)] {
         let dir = scratch(&format!("fuzz-late-params-{delay}"));
         let stdio = format!("python3 {server} {delay}");
         let (_, r, stdout) = fuzz(
@@ -523,16 +523,22 @@ fn a_broken_request_answered_late_is_slow_and_one_never_answered_is_hung() {
             .iter()
             .filter(|f| f["rule"] == "J4" && f["verdict"] == "fail")
             .collect();
-        let slow = r["slow"].as_array().map_or(0, Vec::len);
-        if hung {
+        // (A loaded machine may make another lane miss 200 ms now and then:
+        // only the broken-params lane is looked at.)
+        let slow = r["slow"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|s| s["lane"] == "tools/call (broken params)");
+        if dropped {
             assert!(
                 j4.iter().any(|f| f["request"]["params"].is_array()),
                 "{delay}: {stdout}"
             );
-            assert_eq!(slow, 0, "{delay}: {stdout}");
+            assert!(!slow, "{delay}: {stdout}");
         } else {
             assert!(j4.is_empty(), "{delay}: {j4:?}\n{stdout}");
-            assert!(slow > 0, "{delay}: {stdout}");
+            assert!(slow, "{delay}: {stdout}");
         }
     }
 }
