@@ -80,19 +80,32 @@ fn the_error_model_s_overview_of_the_rules_comes_from_the_table() {
         ));
     }
     block.push_str("<!-- /rules-overview -->\n");
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/error-model.md");
+    generated_block("docs/error-model.md", "rules-overview", &block);
+}
+
+/// Checks that the block between `<!-- MARKER -->` and `<!-- /MARKER -->`
+/// in `file` (from the repository's root) is `block`, markers included; with
+/// `MCPERR_BLESS=1`, writes it there instead.
+fn generated_block(file: &str, marker: &str, block: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(file);
     let text = std::fs::read_to_string(&path).unwrap();
+    let (open, close) = (
+        format!("<!-- {marker} -->\n"),
+        format!("<!-- /{marker} -->\n"),
+    );
     let (head, rest) = text
-        .split_once("<!-- rules-overview -->\n")
-        .expect("docs/error-model.md has a <!-- rules-overview --> marker");
-    let (_, tail) = rest.split_once("<!-- /rules-overview -->\n").unwrap();
+        .split_once(&open)
+        .unwrap_or_else(|| panic!("{file} has no {open:?} marker"));
+    let (_, tail) = rest.split_once(&close).unwrap();
     let want = format!("{head}{block}{tail}");
     if std::env::var("MCPERR_BLESS").is_ok_and(|v| v == "1") {
         std::fs::write(&path, want).unwrap();
     } else {
         assert!(
             want == text,
-            "stale overview in docs/error-model.md (run MCPERR_BLESS=1 cargo test -p mcperr --test it docs)"
+            "stale {marker} in {file} (run MCPERR_BLESS=1 cargo test -p mcperr --test it docs)"
         );
     }
 }
@@ -299,19 +312,5 @@ fn the_case_format_s_named_checks_come_from_their_declarations() {
         ));
     }
     block.push_str("<!-- /named-checks -->\n");
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/cases/README.md");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let (head, rest) = text
-        .split_once("<!-- named-checks -->\n")
-        .expect("fixtures/cases/README.md has a <!-- named-checks --> marker");
-    let (_, tail) = rest.split_once("<!-- /named-checks -->\n").unwrap();
-    let want = format!("{head}{block}{tail}");
-    if std::env::var("MCPERR_BLESS").is_ok_and(|v| v == "1") {
-        std::fs::write(&path, want).unwrap();
-    } else {
-        assert!(
-            want == text,
-            "stale named checks in fixtures/cases/README.md (run MCPERR_BLESS=1 cargo test -p mcperr --test it docs)"
-        );
-    }
+    generated_block("fixtures/cases/README.md", "named-checks", &block);
 }
