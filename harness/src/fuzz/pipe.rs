@@ -223,22 +223,29 @@ impl Pipe {
     /// is out, the probe's timeout); for a straggler its due time
     /// ([`Pipe::straggler_due`]): after the budget was spent, a grace more
     /// if sooner, or, for one due within `--timeout-ms`, `end` (the
-    /// command's bound) if sooner.
+    /// command's bound) if sooner. A window of `width` full of requests
+    /// nothing has overtaken is stalled: its oldest is due a grace after it
+    /// was sent (the liveness probe then asks; its answer overtakes them),
+    /// not a whole timeout, for a server that drops requests would
+    /// otherwise idle that long whenever they fill a narrow window.
     pub(super) fn first_deadline(
         &self,
         timeout: Duration,
         slow: Duration,
         end: Option<Instant>,
+        width: usize,
     ) -> Option<(String, Instant)> {
         let mut first: Option<(&String, Instant)> = None;
         let grace = self.latency.grace(timeout);
         let probe_due = self.alive.as_ref().map(|(_, sent)| *sent + timeout);
+        let stalled = !self.occupancy().has_room(width);
         for k in &self.order {
             if let Some(p) = self.pending.get(k) {
                 let passed = self.answered_sent.is_some_and(|s| s > p.sent);
                 let wait = match (p.silent_ok, passed) {
                     (true, _) => timeout.min(SILENCE_OK),
                     (false, true) => grace,
+                    (false, false) if stalled => grace,
                     (false, false) => timeout,
                 };
                 let mut d = p.sent + wait;

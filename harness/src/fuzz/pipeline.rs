@@ -154,7 +154,7 @@ async fn pipeline(w: &mut Worker<'_>, client: &mut Client, pipe: &mut Pipe) -> S
             }
             continue;
         }
-        let Some((events, oldest)) = next_events(w, client, pipe).await else {
+        let Some((events, oldest)) = next_events(w, client, pipe, width.get()).await else {
             continue;
         };
         for event in events {
@@ -253,6 +253,7 @@ async fn next_events(
     w: &Worker<'_>,
     client: &mut Client,
     pipe: &Pipe,
+    width: usize,
 ) -> Option<(Vec<Option<(StdoutEvent, Option<Value>)>>, String)> {
     let ready = lines(client).ready_answers(PER_TURN);
     if !ready.is_empty() {
@@ -262,6 +263,7 @@ async fn next_events(
         w.settings.run.timeout,
         w.settings.run.slow_timeout,
         w.shrink_until,
+        width,
     )?;
     let wait = deadline.saturating_duration_since(Instant::now());
     let first = lines(client).next_answer(wait).await;

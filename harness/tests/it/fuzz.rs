@@ -543,6 +543,48 @@ fn a_broken_request_answered_late_is_slow_and_one_never_answered_is_j4() {
     }
 }
 
+/// A window filled by requests the server drops is not held for a whole
+/// timeout: once its oldest has waited the drop grace with nothing
+/// overtaking it, the liveness probe asks and its answer frees the window.
+/// At one request in flight, each array-`params` request the server never
+/// answers filled the window for --timeout-ms (2 s each, about 30 of them in
+/// 600 requests: a minute); now for a grace.
+#[test]
+fn requests_a_server_drops_do_not_stall_a_narrow_window_for_a_timeout_each() {
+    let server = format!("{ROOT}/harness/tests/it/late_params.py");
+    let stdio = format!("python3 {server} never");
+    let dir = scratch("fuzz-narrow-window");
+    let (_, r, stdout) = fuzz(
+        &[
+            "--stdio",
+            &stdio,
+            "--era",
+            "2025-11-25",
+            "--requests",
+            "600",
+            "--in-flight",
+            "1",
+            "--timeout-ms",
+            "2000",
+            "--seed",
+            "1",
+        ],
+        &dir.join("r.json"),
+    );
+    let j4 = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "J4" && f["request"]["params"].is_array());
+    let hits = j4.map_or(0, |f| f["hits"].as_u64().unwrap());
+    assert!(hits >= 10, "{stdout}");
+    let elapsed = r["stats"]["elapsed_s"].as_f64().unwrap();
+    assert!(
+        elapsed < hits as f64,
+        "{elapsed} s for {hits} drops: {stdout}"
+    );
+}
+
 #[test]
 fn the_recipes_servers_give_no_finding_beyond_their_fuzz_baselines() {
     let servers = [
