@@ -158,7 +158,7 @@ pub(super) fn answer(
     }
     let id = value.get("id").cloned().unwrap_or(Value::Null);
     let mut key = id.to_string();
-    if pipe.alive.as_ref().is_some_and(|(k, _)| *k == key) {
+    if pipe.alive.as_ref().is_some_and(|(k, _, _)| *k == key) {
         alive_answered(w, pipe);
         return false;
     }
@@ -234,7 +234,7 @@ pub(super) fn answer(
 /// The liveness probe answered: what was sent before it and is overdue
 /// was skipped.
 fn alive_answered(w: &mut Worker<'_>, pipe: &mut Pipe) {
-    let Some((_, probe_sent)) = pipe.alive.take() else {
+    let Some((_, probe_sent, _)) = pipe.alive.take() else {
         return;
     };
     pipe.answered_sent = pipe.answered_sent.max(Some(probe_sent));

@@ -138,7 +138,11 @@ pub(super) struct Pipe {
     /// When the latest-sent request that got an answer was sent.
     pub(super) answered_sent: Option<Instant>,
     /// A liveness probe in flight (id key, when sent).
-    pub(super) alive: Option<(String, Instant)>,
+    /// (With when it is given up: a timeout after it was sent, or, asked
+    /// early by a stalled window, no sooner than the overdue request's own
+    /// timeout and a timeout more, as when it was asked only then: a
+    /// server busy with slow work is not called lost any sooner.)
+    pub(super) alive: Option<(String, Instant, Instant)>,
     /// A `limited_calls` call in flight (id key, when sent, valid calls by then).
     pub(super) counting: Option<(String, Instant, u64)>,
     /// The invalid `limited` calls the count in flight checks.
@@ -237,7 +241,7 @@ impl Pipe {
     ) -> Option<(String, Instant)> {
         let mut first: Option<(&String, Instant)> = None;
         let grace = self.latency.grace(timeout);
-        let probe_due = self.alive.as_ref().map(|(_, sent)| *sent + timeout);
+        let probe_due = self.alive.as_ref().map(|(_, _, due)| *due);
         let stalled = !self.occupancy().has_room(width);
         for k in &self.order {
             if let Some(p) = self.pending.get(k) {
@@ -408,7 +412,7 @@ impl Pipe {
             .collect();
         ids.extend(self.stragglers.keys().cloned());
         ids.extend(self.provisional.iter().map(|(k, _, _)| k.clone()));
-        ids.extend(self.alive.iter().map(|(k, _)| k.clone()));
+        ids.extend(self.alive.iter().map(|(k, _, _)| k.clone()));
         ids.extend(self.counting.iter().map(|(k, _, _)| k.clone()));
         ids
     }

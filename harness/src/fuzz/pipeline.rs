@@ -425,7 +425,9 @@ async fn overdue(
     }
     if pipe.alive.is_none() {
         let msg = alive_probe(w.era, w.next_n());
-        pipe.alive = Some((msg["id"].to_string(), Instant::now()));
+        let timeout = w.settings.run.timeout;
+        let due = (Instant::now() + timeout).max(p.sent + timeout * 2);
+        pipe.alive = Some((msg["id"].to_string(), Instant::now(), due));
         let sent = tokio::time::timeout(
             w.settings.run.timeout,
             lines(client).send_line(msg.to_string().as_bytes()),
