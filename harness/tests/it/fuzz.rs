@@ -490,6 +490,18 @@ fn a_slow_tool_is_slow_not_hung_and_gives_no_failure_over_stdio_and_http() {
     drop(http);
 }
 
+/// `mcperr fuzz ARGS` in 2025-11-25, seed 1, against late_params.py, which
+/// refuses array `params` after `delay` seconds (or never): its report and
+/// stdout.
+fn late_params(delay: &str, args: &[&str]) -> (Value, String) {
+    let stdio = format!("python3 {ROOT}/harness/tests/it/late_params.py {delay}");
+    let dir = scratch(&format!("fuzz-late-params-{delay}-{}", args.join("-")));
+    let mut all = vec!["--stdio", &stdio, "--era", "2025-11-25", "--seed", "1"];
+    all.extend_from_slice(args);
+    let (_, r, stdout) = fuzz(&all, &dir.join("r.json"));
+    (r, stdout)
+}
+
 /// A server built without an SDK that refuses a request whose params is an
 /// array only after 0.6 s, past --timeout-ms 200: such a request, broken in
 /// a lane whose other broken requests were answered at once, is first
@@ -498,25 +510,8 @@ fn a_slow_tool_is_slow_not_hung_and_gives_no_failure_over_stdio_and_http() {
 /// same server that never answers them gets the J4 on the same seed.
 #[test]
 fn a_broken_request_answered_late_is_slow_and_one_never_answered_is_j4() {
-    let server = format!("{ROOT}/harness/tests/it/late_params.py");
     for (delay, dropped) in [("0.6", false), ("never", true)] {
-        let dir = scratch(&format!("fuzz-late-params-{delay}"));
-        let stdio = format!("python3 {server} {delay}");
-        let (_, r, stdout) = fuzz(
-            &[
-                "--stdio",
-                &stdio,
-                "--era",
-                "2025-11-25",
-                "--requests",
-                "5000",
-                "--timeout-ms",
-                "200",
-                "--seed",
-                "1",
-            ],
-            &dir.join("r.json"),
-        );
+        let (r, stdout) = late_params(delay, &["--requests", "5000", "--timeout-ms", "200"]);
         let j4: Vec<&Value> = r["findings"]
             .as_array()
             .unwrap()
@@ -551,26 +546,15 @@ fn a_broken_request_answered_late_is_slow_and_one_never_answered_is_j4() {
 /// 600 requests: a minute); now for a grace.
 #[test]
 fn requests_a_server_drops_do_not_stall_a_narrow_window_for_a_timeout_each() {
-    let server = format!("{ROOT}/harness/tests/it/late_params.py");
-    let stdio = format!("python3 {server} never");
-    let dir = scratch("fuzz-narrow-window");
-    let (_, r, stdout) = fuzz(
-        &[
-            "--stdio",
-            &stdio,
-            "--era",
-            "2025-11-25",
-            "--requests",
-            "600",
-            "--in-flight",
-            "1",
-            "--timeout-ms",
-            "2000",
-            "--seed",
-            "1",
-        ],
-        &dir.join("r.json"),
-    );
+    let args = [
+        "--requests",
+        "600",
+        "--in-flight",
+        "1",
+        "--timeout-ms",
+        "2000",
+    ];
+    let (r, stdout) = late_params("never", &args);
     let j4 = r["findings"]
         .as_array()
         .unwrap()
