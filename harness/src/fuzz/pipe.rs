@@ -242,7 +242,7 @@ impl Pipe {
         let mut first: Option<(&String, Instant)> = None;
         let grace = self.latency.grace(timeout);
         let probe_due = self.alive.as_ref().map(|(_, _, due)| *due);
-        let stalled = !self.occupancy().has_room(width);
+        let stalled = self.occupancy().live >= width;
         for k in &self.order {
             if let Some(p) = self.pending.get(k) {
                 let passed = self.answered_sent.is_some_and(|s| s > p.sent);

@@ -187,8 +187,10 @@ async fn pipeline(w: &mut Worker<'_>, client: &mut Client, pipe: &mut Pipe) -> S
 fn fill(w: &mut Worker<'_>, pipe: &mut Pipe, batch: &mut Vec<u8>, width: usize) -> bool {
     let mut redraws = 0;
     let mut held = pipe.occupancy();
+    // Nothing is judged while the window fills: read once, not per input.
+    let provisional_full = provisional_full(w, pipe);
     while held.has_room(width) {
-        if drain_due(w, pipe) || provisional_full(w, pipe) || !w.take() {
+        if drain_due(w, pipe) || provisional_full || !w.take() {
             pipe.spent_at = Some(Instant::now());
             return true;
         }
