@@ -10,63 +10,11 @@ use crate::case::{Case, Check, SendStep};
 use crate::pattern;
 use crate::profile::{Expectation, Profile};
 
-mod envelope;
-pub use envelope::{client_info, envelope, http_headers, params_for, with_envelope};
-
-/// Which id a message carries.
-#[derive(Debug, Clone, PartialEq)]
-pub enum IdChoice {
-    /// A fresh number from the connection.
-    Fresh,
-    /// The case's own id (string or number).
-    Given(Id),
-    /// None: a notification.
-    Notification,
-}
-
-/// A message to send, fully built except for a fresh id.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Outgoing {
-    /// Its id.
-    pub id: IdChoice,
-    /// The method.
-    pub method: String,
-    /// The params, envelope included.
-    pub params: Option<Value>,
-}
-
-impl Outgoing {
-    /// The JSON-RPC message with `id` (ignored for notifications).
-    pub fn message(&self, id: Option<&Id>) -> Value {
-        match (&self.id, id) {
-            (IdChoice::Notification, _) | (_, None) => {
-                mcperr_protocol::jsonrpc::notification(&self.method, self.params.clone())
-            }
-            (_, Some(id)) => {
-                mcperr_protocol::jsonrpc::request(id, &self.method, self.params.clone())
-            }
-        }
-    }
-}
-
-/// The ids (not null) of the requests inside a malformed line: an object
-/// with an id, or each one in an array. An answer carrying one answers
-/// that line, as the server read it.
-pub fn raw_line_ids(line: &str) -> Vec<Value> {
-    let Ok(v) = serde_json::from_str::<Value>(line) else {
-        return vec![];
-    };
-    let items = match &v {
-        Value::Array(a) => a.iter().collect(),
-        other => vec![other],
-    };
-    items
-        .into_iter()
-        .filter_map(|i| i.get("id"))
-        .filter(|id| !id.is_null())
-        .cloned()
-        .collect()
-}
+mod message;
+pub use message::{
+    client_info, envelope, http_headers, params_for, raw_line_ids, with_envelope, IdChoice,
+    Message, Outgoing,
+};
 
 /// A step before the judged request.
 #[derive(Debug, Clone, PartialEq)]

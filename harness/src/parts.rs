@@ -10,9 +10,10 @@ use std::time::Instant;
 
 use mcperr_cases::discovery::Discovery;
 use mcperr_cases::parts::finders::{self, Probe, ProbeCall};
+use mcperr_cases::plan::Message;
 use mcperr_cases::select::Selection;
 use mcperr_protocol::era::META_CLIENT_CAPABILITIES;
-use mcperr_protocol::{jsonrpc, Era};
+use mcperr_protocol::Era;
 use mcperr_wire::exchange::{progress_token, Stray};
 use serde_json::{json, Value};
 
@@ -104,10 +105,9 @@ async fn call_once(client: &mut Client, name: &str, arguments: Value) -> ProbeCa
         meta[META_CLIENT_CAPABILITIES] = json!({"elicitation": {"form": {}}});
     }
     let params = json!({"name": name, "arguments": arguments, "_meta": meta});
-    let params = mcperr_cases::plan::params_for(client.era, Some(params), true);
-    let msg = jsonrpc::request(&id, "tools/call", params);
+    let msg = Message::request(client.era, &id, "tools/call", Some(params), true);
     let key = id.to_value().to_string();
-    let ex = client.exchange(id, msg).await;
+    let ex = client.exchange(msg).await;
     if ex.response().is_none() {
         // Its answer may still come, during a case: it is nobody's.
         client.ignore([key]);

@@ -4,9 +4,8 @@
 
 use std::time::{Duration, Instant};
 
-use mcperr_cases::plan;
-use mcperr_protocol::jsonrpc;
-use mcperr_protocol::{Era, Id};
+use mcperr_cases::plan::Message;
+use mcperr_protocol::Era;
 use mcperr_wire::exchange::{push_stray, Stray};
 use serde_json::Value;
 
@@ -24,18 +23,16 @@ impl Client {
     /// with the answer when it was answered before that (nothing left in
     /// flight to cancel). Everything else that arrives goes to the next
     /// judged case.
-    pub async fn send_in_flight(
-        &mut self,
-        id: &Id,
-        msg: &Value,
-        first: Duration,
-    ) -> Result<(), Value> {
+    pub async fn send_in_flight(&mut self, msg: &Message, first: Duration) -> Result<(), Value> {
+        let Some(id) = &msg.id else {
+            unreachable!("an in-flight step is a request, which has an id")
+        };
         let want = id.to_value();
-        let token = mcperr_wire::exchange::progress_token(msg).cloned();
+        let token = msg.token.clone();
         let Conn::Lines(conn) = &mut self.conn else {
             unreachable!("in-flight steps are planned over stdio only")
         };
-        conn.send_line(&mcperr_wire::text::line(msg)).await;
+        conn.send_line(&msg.bytes).await;
         self.ignore([want.to_string()]);
         let deadline = Instant::now() + first;
         while let Some(m) = self.next_message(deadline).await {
@@ -78,15 +75,11 @@ impl Client {
             Era::Legacy => ("ping", false),
             Era::Modern => ("server/discover", true),
         };
-        let msg = jsonrpc::request(
-            &probe_id,
-            method,
-            plan::params_for(self.era, None, envelope),
-        );
+        let msg = Message::request(self.era, &probe_id, method, None, envelope);
         let Conn::Lines(conn) = &mut self.conn else {
             unreachable!("in-flight steps are planned over stdio only")
         };
-        conn.send_line(&mcperr_wire::text::line(&msg)).await;
+        conn.send_line(&msg.bytes).await;
         let want = probe_id.to_value();
         let deadline = Instant::now() + self.timeout;
         let mut before = Vec::new();

@@ -5,6 +5,7 @@
 
 use std::time::Instant;
 
+use mcperr_cases::plan::Message;
 use mcperr_protocol::Id;
 use mcperr_wire::exchange::{push_stray, Ending, Exchange, Stray};
 use mcperr_wire::reassemble::{Read, Reassembler};
@@ -18,7 +19,7 @@ impl Client {
     pub(super) async fn line_exchange(
         &mut self,
         id: Id,
-        msg: Value,
+        msg: Message,
         null_id_is_stray: bool,
     ) -> Exchange {
         let Conn::Lines(conn) = &mut self.conn else {
@@ -26,7 +27,7 @@ impl Client {
         };
         let start = Instant::now();
         let mut strays = Vec::new();
-        conn.send_line(&mcperr_wire::text::line(&msg)).await;
+        conn.send_line(&msg.bytes).await;
         let deadline = start + self.timeout;
         let want = id.to_value();
         let answered = &self.answered;
@@ -126,7 +127,7 @@ impl Client {
             other => other,
         };
         Exchange {
-            request: msg,
+            request: msg.body,
             ending,
             strays,
             duration: start.elapsed(),

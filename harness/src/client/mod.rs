@@ -5,8 +5,7 @@
 
 use std::time::Duration;
 
-use mcperr_cases::plan;
-use mcperr_protocol::jsonrpc;
+use mcperr_cases::plan::{self, Message};
 use mcperr_protocol::{Era, Id};
 use mcperr_wire::exchange::{push_stray, Ending, Exchange, Stray};
 use serde_json::{json, Value};
@@ -204,9 +203,9 @@ impl Client {
         envelope: bool,
     ) -> Exchange {
         let id = self.fresh_id();
-        let msg = jsonrpc::request(&id, method, plan::params_for(self.era, params, envelope));
-        let mut ex = self.exchange(id, msg).await;
-        let token = mcperr_wire::exchange::progress_token(&ex.request).cloned();
+        let msg = Message::request(self.era, &id, method, params, envelope);
+        let token = msg.token.clone();
+        let mut ex = self.exchange(msg).await;
         for stray in ex.strays.drain(..) {
             // Its own progress is its business; any other is late for the
             // judged case that gets it.
@@ -223,18 +222,27 @@ impl Client {
         ex
     }
 
-    /// Sends a built message with id `id` and waits for its answer. An
+    /// Sends a finished request and waits for the answer with its id. An
     /// id-null error is its answer (one request is in flight), unless
     /// malformed input was sent in this case ([`Client::raw_sent`]).
-    pub async fn exchange(&mut self, id: Id, msg: Value) -> Exchange {
-        if msg.get("method").and_then(Value::as_str) == Some("initialize") {
-            self.declared = msg.pointer("/params/capabilities").cloned();
+    pub async fn exchange(&mut self, msg: Message) -> Exchange {
+        let Some(id) = msg.id.clone() else {
+            unreachable!("an exchange sends a request, which has an id")
+        };
+        if msg.body["method"] == "initialize" {
+            self.declared = msg.body.pointer("/params/capabilities").cloned();
         }
         if let Conn::Http(http) = &self.conn {
             let headers = http.headers_for(self.era, &msg);
-            let body = mcperr_wire::text::line(&msg);
             return self
-                .http_exchange(Some(id), msg, "POST", headers, &vec![], Some(body))
+                .http_exchange(
+                    Some(id),
+                    msg.body,
+                    "POST",
+                    headers,
+                    &vec![],
+                    Some(msg.bytes),
+                )
                 .await;
         }
         let null_id_is_stray = self.unanswerable_sent;
@@ -245,19 +253,13 @@ impl Client {
     /// kept as a stray for the next exchange (J3).
     pub async fn notify(&mut self, method: &str, params: Option<Value>) {
         self.unanswerable_sent = true;
-        let msg = jsonrpc::notification(method, params);
+        let msg = Message::notification(self.era, method, params);
         match &mut self.conn {
-            Conn::Lines(c) => c.send_line(msg.to_string().as_bytes()).await,
+            Conn::Lines(c) => c.send_line(&msg.bytes).await,
             Conn::Http(http) => {
                 let headers = http.headers_for(self.era, &msg);
                 let sent = http
-                    .send(
-                        "POST",
-                        headers,
-                        &vec![],
-                        None,
-                        Some(msg.to_string().into_bytes()),
-                    )
+                    .send("POST", headers, &vec![], None, Some(msg.bytes))
                     .await;
                 if let Ok(a) = sent {
                     if a.status != 202 || !a.body.trim().is_empty() {
@@ -276,31 +278,23 @@ impl Client {
         }
     }
 
-    /// Sends raw bytes as one line (stdio) or one POST body (HTTP; the answer is not judged).
-    pub async fn send_raw(&mut self, line: &str) {
+    /// Sends a raw line ([`Message::raw`]) as one line (stdio) or one POST
+    /// body (HTTP; the answer is not judged).
+    pub async fn send_raw(&mut self, msg: Message) {
         self.unanswerable_sent = true;
         // An answer carrying the id of a request inside the line (an object
         // with an id, or one in an array), echoed as sent, answers that
         // line: never the next request's answer, a duplicate or a stray.
         // Set aside for this case only ([`Client::begin_case`]).
-        let ids: Vec<String> = mcperr_cases::plan::raw_line_ids(line)
-            .iter()
-            .map(Value::to_string)
-            .collect();
+        let ids: Vec<String> = msg.inner_ids.iter().map(Value::to_string).collect();
         self.raw_ids.extend(ids.iter().cloned());
         self.ignore(ids);
         match &mut self.conn {
-            Conn::Lines(c) => c.send_line(line.as_bytes()).await,
+            Conn::Lines(c) => c.send_line(&msg.bytes).await,
             Conn::Http(http) => {
-                let headers = http.headers_for(self.era, &json!({}));
+                let headers = http.headers_for(self.era, &msg);
                 let _ = http
-                    .send(
-                        "POST",
-                        headers,
-                        &vec![],
-                        None,
-                        Some(line.as_bytes().to_vec()),
-                    )
+                    .send("POST", headers, &vec![], None, Some(msg.bytes))
                     .await;
             }
         }

@@ -120,12 +120,12 @@ pub(super) async fn start_in_flight(
     o: &Outgoing,
 ) -> Result<InFlight, CaseResult> {
     let id = id_for(client, &o.id).unwrap_or_else(|| client.fresh_id());
-    let msg = o.message(Some(&id));
+    let msg = o.finish(client.era, Some(&id));
     let sent = Instant::now();
-    match client.send_in_flight(&id, &msg, IN_FLIGHT_FIRST).await {
+    match client.send_in_flight(&msg, IN_FLIGHT_FIRST).await {
         Ok(()) => Ok(InFlight {
             id: id.to_value(),
-            token: mcperr_wire::exchange::progress_token(&msg).cloned(),
+            token: msg.token,
             sent,
             subscription: o.method == "subscriptions/listen",
         }),
@@ -139,7 +139,7 @@ pub(super) async fn start_in_flight(
                 plan,
                 &plan.citation,
                 j,
-                Some(msg),
+                Some(msg.body),
                 Some(answer),
                 0,
             ))

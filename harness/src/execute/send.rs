@@ -4,7 +4,7 @@
 //! mode), a GET with a POST on the side (`get-stream-quiet`) and a GET that
 //! resumes a stream (`resumed-own-stream`).
 
-use mcperr_cases::plan::{CasePlan, IdChoice, Outgoing, SessionMode, Step, BOGUS_SESSION};
+use mcperr_cases::plan::{CasePlan, IdChoice, Message, Outgoing, SessionMode, Step, BOGUS_SESSION};
 use mcperr_protocol::Id;
 use mcperr_wire::exchange::{Ending, Exchange};
 use serde_json::Value;
@@ -22,7 +22,7 @@ pub(super) fn id_for(client: &mut Client, choice: &IdChoice) -> Option<Id> {
 /// Sends one unjudged step: the answer of a step request, `Err` when it got none.
 pub(super) async fn step(client: &mut Client, step: &Step) -> Result<Option<Exchange>, Exchange> {
     match step {
-        Step::Raw(raw) => client.send_raw(raw).await,
+        Step::Raw(raw) => client.send_raw(Message::raw(client.era, raw)).await,
         Step::Send(o) if o.id == IdChoice::Notification => {
             client.notify(&o.method, o.params.clone()).await
         }
@@ -85,8 +85,7 @@ pub(super) fn capture(
 
 pub(super) async fn plain_exchange(client: &mut Client, request: &Outgoing) -> Exchange {
     let id = id_for(client, &request.id).unwrap_or_else(|| client.fresh_id());
-    let msg = request.message(Some(&id));
-    client.exchange(id, msg).await
+    client.exchange(request.finish(client.era, Some(&id))).await
 }
 
 pub(super) fn no_sessions() -> Ending {
@@ -133,30 +132,30 @@ pub(super) async fn deleted_session(client: &Client) -> Result<String, Ending> {
 pub(super) async fn shaped_exchange(client: &mut Client, plan: &CasePlan) -> Exchange {
     let shape = plan.http.as_ref().expect("an [http] plan");
     let id = id_for(client, &plan.request.id);
-    let msg = plan.request.message(id.as_ref());
+    let msg = plan.request.finish(client.era, id.as_ref());
     let mut overrides = shape.overrides.clone();
     let has_session = matches!(&client.conn, Conn::Http(h) if h.session.is_some());
     if shape.session != SessionMode::Current && !has_session {
-        return Exchange::bare(msg, no_sessions());
+        return Exchange::bare(msg.body, no_sessions());
     }
     match shape.session {
         SessionMode::Without => overrides.push(("Mcp-Session-Id".into(), None)),
         SessionMode::Bogus => overrides.push(("Mcp-Session-Id".into(), Some(BOGUS_SESSION.into()))),
         SessionMode::Deleted => match deleted_session(client).await {
             Ok(id) => overrides.push(("Mcp-Session-Id".into(), Some(id))),
-            Err(ending) => return Exchange::bare(msg, ending),
+            Err(ending) => return Exchange::bare(msg.body, ending),
         },
         SessionMode::Current => {}
     }
-    let (request, body) = match (&shape.raw_body, shape.method.as_str()) {
-        (_, "GET" | "DELETE") => (Value::Null, None),
-        (Some(raw), _) => (Value::String(raw.clone()), Some(raw.clone().into_bytes())),
-        (None, _) => (msg.clone(), Some(msg.to_string().into_bytes())),
-    };
     let Conn::Http(http) = &client.conn else {
         unreachable!("HTTP plans run on HTTP clients")
     };
     let headers = http.headers_for(client.era, &msg);
+    let (request, body) = match (&shape.raw_body, shape.method.as_str()) {
+        (_, "GET" | "DELETE") => (Value::Null, None),
+        (Some(raw), _) => (Value::String(raw.clone()), Some(raw.clone().into_bytes())),
+        (None, _) => (msg.body, Some(msg.bytes)),
+    };
     let id = if shape.raw_body.is_some() { None } else { id };
     client
         .http_exchange(id, request, &shape.method, headers, &overrides, body)
@@ -179,12 +178,12 @@ pub(super) async fn get_with_side_post(
     let heard = std::sync::Arc::new(tokio::sync::Notify::new());
     http.get_heard = Some(heard.clone());
     let ping_id = client.fresh_id();
-    let ping = mcperr_protocol::jsonrpc::request(&ping_id, "ping", None);
+    let ping = Message::request(client.era, &ping_id, "ping", None, false);
     let headers = side.headers_for(client.era, &ping);
     let post = async move {
         // After the GET is on its way: the stream is open when the ping lands.
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        let body = ping.to_string().into_bytes();
+        let body = ping.bytes;
         let want = ping_id.to_value();
         match side
             .send("POST", headers, &Vec::new(), Some(&want), Some(body))

@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use mcperr_cases::fuzz::{Class, Generator, Seeded};
+use mcperr_cases::plan::Message;
 use mcperr_cases::select::{LeftOut, ToolCalls};
 use mcperr_oracle::findings::Judge;
 use mcperr_protocol::Era;
@@ -93,12 +94,10 @@ async fn concurrent(w: &mut Worker<'_>, client: &mut Client) -> Stop {
                 slow
             });
             let n = w.next_n();
-            let msg = input.message(w.era, n);
+            let msg = Message::of(w.era, input.message(w.era, n));
             inflight.insert(n, (lane, Instant::now(), input.clone()));
             running.push(async move {
-                let id = mcperr_protocol::Id::from_value(&msg["id"])
-                    .expect("ids are numbers or strings");
-                let ex = c.exchange(id, msg).await;
+                let ex = c.exchange(msg).await;
                 (c, n, input, ex)
             });
         }

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use mcperr_cases::fuzz::shrink::candidates;
 use mcperr_cases::fuzz::{Class, FuzzInput};
+use mcperr_cases::plan::Message;
 use mcperr_model::rules::AspectId;
-use mcperr_protocol::Id;
 use mcperr_wire::exchange::{Ending, Exchange};
 use serde_json::Value;
 
@@ -65,15 +65,14 @@ pub(crate) async fn probe(
         && mcperr_cases::bookshop::is_counted_call(&input.method, &input.target)
         && matches!(input.class, Class::InvalidCall(_));
     let before = if measure { count(client).await } else { None };
-    let msg = input.message(w.era, w.next_n());
-    let id = Id::from_value(&msg["id"]).expect("fuzz ids are numbers or strings");
+    let msg = Message::of(w.era, input.message(w.era, w.next_n()));
     // A parser may refuse a lone surrogate in silence (RFC 8259 §8.2): such a
     // line waits as long as the campaign lets it, not a whole timeout.
     let timeout = client.timeout;
     if input.has_lone_surrogate() {
         client.set_timeout(timeout.min(SILENCE_OK));
     }
-    let ex = client.exchange(id, msg).await;
+    let ex = client.exchange(msg).await;
     client.set_timeout(timeout);
     let after = if measure && ex.response().is_some() {
         count(client).await

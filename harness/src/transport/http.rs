@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::stream::{self, BoxStream, StreamExt};
-use mcperr_cases::plan;
+use mcperr_cases::plan::Message;
 use mcperr_protocol::Era;
 use mcperr_reference::http_edge::HttpEdge;
 use mcperr_wire::exchange::HttpAnswer;
@@ -201,11 +201,13 @@ impl HttpConnection {
         }
     }
 
-    /// The headers a message gets in `era`: the era's, the session's, the user's.
-    pub fn headers_for(&self, era: Era, msg: &Value) -> Vec<(String, String)> {
-        let mut h = plan::http_headers(era, msg);
+    /// The headers a finished message goes out with in `era`: the era's
+    /// (the message's own), then what only this connection knows: the
+    /// parameters a tool mirrors into headers, the session's, the user's.
+    pub fn headers_for(&self, era: Era, msg: &Message) -> Vec<(String, String)> {
+        let mut h = msg.headers.clone();
         if era == Era::Modern {
-            h.extend(param_headers(&self.mirrored, msg));
+            h.extend(param_headers(&self.mirrored, &msg.body));
         }
         if era == Era::Legacy {
             if let Some(s) = &self.session {
