@@ -7,6 +7,7 @@ use mcperr_protocol::{codes, Era};
 use serde_json::Value;
 
 use super::context::Context;
+use crate::seen::Seen;
 use crate::Violation;
 use mcperr_model::rules::AspectId;
 use mcperr_wire::exchange::{Ending, Exchange, NoResponse};
@@ -176,4 +177,27 @@ pub fn http_status(status: u16, response: &Value) -> Option<String> {
     };
     (!allowed.contains(&status))
         .then(|| format!("HTTP status {status} with this answer; expected one of {allowed:?}"))
+}
+
+/// The registry's entry point ([`crate::registry::INVARIANTS`]): a request that got no answer.
+pub(crate) fn no_answer(s: &Seen) -> Vec<Violation> {
+    unanswered(&s.exchange.ending, s.exchange, s.ctx)
+        .into_iter()
+        .collect()
+}
+
+/// The registry's entry point ([`crate::registry::INVARIANTS`]): the framed answer's shape.
+pub(crate) fn answer_shape(s: &Seen) -> Vec<Violation> {
+    match s.framed_for_shape {
+        Some(response) => result_shape(s.exchange, response, s.ctx.era),
+        None => Vec::new(),
+    }
+}
+
+/// The registry's entry point ([`crate::registry::INVARIANTS`]): the HTTP status that goes with the answer.
+pub(crate) fn answer_status(s: &Seen) -> Vec<Violation> {
+    match s.response {
+        Some(response) => http_answer(s.exchange, response, s.ctx),
+        None => Vec::new(),
+    }
 }

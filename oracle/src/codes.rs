@@ -17,6 +17,7 @@ use mcperr_protocol::codes::{
 use mcperr_protocol::Era;
 use serde_json::Value;
 
+use crate::seen::Seen;
 use crate::Violation;
 use mcperr_model::rules::AspectId;
 
@@ -92,6 +93,14 @@ pub fn reserved_undefined(code: Code, era: Era) -> bool {
         ]
         .contains(&code)
         && !mcp.contains(&code)
+}
+
+/// The registry's entry point ([`crate::registry::INVARIANTS`]): the error code's range.
+pub(crate) fn error_code_ranges(s: &Seen) -> Vec<Violation> {
+    s.response
+        .and_then(|r| code_range(r, s.request, s.ctx.era))
+        .into_iter()
+        .collect()
 }
 
 #[cfg(test)]

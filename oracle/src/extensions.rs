@@ -8,8 +8,10 @@
 
 use serde_json::Value;
 
+use crate::seen::Seen;
 use crate::Violation;
 use mcperr_model::rules::AspectId;
+use mcperr_protocol::Era;
 
 /// The Tasks extension's identifier; its `CreateTaskResult` is
 /// `resultType: "task"` (docs/extensions/tasks/overview).
@@ -45,6 +47,16 @@ pub fn unnegotiated(response: &Value, request: &Value) -> Option<Violation> {
         format!("the answer's resultType {kind:?} is none of the core protocol's (complete, input_required), so only an extension defines it, and the request's clientCapabilities declared no extension")
     };
     Some(Violation::new(AspectId::L1ExtensionFallback, why))
+}
+
+/// The registry's entry point ([`crate::registry::INVARIANTS`]): extensions the client did not negotiate (2026-07-28).
+pub(crate) fn unnegotiated_extensions(s: &Seen) -> Vec<Violation> {
+    match (s.response, s.ctx.era) {
+        (Some(response), Some(Era::Modern)) => {
+            unnegotiated(response, s.request).into_iter().collect()
+        }
+        _ => Vec::new(),
+    }
 }
 
 #[cfg(test)]

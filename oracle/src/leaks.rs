@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 
+use crate::seen::Seen;
 use crate::Violation;
 use mcperr_cases::fuzz::inputs::CANARY_PREFIX;
 use mcperr_model::rules::AspectId;
@@ -273,6 +274,15 @@ pub(crate) fn runtime_message(text: &str) -> Option<&'static str> {
     RUNTIME
         .find(text)
         .map(|m| RUNTIME_MESSAGES[m.pattern().as_usize()])
+}
+
+/// The registry's entry point ([`crate::registry::INVARIANTS`]): exception text and secrets in the answer.
+pub(crate) fn leaks(s: &Seen) -> Vec<Violation> {
+    s.response
+        .and_then(|r| leak_or_secret(r, s.request, s.ctx.canary))
+        .map(Violation::late)
+        .into_iter()
+        .collect()
 }
 
 #[cfg(test)]

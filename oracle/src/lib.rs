@@ -49,6 +49,7 @@ pub mod registry;
 mod regressions;
 mod rows;
 pub mod secrets;
+mod seen;
 pub mod server_asks;
 mod strays;
 pub mod stringified;

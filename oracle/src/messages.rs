@@ -2,7 +2,11 @@
 //! language: J1 `message-concise` ("The message SHOULD be limited to a
 //! concise single sentence.", schema.ts `Error.message`).
 
+use mcperr_model::rules::AspectId;
 use serde_json::Value;
+
+use crate::seen::Seen;
+use crate::Violation;
 
 /// J1: an `error.message` that is not "a concise single sentence" (schema
 /// `Error.message`): one that runs over several lines (a traceback, a
@@ -36,6 +40,15 @@ fn sent_line_break(v: &Value) -> bool {
         Value::Object(o) => o.iter().any(|(k, v)| breaks(k) || sent_line_break(v)),
         _ => false,
     }
+}
+
+/// The registry's entry point ([`crate::registry::INVARIANTS`]): the error message's length.
+pub(crate) fn concise_message(s: &Seen) -> Vec<Violation> {
+    s.response
+        .and_then(|r| wordy_message(r, s.request))
+        .map(|why| Violation::new(AspectId::J1MessageConcise, why).late())
+        .into_iter()
+        .collect()
 }
 
 #[cfg(test)]

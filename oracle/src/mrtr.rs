@@ -10,6 +10,7 @@
 use serde_json::{Map, Value};
 
 use super::asks::{undeclared_mode, Ask, Aspects};
+use crate::seen::Seen;
 use crate::Violation;
 use mcperr_model::rules::AspectId;
 
@@ -137,6 +138,14 @@ fn undeclared_sampling(
     match declared.and_then(|d| d.get("sampling")) {
         Some(sampling) => super::asks::undeclared_sampling(&labelled(asks), sampling, &M1),
         None => vec![],
+    }
+}
+
+/// The registry's entry point ([`crate::registry::INVARIANTS`]): the input requests an answer carries.
+pub(crate) fn input_requests(s: &Seen) -> Vec<Violation> {
+    match s.response {
+        Some(response) => input_required_answer(response, s.request),
+        None => Vec::new(),
     }
 }
 

@@ -1,6 +1,9 @@
 //! The registry of the always-on checks: each is one [`Invariant`] that
 //! names itself, the aspects it judges, and the function it runs; listed
 //! once, in [`INVARIANTS`], in the order their violations decide a verdict.
+//! The function lives in its concern's module, beside the checks it calls
+//! (what of the exchange it reads is part of the check), so judging an
+//! answer walks from one concern to the next without coming back here.
 //! [`super::invariants::invariants`] runs the list; the test that every
 //! aspect of the table is used reads their `judges`.
 //!
@@ -10,69 +13,16 @@
 //! [`super::invariants`]. A debug build asserts that an invariant reports
 //! only the aspects it declares, so the declarations stay true.
 
-use mcperr_protocol::Era;
-use serde_json::{json, Value};
-
-use super::context::Context;
+pub use crate::seen::Seen;
 use crate::Violation;
 use mcperr_model::rules::AspectId;
-use mcperr_wire::exchange::{Ending, Exchange};
 
-/// What every invariant reads: the exchange, its context, the answer to
-/// judge when there is one, and what the framing check found in it.
-pub struct Seen<'a> {
-    /// The exchange judged.
-    pub exchange: &'a Exchange,
-    /// What the caller knows besides it.
-    pub ctx: &'a Context<'a>,
-    /// The answer (or the answer with a wrong id); `None` when none came.
-    pub response: Option<&'a Value>,
-    /// What breaks the answer's JSON-RPC framing (J1), found once.
-    framing: Vec<(AspectId, String)>,
-}
-
-impl<'a> Seen<'a> {
-    /// Reads `exchange` once for every invariant. An HTTP rejection's error
-    /// may leave the id out or make it null, so its framing is judged
-    /// against a null id.
-    pub fn new(exchange: &'a Exchange, ctx: &'a Context<'a>) -> Self {
-        let response = match &exchange.ending {
-            Ending::Answered(v) | Ending::WrongId(v) => Some(v),
-            _ => None,
-        };
-        let framing = response.map_or_else(Vec::new, |response| {
-            let rejected = ctx.http_rejection_expected
-                && exchange.http.as_ref().is_some_and(|a| a.status >= 400)
-                && response.get("id").is_none_or(Value::is_null);
-            if rejected {
-                crate::framing::framing(response, &json!({"id": null}))
-            } else {
-                crate::framing::framing(response, &exchange.request)
-            }
-        });
-        Seen {
-            exchange,
-            ctx,
-            response,
-            framing,
-        }
-    }
-
-    /// The answer when its framing holds: what the checks of its shape read.
-    fn framed(&self) -> Option<&'a Value> {
-        self.response.filter(|_| self.framing.is_empty())
-    }
-
-    /// The framed answer of a request not shaped to be rejected at the
-    /// HTTP level (whose answer may come from another era's routing).
-    fn framed_for_shape(&self) -> Option<&'a Value> {
-        self.framed().filter(|_| !self.ctx.http_rejection_expected)
-    }
-
-    /// The request's own message.
-    fn request(&self) -> &'a Value {
-        &self.exchange.request
-    }
+/// The framing entry: what [`Seen::new`] found once in the answer's framing.
+fn framing_found(s: &Seen) -> Vec<Violation> {
+    s.framing
+        .iter()
+        .map(|(aspect, why)| Violation::new(*aspect, why.clone()))
+        .collect()
 }
 
 /// One always-on check.
@@ -121,7 +71,7 @@ pub const INVARIANTS: &[Invariant] = &[
             AspectId::U8OnlyWhenRequested,
             AspectId::U8RemoveSensitive,
         ],
-        run: |s| super::strays::strays(s.exchange, s.ctx),
+        run: super::strays::stray_output,
     },
     Invariant {
         name: "subscription messages",
@@ -131,12 +81,12 @@ pub const INVARIANTS: &[Invariant] = &[
             AspectId::U9OnlyRequested,
             AspectId::U9SubscriptionId,
         ],
-        run: |s| super::subscriptions::strays(&s.exchange.strays, s.ctx.listens, s.ctx.era),
+        run: super::subscriptions::subscription_messages,
     },
     Invariant {
         name: "rising progress",
         judges: &[AspectId::U6Main],
-        run: |s| super::strays::progress(s.exchange).into_iter().collect(),
+        run: super::strays::rising_progress,
     },
     Invariant {
         name: "the server's own requests",
@@ -150,12 +100,7 @@ pub const INVARIANTS: &[Invariant] = &[
             AspectId::K1InputSharesTaskId,
             AspectId::L2RespectNegotiation,
         ],
-        run: |s| match (s.ctx.era, s.ctx.client_capabilities) {
-            (Some(Era::Legacy), Some(declared)) => {
-                super::server_asks::judge(&s.exchange.strays, s.response, s.request(), declared)
-            }
-            _ => Vec::new(),
-        },
+        run: super::server_asks::servers_own_requests,
     },
     Invariant {
         name: "no answer",
@@ -167,11 +112,7 @@ pub const INVARIANTS: &[Invariant] = &[
             AspectId::J4Main,
             AspectId::J6Main,
         ],
-        run: |s| {
-            super::answer_checks::unanswered(&s.exchange.ending, s.exchange, s.ctx)
-                .into_iter()
-                .collect()
-        },
+        run: super::answer_checks::no_answer,
     },
     Invariant {
         name: "framing",
@@ -185,31 +126,17 @@ pub const INVARIANTS: &[Invariant] = &[
             AspectId::J1JsonrpcVersion,
             AspectId::J1NotBoth,
         ],
-        run: |s| {
-            s.framing
-                .iter()
-                .map(|(aspect, why)| Violation::new(*aspect, why.clone()))
-                .collect()
-        },
+        run: framing_found,
     },
     Invariant {
         name: "result shape",
         judges: &[AspectId::J1ResultType, AspectId::J1ResultShape],
-        run: |s| match s.framed_for_shape() {
-            Some(response) => super::answer_checks::result_shape(s.exchange, response, s.ctx.era),
-            None => Vec::new(),
-        },
+        run: super::answer_checks::answer_shape,
     },
     Invariant {
         name: "concise message",
         judges: &[AspectId::J1MessageConcise],
-        run: |s| {
-            s.response
-                .and_then(|r| super::messages::wordy_message(r, s.request()))
-                .map(|why| Violation::new(AspectId::J1MessageConcise, why).late())
-                .into_iter()
-                .collect()
-        },
+        run: super::messages::concise_message,
     },
     Invariant {
         name: "HTTP status",
@@ -218,10 +145,7 @@ pub const INVARIANTS: &[Invariant] = &[
             AspectId::L3Http400,
             AspectId::H3ErrorStatus,
         ],
-        run: |s| match s.response {
-            Some(response) => super::answer_checks::http_answer(s.exchange, response, s.ctx),
-            None => Vec::new(),
-        },
+        run: super::answer_checks::answer_status,
     },
     Invariant {
         name: "input requests",
@@ -234,22 +158,12 @@ pub const INVARIANTS: &[Invariant] = &[
             AspectId::M1SamplingContextDeclared,
             AspectId::M1SamplingToolsDeclared,
         ],
-        run: |s| match s.response {
-            Some(response) => super::mrtr::input_required_answer(response, s.request()),
-            None => Vec::new(),
-        },
+        run: super::mrtr::input_requests,
     },
     Invariant {
         name: "unnegotiated extensions",
         judges: &[AspectId::L1ExtensionFallback],
-        run: |s| match (s.response, s.ctx.era) {
-            (Some(response), Some(Era::Modern)) => {
-                super::extensions::unnegotiated(response, s.request())
-                    .into_iter()
-                    .collect()
-            }
-            _ => Vec::new(),
-        },
+        run: super::extensions::unnegotiated_extensions,
     },
     Invariant {
         name: "error code ranges",
@@ -259,12 +173,7 @@ pub const INVARIANTS: &[Invariant] = &[
             AspectId::J1No32042,
             AspectId::J1ReservedCode,
         ],
-        run: |s| {
-            s.response
-                .and_then(|r| super::codes::code_range(r, s.request(), s.ctx.era))
-                .into_iter()
-                .collect()
-        },
+        run: super::codes::error_code_ranges,
     },
     Invariant {
         name: "task answers",
@@ -282,17 +191,7 @@ pub const INVARIANTS: &[Invariant] = &[
             AspectId::K1TaskidAuthoritative,
             AspectId::K1TtlInGet,
         ],
-        run: |s| match s.framed() {
-            Some(_) => {
-                let mut out = super::tasks::task_answers(s.exchange, s.ctx.era);
-                out.extend(super::tasks::undeclared_tasks(
-                    s.exchange,
-                    s.ctx.tool_tasks_declared,
-                ));
-                out
-            }
-            None => Vec::new(),
-        },
+        run: super::tasks::task_invariants,
     },
     Invariant {
         name: "leaks",
@@ -301,20 +200,11 @@ pub const INVARIANTS: &[Invariant] = &[
             AspectId::J7SecretInResult,
             AspectId::J7SecretInToolError,
         ],
-        run: |s| {
-            s.response
-                .and_then(|r| super::leaks::leak_or_secret(r, s.request(), s.ctx.canary))
-                .map(Violation::late)
-                .into_iter()
-                .collect()
-        },
+        run: super::leaks::leaks,
     },
     Invariant {
         name: "error model rows",
         judges: &[AspectId::T1NoStructuredContent, AspectId::R1DataUri],
-        run: |s| match s.framed_for_shape() {
-            Some(response) => super::rows::seen(response, s.request()),
-            None => Vec::new(),
-        },
+        run: super::rows::error_model_rows,
     },
 ];

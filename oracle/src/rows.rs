@@ -13,6 +13,7 @@
 
 use serde_json::Value;
 
+use crate::seen::Seen;
 use crate::Violation;
 use mcperr_cases::fuzz::inputs::names_made_up_value;
 use mcperr_model::rules::AspectId;
@@ -108,6 +109,14 @@ fn not_found_without_uri(response: &Value, request: &Value) -> Option<Violation>
         )
         .late(),
     )
+}
+
+/// The registry's entry point ([`crate::registry::INVARIANTS`]): the error model's rows.
+pub(crate) fn error_model_rows(s: &Seen) -> Vec<Violation> {
+    match s.framed_for_shape {
+        Some(response) => seen(response, s.request),
+        None => Vec::new(),
+    }
 }
 
 #[cfg(test)]

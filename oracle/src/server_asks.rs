@@ -12,8 +12,10 @@ use mcperr_protocol::codes::URL_ELICITATION_REQUIRED;
 
 use super::asks::{declared_modes, undeclared_mode, undeclared_sampling, Ask, Aspects};
 use super::tasks::RELATED_TASK;
+use crate::seen::Seen;
 use crate::Violation;
 use mcperr_model::rules::AspectId;
+use mcperr_protocol::Era;
 use mcperr_wire::exchange::Stray;
 
 /// The server requests that need a client capability, with that capability.
@@ -160,6 +162,16 @@ fn url_required(error: &Value, elicitation: Option<&Map<String, Value>>) -> Vec<
         }
     }
     out
+}
+
+/// The registry's entry point ([`crate::registry::INVARIANTS`]): the server's own requests, against what the client declared (2025-11-25).
+pub(crate) fn servers_own_requests(s: &Seen) -> Vec<Violation> {
+    match (s.ctx.era, s.ctx.client_capabilities) {
+        (Some(Era::Legacy), Some(declared)) => {
+            judge(&s.exchange.strays, s.response, s.request, declared)
+        }
+        _ => Vec::new(),
+    }
 }
 
 #[cfg(test)]

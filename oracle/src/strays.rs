@@ -9,6 +9,7 @@ use mcperr_protocol::Era;
 use serde_json::Value;
 
 use super::context::Context;
+use crate::seen::Seen;
 use crate::Violation;
 use mcperr_model::rules::AspectId;
 use mcperr_wire::exchange::{Exchange, Stray};
@@ -345,6 +346,16 @@ pub fn progress(exchange: &Exchange) -> Option<Violation> {
         last = Some(now);
     }
     None
+}
+
+/// The registry's entry point ([`crate::registry::INVARIANTS`]): what the server wrote besides the answer.
+pub(crate) fn stray_output(s: &Seen) -> Vec<Violation> {
+    strays(s.exchange, s.ctx)
+}
+
+/// The registry's entry point ([`crate::registry::INVARIANTS`]): the progress notifications, rising.
+pub(crate) fn rising_progress(s: &Seen) -> Vec<Violation> {
+    progress(s.exchange).into_iter().collect()
 }
 
 #[cfg(test)]

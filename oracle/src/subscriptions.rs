@@ -10,6 +10,7 @@
 use mcperr_protocol::Era;
 use serde_json::Value;
 
+use crate::seen::Seen;
 use crate::Violation;
 use mcperr_model::rules::AspectId;
 use mcperr_wire::exchange::{subscription_id, Stray};
@@ -160,6 +161,11 @@ pub fn teardown(ended: &Ended, strays: &[Stray], stdio: bool) -> Vec<Violation> 
         ));
     }
     out
+}
+
+/// The registry's entry point ([`crate::registry::INVARIANTS`]): the messages of the subscriptions the request opened.
+pub(crate) fn subscription_messages(s: &Seen) -> Vec<Violation> {
+    strays(&s.exchange.strays, s.ctx.listens, s.ctx.era)
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 use mcperr_protocol::Era;
 use serde_json::Value;
 
+use crate::seen::Seen;
 use crate::Violation;
 use mcperr_model::rules::AspectId;
 use mcperr_wire::exchange::Exchange;
@@ -254,6 +255,16 @@ pub fn status_notification(v: &Value) -> Option<Violation> {
         AspectId::K1StatusNotificationNoRelatedTask,
         format!("a notifications/tasks/status carries {RELATED_TASK} {meta} in _meta: {v}"),
     ))
+}
+
+/// The registry's entry point ([`crate::registry::INVARIANTS`]): the task answers, and tasks the tool did not declare.
+pub(crate) fn task_invariants(s: &Seen) -> Vec<Violation> {
+    if s.framed.is_none() {
+        return Vec::new();
+    }
+    let mut out = task_answers(s.exchange, s.ctx.era);
+    out.extend(undeclared_tasks(s.exchange, s.ctx.tool_tasks_declared));
+    out
 }
 
 #[cfg(test)]
