@@ -266,11 +266,29 @@ impl Pipe {
                 }
             }
         }
-        let slow_methods = if self.stragglers.is_empty() {
-            HashSet::new()
-        } else {
-            self.slow_methods()
-        };
+        if let Some((k, d)) = self.first_straggler_due(timeout, slow, end, grace) {
+            if first.is_none_or(|(_, f)| d < f) {
+                first = Some((k, d));
+            }
+        }
+        first.map(|(k, d)| (k.clone(), d))
+    }
+
+    /// The dropped request whose wait ends first, and when. Read on every
+    /// turn that has answers ready too: a fast server answers all the time,
+    /// and a dropped request's verdict must not wait for a quiet moment.
+    pub(super) fn first_straggler_due(
+        &self,
+        timeout: Duration,
+        slow: Duration,
+        end: Option<Instant>,
+        grace: Duration,
+    ) -> Option<(&String, Instant)> {
+        if self.stragglers.is_empty() {
+            return None;
+        }
+        let slow_methods = self.slow_methods();
+        let mut first: Option<(&String, Instant)> = None;
         for (k, p) in &self.stragglers {
             let due = self.straggler_due(p, timeout, slow, &slow_methods);
             let mut d = p.sent + due;
@@ -289,7 +307,7 @@ impl Pipe {
                 first = Some((k, d));
             }
         }
-        first.map(|(k, d)| (k.clone(), d))
+        first
     }
 
     /// How long a dropped request is waited for: `--slow-ms`, the wait for

@@ -259,7 +259,17 @@ async fn next_events(
 ) -> Option<(Vec<Option<(StdoutEvent, Option<Value>)>>, String)> {
     let ready = lines(client).ready_answers(PER_TURN);
     if !ready.is_empty() {
-        return Some((ready.into_iter().map(Some).collect(), String::new()));
+        let mut events: Vec<_> = ready.into_iter().map(Some).collect();
+        // A dropped request's wait is over even while answers keep coming:
+        // it is judged after them (one may be its own, late).
+        let run = &w.settings.run;
+        let grace = pipe.latency.grace(run.timeout);
+        let due = pipe.first_straggler_due(run.timeout, run.slow_timeout, w.shrink_until, grace);
+        if let Some((key, _)) = due.filter(|(_, at)| *at <= Instant::now()) {
+            events.push(None);
+            return Some((events, key.clone()));
+        }
+        return Some((events, String::new()));
     }
     let (oldest, deadline) = pipe.first_deadline(
         w.settings.run.timeout,
