@@ -17,8 +17,12 @@ pub struct TargetError(pub String);
 
 #[derive(Debug, Deserialize)]
 struct HostConfig {
+    /// Each entry is read only when it is the one chosen: a host's file may
+    /// hold servers in shapes mcperr does not take (another host's keys, a
+    /// variable name no process can have), and those are not the user's
+    /// concern when they test another server.
     #[serde(rename = "mcpServers", alias = "servers")]
-    servers: BTreeMap<String, ServerEntry>,
+    servers: BTreeMap<String, serde_json::Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -105,6 +109,8 @@ pub fn from_config(
             known()
         )));
     };
+    let entry = ServerEntry::deserialize(entry)
+        .map_err(|e| TargetError(format!("--config {path}: server {name}: {e}")))?;
     match (&entry.command, &entry.url) {
         (Some(command), _) => Ok(Target::Stdio(StdioTarget {
             program: command.clone(),

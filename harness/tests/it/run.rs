@@ -397,6 +397,34 @@ fn config_files_jobs_and_case_selection() {
     ]);
     assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
     assert!(out.stdout.contains("get_author"), "{}", out.stdout);
+    // Another server's entry that mcperr cannot take does not stop it from
+    // testing the one chosen; choosing that entry is refused, one line.
+    let mixed = dir.join("mixed.json");
+    let both = serde_json::json!({"mcpServers": {
+        "ref": {"command": MCPERR, "args": ["reference"]},
+        "odd": {"command": 3, "env": {"A=B": "x"}}}});
+    std::fs::write(&mixed, both.to_string()).unwrap();
+    let chosen = |name: &str| {
+        let file = mixed.to_str().unwrap();
+        mcperr(&[
+            "list",
+            "--config",
+            file,
+            "--server",
+            name,
+            "--era",
+            "2025-11-25",
+        ])
+    };
+    let out = chosen("ref");
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    let out = chosen("odd");
+    assert_eq!(out.code, Some(2), "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.trim().lines().count() == 1 && out.stderr.contains("server odd"),
+        "{}",
+        out.stderr
+    );
     let out = mcperr(&["list", "--tools", "get_*"]);
     assert_eq!(out.code, Some(0));
     assert!(
