@@ -320,6 +320,23 @@ impl CasePlan {
         out
     }
 
+    /// Whether the case's expectation runs named check `check`.
+    pub fn checks(&self, check: Check) -> bool {
+        self.expectation.checks.contains(&check)
+    }
+
+    /// The requests the case sends and waits for: its judged one, then its
+    /// steps' (notifications, raw lines and requests left in flight left
+    /// out): what paces the case, whose executor gives them all the slowest
+    /// of their methods' timeouts.
+    pub fn requests(&self) -> Vec<&Outgoing> {
+        let steps = self.steps.iter().filter_map(|s| match s {
+            Step::Send(o) if o.id != IdChoice::Notification => Some(o),
+            _ => None,
+        });
+        std::iter::once(&self.request).chain(steps).collect()
+    }
+
     /// Whether the case needs `limited_calls` counted around the request.
     pub fn wants_counts(&self) -> bool {
         self.expectation.checks.contains(&Check::BodyNeverRan)

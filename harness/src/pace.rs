@@ -170,6 +170,27 @@ impl Pace {
         }
     }
 
+    /// How a case's `requests` are paced: the first of their lanes found
+    /// hung, with the case whose request hung it, or else the timeout every
+    /// one of them gets, the slowest of their methods' ([`Pace::timeout_for`]).
+    pub fn for_case(
+        &self,
+        requests: &[&Outgoing],
+        normal: Duration,
+    ) -> Result<Duration, (String, String)> {
+        for o in requests {
+            let lane = lane_of_outgoing(o);
+            if let Some(first) = self.hung(&lane) {
+                return Err((lane, first.to_string()));
+            }
+        }
+        let slowest = requests
+            .iter()
+            .map(|o| self.timeout_for(&o.method, normal))
+            .max();
+        Ok(slowest.unwrap_or(normal))
+    }
+
     /// The case whose request in `lane` never came back, if it is hung.
     pub fn hung(&self, lane: &str) -> Option<&str> {
         self.hung.get(lane).map(String::as_str)

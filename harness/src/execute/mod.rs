@@ -22,7 +22,7 @@ use evidence::{
     cancelled_by_case, limited_calls, resource_metadata, task_listing, watch_cancelled,
 };
 use send::{clip_body, get_with_side_post, plain_exchange, resumed_get, shaped_exchange};
-use slow::{hung_result, lanes_of, long_wait_note, unanswered};
+use slow::{hung_result, long_wait_note, unanswered};
 use steps::Stepped;
 
 /// Runs one planned case on a live client. The second value is false when
@@ -61,39 +61,25 @@ pub fn runs_beside_the_session(plan: &CasePlan, over_http: bool) -> bool {
         && !over_http
         && !plan.case.hold_asks
         && notifications_only
-        && methods_of(plan).iter().all(|m| STARTS.contains(m))
-}
-
-/// The methods a case sends requests of: its judged one, then its steps'.
-fn methods_of(plan: &CasePlan) -> Vec<&str> {
-    let steps = plan.steps.iter().filter_map(|s| match s {
-        Step::Send(o) if o.id != IdChoice::Notification => Some(o.method.as_str()),
-        _ => None,
-    });
-    std::iter::once(plan.request.method.as_str())
-        .chain(steps)
-        .collect()
+        && plan
+            .requests()
+            .iter()
+            .all(|o| STARTS.contains(&o.method.as_str()))
 }
 
 async fn execute_once(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool) {
-    let methods = methods_of(plan);
-    for lane in lanes_of(plan) {
-        if let Some(first) = client.pace.hung(&lane) {
-            let first = first.to_string();
-            return (
-                hung_result(plan, &lane, &first, client.pace.slow_timeout),
-                true,
-            );
-        }
-    }
     // Every request of the case (steps included) gets the slowest of their
     // methods' timeouts: --slow-ms once one of them is known slow.
     let normal = client.timeout;
-    let paced = methods
-        .iter()
-        .map(|m| client.pace.timeout_for(m, normal))
-        .max()
-        .unwrap_or(normal);
+    let paced = match client.pace.for_case(&plan.requests(), normal) {
+        Ok(paced) => paced,
+        Err((lane, first)) => {
+            return (
+                hung_result(plan, &lane, &first, client.pace.slow_timeout),
+                true,
+            )
+        }
+    };
     client.set_timeout(paced);
     if plan.case.hold_asks {
         client.hold_asks();
@@ -123,7 +109,7 @@ async fn execute_paced(
         other_session: client.other_session.clone(),
         ..Evidence::default()
     };
-    let resumes = checks(plan, Check::ResumedOwnStream);
+    let resumes = plan.checks(Check::ResumedOwnStream);
     let Stepped {
         vars,
         in_flight,
@@ -186,11 +172,6 @@ async fn execute_paced(
     (result_of(plan, &ex, judgement), alive)
 }
 
-/// Whether the case asks for the named check `check`.
-fn checks(plan: &CasePlan, check: Check) -> bool {
-    plan.expectation.checks.contains(&check)
-}
-
 /// Sends the case's judged request: over HTTP as the case shapes it (a GET
 /// held open beside a POST, a GET resuming a step's stream), else plainly.
 async fn judged_exchange(
@@ -199,11 +180,11 @@ async fn judged_exchange(
     streams: &[Exchange],
     evidence: &mut Evidence,
 ) -> Exchange {
-    if plan.http.is_some() && checks(plan, Check::GetStreamQuiet) {
+    if plan.http.is_some() && plan.checks(Check::GetStreamQuiet) {
         let (ex, side) = get_with_side_post(client, plan).await;
         evidence.side_post = Some(side);
         ex
-    } else if plan.http.is_some() && checks(plan, Check::ResumedOwnStream) {
+    } else if plan.http.is_some() && plan.checks(Check::ResumedOwnStream) {
         let (ex, resumption) = resumed_get(client, plan, streams).await;
         evidence.resumption = resumption;
         ex
@@ -245,12 +226,12 @@ async fn gather(
     if plan.wants_counts() {
         evidence.counts = Some((before, limited_calls(client).await));
     }
-    if checks(plan, Check::TaskListed) {
+    if plan.checks(Check::TaskListed) {
         if let Some((_, task)) = vars.iter().find(|(k, _)| k == "task") {
             evidence.listing = Some(task_listing(client, ex, task.clone()).await);
         }
     }
-    if checks(plan, Check::ResourceMetadata) {
+    if plan.checks(Check::ResourceMetadata) {
         evidence.metadata = resource_metadata(client, ex).await;
     }
 }
@@ -304,7 +285,7 @@ async fn liveness(
     ex.strays
         .extend(late.into_iter().map(mcperr_wire::exchange::Stray::outside));
     client.note_server_requests(&mut ex.strays);
-    if checks(plan, Check::ExitOnEof) {
+    if plan.checks(Check::ExitOnEof) {
         evidence.eof_exit = client.close_stdin(mcperr_oracle::checks::EOF_WAIT).await;
         alive = false;
     }

@@ -2,7 +2,7 @@
 //! late answer within `--slow-ms`, or the step's method marked slow; and
 //! the result of a case whose method was found hung before it ran.
 
-use mcperr_cases::plan::{CasePlan, IdChoice, Step};
+use mcperr_cases::plan::CasePlan;
 use mcperr_wire::exchange::{Ending, Exchange};
 use serde_json::Value;
 
@@ -129,18 +129,6 @@ pub(super) async fn slow_step(client: &mut Client, method: &str, ex: &Exchange) 
         }
         None => false,
     }
-}
-
-/// The lanes of the requests a case sends ([`crate::pace::lane`]): its
-/// judged one's, then its steps'.
-pub(super) fn lanes_of(plan: &CasePlan) -> Vec<String> {
-    let steps = plan.steps.iter().filter_map(|s| match s {
-        Step::Send(o) if o.id != IdChoice::Notification => Some(crate::pace::lane_of_outgoing(o)),
-        _ => None,
-    });
-    std::iter::once(crate::pace::lane_of_outgoing(&plan.request))
-        .chain(steps)
-        .collect()
 }
 
 /// The error result of a case not sent because a request like it (its
