@@ -42,15 +42,17 @@ pub const ON_EVERY_ANSWER: &[AspectId] = &[
 /// in turn. A debug build asserts that each reports only the aspects it
 /// declares.
 pub fn invariants(exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
-    run_all(INVARIANTS, &Seen::new(exchange, ctx))
+    run_all(INVARIANTS, exchange, ctx)
 }
 
-/// Runs `list` on `seen`, in order, asserting in a debug build that each
-/// invariant reports only the aspects it declares.
-fn run_all(list: &[Invariant], seen: &Seen) -> Vec<Violation> {
+/// Runs `list` on what is seen of `exchange` (read once), in order,
+/// asserting in a debug build that each invariant reports only the aspects
+/// it declares.
+fn run_all(list: &[Invariant], exchange: &Exchange, ctx: &Context) -> Vec<Violation> {
+    let seen = Seen::new(exchange, ctx);
     let mut out = Vec::new();
     for invariant in list {
-        let found = (invariant.run)(seen);
+        let found = (invariant.run)(&seen);
         debug_assert!(
             found.iter().all(|v| invariant.judges.contains(&v.aspect)),
             "the invariant '{}' reported an aspect it does not declare: {:?}",
@@ -83,7 +85,7 @@ mod tests {
         }];
         let ex = answered(json!({"id": 1}), json!({"id": 1, "result": {}}));
         let ctx = Context::default();
-        run_all(&wrong, &Seen::new(&ex, &ctx));
+        run_all(&wrong, &ex, &ctx);
     }
 
     #[test]

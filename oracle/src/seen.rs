@@ -39,24 +39,32 @@ impl<'a> Seen<'a> {
             Ending::Answered(v) | Ending::WrongId(v) => Some(v),
             _ => None,
         };
-        let framing = response.map_or_else(Vec::new, |response| {
-            let rejected = ctx.http_rejection_expected
-                && exchange.http.as_ref().is_some_and(|a| a.status >= 400)
-                && response.get("id").is_none_or(Value::is_null);
-            if rejected {
-                crate::framing::framing(response, &json!({"id": null}))
-            } else {
-                crate::framing::framing(response, &exchange.request)
+        let framing = match response {
+            None => Vec::new(),
+            Some(response) => {
+                let rejected = ctx.http_rejection_expected
+                    && exchange.http.as_ref().is_some_and(|a| a.status >= 400)
+                    && response.get("id").is_none_or(Value::is_null);
+                let request = if rejected {
+                    &json!({"id": null})
+                } else {
+                    &exchange.request
+                };
+                crate::framing::framing(response, request)
             }
-        });
-        let framed = response.filter(|_| framing.is_empty());
+        };
+        let framed = if framing.is_empty() { response } else { None };
         Seen {
             exchange,
             ctx,
             request: &exchange.request,
             response,
             framed,
-            framed_for_shape: framed.filter(|_| !ctx.http_rejection_expected),
+            framed_for_shape: if ctx.http_rejection_expected {
+                None
+            } else {
+                framed
+            },
             framing,
         }
     }
