@@ -40,6 +40,8 @@ def stays_of(rows, files):
 def main():
     binary, walk = sys.argv[1], sys.argv[2]
     rows = [line.rstrip("\n").split("\t", 1) for line in open(walk)]
+    if not rows:
+        sys.exit("stays.py: the walk is empty: no case ran (is the case id right?)")
     stays = stays_of(rows, files_of(binary, rows))
     seen, returns, entered = set(), 0, collections.Counter()
     for path, _ in stays:

@@ -27,4 +27,4 @@ WALK_FROM='mcperr::execute::execute' WALK_TO='mcperr::engine::run::{{closure}}::
     timeout 600 gdb -q -batch -x "$here/gdb_walk.py" \
     --args "$bin" run --stdio "$bin reference" --era "$era" --cases "$case_id" > "$work/gdb.log" 2>&1 ||
     { tail -5 "$work/gdb.log" >&2; exit 2; }
-python3 "$here/stays.py" "$bin" "$work/walk" ${WALK_LIST:+--list}
+python3 "$here/stays.py" "$bin" "$work/walk" ${WALK_LIST:+--list} || exit 2
