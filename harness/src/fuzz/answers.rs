@@ -64,7 +64,8 @@ pub(super) enum Claim {
 /// has echoed one (the RFC 8259 §6 policy judges it, edges::big_id). Claimed,
 /// it is judged as that request's answer (J1 error-id) at once, not left to
 /// wait out the drop grace, and never taken later for the answer of a
-/// lockstep request that follows.
+/// lockstep request that follows. A broken envelope already out of the
+/// window (a straggler, a provisional J4) is claimed before those in it.
 pub(super) fn claim_idless(pipe: &mut Pipe, value: &Value) -> Claim {
     let oldest = |pipe: &Pipe, kind: &dyn Fn(&Pending) -> bool| {
         let mut of_kind = pipe
@@ -79,8 +80,18 @@ pub(super) fn claim_idless(pipe: &mut Pipe, value: &Value) -> Claim {
     let big_id = |p: &Pending| mcperr_wire::edges::beyond_double(&p.msg["id"]);
     let not_a_request =
         mcperr_wire::edges::error_code(value) == Some(mcperr_protocol::codes::INVALID_REQUEST);
+    // A broken envelope already out of the window (a straggler, or one
+    // judged never answered for now) answered late is older than any in it:
+    // answers come in order, so the refusal is its, not a stray beside a J4.
+    let oldest_envelope = |pipe: &Pipe| match pipe.oldest_given_up(&envelope) {
+        Some((key, more)) => Some(Claim::Request(
+            key,
+            more || oldest(pipe, &envelope).is_some(),
+        )),
+        None => oldest(pipe, &envelope),
+    };
     if not_a_request {
-        if let Some(claim) = oldest(pipe, &envelope) {
+        if let Some(claim) = oldest_envelope(pipe) {
             return claim;
         }
     }
@@ -95,7 +106,7 @@ pub(super) fn claim_idless(pipe: &mut Pipe, value: &Value) -> Claim {
             return claim;
         }
     }
-    oldest(pipe, &envelope).unwrap_or(Claim::Nobody)
+    oldest_envelope(pipe).unwrap_or(Claim::Nobody)
 }
 
 /// Judges a request that was never answered while others were (J4).
@@ -306,7 +317,8 @@ fn straggler_answered(
 /// that request's answer, judged as such (J1 for the id; never another
 /// request's answer), its slot freed.
 fn wrong_id(w: &mut Worker<'_>, pipe: &mut Pipe, key: &str, value: Value) {
-    let Some(p) = pipe.take(key).or_else(|| pipe.unstraggle(key)) else {
+    let taken = pipe.take(key).or_else(|| pipe.unstraggle(key));
+    let Some(p) = taken.or_else(|| pipe.take_provisional(key)) else {
         return;
     };
     remember(&mut pipe.late, key.to_string());

@@ -367,23 +367,45 @@ impl Pipe {
         self.slow_lanes.contains(lane) && self.lanes.get(lane).is_some_and(|n| *n >= LANE_LIMIT)
     }
 
-    /// The request in flight (in the window or dropped from it) whose id
-    /// `got` is a known transformation of ([`IdFault::ties`]): the ids of
-    /// each style sit in bands no such transformation maps into another's
+    /// The request in flight (in the window, dropped from it, or judged
+    /// never answered for now) whose id `got` is a known transformation of
+    /// ([`IdFault::ties`]): the ids of each style sit in bands no such
+    /// transformation maps into another's
     /// ([`mcperr_cases::fuzz::IdStyle`]), so at most one can be, and the
     /// answer is that request's, with a wrong id. Scanned only for an id
     /// nobody sent.
     pub(super) fn tied_to(&self, got: &Value) -> Option<String> {
         use mcperr_wire::id_fault::IdFault;
+        let provisional = self.provisional.iter().map(|(k, p, _)| (k, p));
         let mut tied = self
             .pending
             .iter()
             .chain(&self.stragglers)
+            .chain(provisional)
             .filter(|(_, p)| !p.silent_ok && IdFault::ties(&p.msg["id"], got))
             .map(|(k, _)| k.clone());
         let first = tied.next();
         // Two candidates: no telling whose it is.
         first.filter(|_| tied.next().is_none())
+    }
+
+    /// The oldest request of `kind` already out of the window (a straggler,
+    /// or one judged never answered for now), and whether another is too:
+    /// whom an id-less error that names no request in the window answers.
+    pub(super) fn oldest_given_up(
+        &self,
+        kind: &dyn Fn(&Pending) -> bool,
+    ) -> Option<(String, bool)> {
+        let provisional = self.provisional.iter().map(|(k, p, _)| (k, p));
+        let mut given_up: Vec<(&String, &Pending)> = self
+            .stragglers
+            .iter()
+            .chain(provisional)
+            .filter(|(_, p)| kind(p))
+            .collect();
+        given_up.sort_by_key(|(_, p)| p.sent);
+        let (key, _) = given_up.first()?;
+        Some(((*key).clone(), given_up.len() > 1))
     }
 
     /// Takes a straggler out, keeping its lane's count.

@@ -507,10 +507,12 @@ fn late_params(delay: &str, args: &[&str]) -> (Value, String) {
 /// a lane whose other broken requests were answered at once, is first
 /// judged never answered after the short wait, and that J4 is withdrawn
 /// when its answer comes while the campaign runs (slow, not dropped). The
-/// same server that never answers them gets the J4 on the same seed.
+/// same server that never answers them gets the J4 on the same seed. When
+/// its late refusal carries a null id (as rmcp's does), the refusal is
+/// still that request's answer: its id is the fault (J1), not its silence.
 #[test]
 fn a_broken_request_answered_late_is_slow_and_one_never_answered_is_j4() {
-    for (delay, dropped) in [("0.6", false), ("never", true)] {
+    for (delay, dropped) in [("0.6", false), ("0.6 null-id", false), ("never", true)] {
         let (r, stdout) = late_params(delay, &["--requests", "5000", "--timeout-ms", "200"]);
         let j4: Vec<&Value> = r["findings"]
             .as_array()
@@ -534,6 +536,14 @@ fn a_broken_request_answered_late_is_slow_and_one_never_answered_is_j4() {
         } else {
             assert!(j4.is_empty(), "{delay}: {j4:?}\n{stdout}");
             assert!(slow, "{delay}: {stdout}");
+        }
+        if delay.ends_with("null-id") {
+            let id_fault = r["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f["aspect"] == "J1.error-id" && f["request"]["params"].is_array());
+            assert!(id_fault, "{delay}: {stdout}");
         }
     }
 }

@@ -2,13 +2,16 @@
 unlike the reference: it answers every request at once, except one whose
 params is an array, which it refuses (-32602) only after DELAY seconds
 (argv[1]), or never with "never". A server that is slow to refuse a kind of
-request is slow, not hung; one that never answers it is hung (J4)."""
+request is slow, not hung; one that never answers it is hung (J4). With
+"null-id" after the delay, the late refusal is -32600 with a null id, as rmcp
+answers such a request: answered, with an id fault (J1), not hung."""
 
 import json
 import sys
 import threading
 
-DELAY = None if sys.argv[1:] == ["never"] else float(sys.argv[1] if len(sys.argv) > 1 else "0.6")
+DELAY = None if sys.argv[1:2] == ["never"] else float(sys.argv[1] if len(sys.argv) > 1 else "0.6")
+NULL_ID = sys.argv[2:3] == ["null-id"]
 TOOL = {
     "name": "echo",
     "description": "Says the text back.",
@@ -91,6 +94,8 @@ for raw in sys.stdin:
     if reply == "late":
         if DELAY is not None:
             refusal = error(message["id"], -32602, "params must be an object")
+            if NULL_ID:
+                refusal = error(None, -32600, "Invalid Request")
             threading.Timer(DELAY, send, [refusal]).start()
         continue
     send(reply)
