@@ -391,7 +391,8 @@ impl Pipe {
 
     /// The oldest request of `kind` already out of the window (a straggler,
     /// or one judged never answered for now), and whether another is too:
-    /// whom an id-less error that names no request in the window answers.
+    /// whom an id-less error answers before any request of `kind` still in
+    /// the window, since it was sent before them ([`super::answers::claim_idless`]).
     pub(super) fn oldest_given_up(
         &self,
         kind: &dyn Fn(&Pending) -> bool,
