@@ -103,6 +103,8 @@ pub(super) struct InFlight {
     sent: Instant,
     /// It is a `subscriptions/listen` (a stream, not a call that works).
     subscription: bool,
+    /// The request as sent, shown when its case is skipped.
+    request: Value,
 }
 
 impl InFlight {
@@ -128,23 +130,31 @@ pub(super) async fn start_in_flight(
             token: msg.token,
             sent,
             subscription: o.method == "subscriptions/listen",
+            request: msg.body,
         }),
         Err(answer) => {
-            let j = mcperr_oracle::Judgement::new(
-                Verdict::Skip,
-                plan.case.rule,
-                "not judged: the in-flight request was answered before the next step could be sent, so nothing was left in flight".to_string(),
-            );
-            Err(CaseResult::planned(
-                plan,
-                &plan.citation,
-                j,
-                Some(msg.body),
-                Some(answer),
-                0,
-            ))
+            let why = "the next step could be sent, so nothing was left in flight";
+            Err(raced(plan, Some(msg.body), answer, why))
         }
     }
+}
+
+/// How every skip of a case whose request left in flight was answered too
+/// soon begins ([`raced`]): the executor tries such a case again.
+pub(super) const RACED: &str = "not judged: the in-flight request was answered before ";
+
+/// The skip of a case whose request left in flight was answered before
+/// `why`: the race between the server's work and the client's next step
+/// was lost, and nothing the case is about was seen (its next try may win
+/// it: a loaded machine delays the client's step, not the server's work).
+fn raced(plan: &CasePlan, request: Option<Value>, answer: Value, why: &str) -> CaseResult {
+    let j = mcperr_oracle::Judgement::new(Verdict::Skip, plan.case.rule, format!("{RACED}{why}"));
+    CaseResult::planned(plan, &plan.citation, j, request, Some(answer), 0)
+}
+
+/// Whether `result` is the skip of a lost race ([`raced`]).
+pub(super) fn lost_race(result: &CaseResult) -> bool {
+    result.verdict == Verdict::Skip && result.message.starts_with(RACED)
 }
 
 /// Watches the request left in flight after the steps. When a step
@@ -168,11 +178,16 @@ pub(super) async fn start_in_flight(
 /// is judged. A server that ignores the cancellation answers within three
 /// times the call's uncancelled duration and is seen; an excuse counted
 /// only from the cancellation's send, as before, failed rmcp under load.
+///
+/// A response that came before the probe's answer means the call ended
+/// before the server read its cancellation: nothing U7 is about was seen,
+/// and the case is the skip of a lost race (`Err`), which the executor
+/// tries again.
 pub(super) async fn watch_cancelled(
     client: &mut Client,
     plan: &CasePlan,
     in_flight: &InFlight,
-) -> Vec<Value> {
+) -> Result<Vec<Value>, CaseResult> {
     let (id, token) = (&in_flight.id, in_flight.token.as_ref());
     // The probe after the steps: its answer proves the server read them.
     let asked = Instant::now();
@@ -209,12 +224,16 @@ pub(super) async fn watch_cancelled(
         if let Some(answer) = early {
             client.note_late_answer(id, answer);
         }
-        return vec![];
+        return Ok(vec![]);
     }
     // Answered, the probe excuses what crossed it; unanswered, it proves
     // nothing: what came during it is judged with the watch then, its first
     // progress notification excused as above.
     if barrier_answered {
+        if let Some(answer) = about.iter().find(|m| is_answer(m)).cloned() {
+            let why = "the server had shown it read the cancellation (its answer to a probe sent after it), so the cancellation came too late to judge";
+            return Err(raced(plan, Some(in_flight.request.clone()), answer, why));
+        }
         about.clear();
     }
     let ends = WatchEnds {
@@ -225,7 +244,7 @@ pub(super) async fn watch_cancelled(
     if about.first().is_some_and(|m| !is_answer(m)) {
         about.remove(0);
     }
-    about
+    Ok(about)
 }
 
 /// Whether `m` is a response (to the request in flight), not a notification.

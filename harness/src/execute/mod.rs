@@ -34,9 +34,19 @@ use steps::Stepped;
 /// and a call none of whose sets is accepted is a skip that says so. Any
 /// refusal that breaks a rule (a leak in its text, a wrong shape) is the
 /// verdict at once.
+///
+/// A case whose request left in flight was answered before the case could
+/// see what it is about (a lost race: see [`evidence::lost_race`]) is tried
+/// again, [`RACE_TRIES`] times in all; the last try's skip stands.
 pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool) {
     let began = std::time::Instant::now();
-    let (mut result, alive) = tries::execute_tries(client, plan).await;
+    let (mut result, mut alive) = tries::execute_tries(client, plan).await;
+    for _ in 1..RACE_TRIES {
+        if !alive || !evidence::lost_race(&result) {
+            break;
+        }
+        (result, alive) = tries::execute_tries(client, plan).await;
+    }
     // The case's own wall time (steps and watches too), not only its
     // judged exchange's; a case not sent (its method hung) took none.
     if result.request.is_some() || result.response.is_some() {
@@ -45,6 +55,10 @@ pub async fn execute(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool)
     }
     (result, alive)
 }
+
+/// How many times a case is sent while its request left in flight is
+/// answered too soon ([`execute`]).
+const RACE_TRIES: usize = 3;
 
 /// Whether a case that opens a connection of its own can run beside the
 /// run's session without disturbing it or being disturbed: over stdio (a
@@ -126,7 +140,10 @@ async fn execute_paced(
         &with_values
     };
     if let Some(started) = &in_flight {
-        evidence.after_cancel = watch_cancelled(client, plan, started).await;
+        evidence.after_cancel = match watch_cancelled(client, plan, started).await {
+            Ok(after) => after,
+            Err(raced) => return (raced, true),
+        };
         let id = started.id();
         // A subscription left in flight: how it ended, if the server ended it.
         if let Some(listen) = plan.listens().into_iter().find(|l| l.get("id") == Some(id)) {

@@ -151,3 +151,48 @@ fn a_cancelled_call_is_watched_as_long_as_its_own_pace_needs_and_reports_its_rea
         }
     }
 }
+
+/// A cancellation read only after the call's answer judges nothing: the
+/// client lost the race between the server's work and its own next step
+/// (a loaded machine delays the step). Such a case is tried again, three
+/// times in all, and is then a skip that says why, never a pass. A server
+/// that loses the race once and then honours cancellation passes on the
+/// second try. `race_cancel.py`, built without an SDK, counts the
+/// cancellations it read.
+#[test]
+fn a_cancellation_read_after_the_answer_is_tried_again_and_never_passes() {
+    for (mode, verdict, tries) in [("always", "skip", 3), ("once", "pass", 2)] {
+        let dir = scratch(&format!("pace-race-{mode}"));
+        let cancels = dir.join("cancels");
+        let _ = std::fs::remove_file(&cancels);
+        let stdio = format!(
+            "python3 {ROOT}/harness/tests/it/race_cancel.py {mode} {}",
+            cancels.display()
+        );
+        let json = dir.join("r.json");
+        let out = mcperr(&[
+            "run",
+            "--stdio",
+            &stdio,
+            "--era",
+            "2025-11-25",
+            "--cases",
+            "utilities/cancel-in-flight",
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        assert!(out.code.is_some_and(|c| c < 2), "{mode}: {}", out.stderr);
+        let r = report(&json);
+        let case = &r["cases"][0];
+        assert_eq!(case["verdict"], verdict, "{mode}: {case}");
+        if verdict == "skip" {
+            let why = case["message"].as_str().unwrap();
+            assert!(
+                why.contains("answered before the server had shown it read the cancellation"),
+                "{mode}: {why}"
+            );
+        }
+        let read = std::fs::read_to_string(&cancels).unwrap_or_default();
+        assert_eq!(read.lines().count(), tries, "{mode}: {case}");
+    }
+}
