@@ -15,7 +15,7 @@ use mcperr_reference::Handler;
 
 use crate::client::Conn;
 use crate::transport::{
-    HttpConnection, HttpTarget, InProcess, LineConn, MemoryLines, StdioConnection, Target,
+    ChildLines, HttpConnection, HttpTarget, InProcess, LineConn, MemoryLines, Target,
 };
 
 /// Which era to speak.
@@ -168,7 +168,7 @@ impl RunSettings {
         };
         let conn = match (&self.target, &self.memory) {
             (Target::Stdio(t), _) => Conn::Lines(LineConn::Child(Box::new(
-                StdioConnection::spawn(t).map_err(setup)?,
+                ChildLines::spawn(t).map_err(setup)?,
             ))),
             (Target::Http(t), _) => Conn::Http(HttpConnection::remote(t, timeout).map_err(setup)?),
             (Target::InProcess(_), Some(Memory::Lines(h))) if self.server_thread => {

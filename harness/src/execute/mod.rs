@@ -22,7 +22,7 @@ use evidence::{
     cancelled_by_case, limited_calls, resource_metadata, task_listing, watch_cancelled,
 };
 use send::{clip_body, get_with_side_post, plain_exchange, resumed_get, shaped_exchange};
-use slow::{hung_result, long_wait_note, unanswered};
+use slow::{long_wait_note, unanswered};
 use steps::Stepped;
 
 /// Runs one planned case on a live client. The second value is false when
@@ -79,29 +79,6 @@ pub fn runs_beside_the_session(plan: &CasePlan, over_http: bool) -> bool {
             .requests()
             .iter()
             .all(|o| STARTS.contains(&o.method.as_str()))
-}
-
-async fn execute_once(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool) {
-    // Every request of the case (steps included) gets the slowest of their
-    // methods' timeouts: --slow-ms once one of them is known slow.
-    let normal = client.timeout;
-    let paced = match client.pace.for_case(&plan.requests(), normal) {
-        Ok(paced) => paced,
-        Err((lane, first)) => {
-            return (
-                hung_result(plan, &lane, &first, client.pace.slow_timeout),
-                true,
-            )
-        }
-    };
-    client.set_timeout(paced);
-    if plan.case.hold_asks {
-        client.hold_asks();
-    }
-    let out = execute_paced(client, plan, normal).await;
-    client.release_held().await;
-    client.set_timeout(normal);
-    out
 }
 
 /// One case at the paced timeout; `normal` is --timeout-ms, beyond which an

@@ -113,7 +113,7 @@ async fn unanswered_step(
         let method = ex.request["method"].as_str().unwrap_or("?").to_string();
         if slow_step(client, &method, &ex).await {
             // The case again, the step's method now with --slow-ms.
-            return Box::pin(super::execute_once(client, plan)).await;
+            return Box::pin(super::tries::execute_once(client, plan)).await;
         }
         let lane = crate::pace::lane_of_message(&ex.request);
         client.pace.mark_hung(&lane, &plan.case.id);

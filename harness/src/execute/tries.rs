@@ -1,5 +1,6 @@
-//! A case sent again on each argument set it has to try, or rebased on a
-//! set the tool accepts: only an accepted call can pass.
+//! The tries of a case: one try at its pace ([`execute_once`]), and a case
+//! sent again on each argument set it has to try, or rebased on a set the
+//! tool accepts: only an accepted call can pass.
 
 use mcperr_cases::plan::CasePlan;
 use mcperr_core::report::CaseResult;
@@ -8,8 +9,34 @@ use serde_json::Value;
 
 use crate::client::Client;
 
-use super::execute_once;
+use super::execute_paced;
 use super::send::{clip, is_error_result, short_answer};
+use super::slow::hung_result;
+
+/// One try of a case: its pacing decided ([`crate::pace::Pace::for_case`]),
+/// then [`execute_paced`].
+pub(super) async fn execute_once(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool) {
+    // Every request of the case (steps included) gets the slowest of their
+    // methods' timeouts: --slow-ms once one of them is known slow.
+    let normal = client.timeout;
+    let paced = match client.pace.for_case(&plan.requests(), normal) {
+        Ok(paced) => paced,
+        Err((lane, first)) => {
+            return (
+                hung_result(plan, &lane, &first, client.pace.slow_timeout),
+                true,
+            )
+        }
+    };
+    client.set_timeout(paced);
+    if plan.case.hold_asks {
+        client.hold_asks();
+    }
+    let out = execute_paced(client, plan, normal).await;
+    client.release_held().await;
+    client.set_timeout(normal);
+    out
+}
 
 /// [`execute`], with each argument set to try.
 pub(super) async fn execute_tries(client: &mut Client, plan: &CasePlan) -> (CaseResult, bool) {

@@ -29,7 +29,8 @@ use mcperr_reference::stdio::{LineOutput, StdioEdge};
 use mcperr_reference::Handler;
 use serde_json::Value;
 
-use super::stdio::{StderrLog, StdoutEvent};
+use super::stderr::StderrLog;
+use mcperr_wire::lines::StdoutEvent;
 
 /// One in-process "server process": a handler and its connection's edge.
 pub struct MemoryLines {

@@ -1,18 +1,13 @@
-//! The stdio transport: a child process, newline framing, stderr kept.
-//!
-//! stdout and stderr are read concurrently by their own tasks; stdout lines
-//! arrive as [`StdoutEvent`]s (a line over the cap is reported, not kept);
-//! stderr is kept in a bounded buffer whose absolute offsets let the oracle
-//! read just what a case logged. The child runs in its own process group,
-//! which is killed and reaped when the connection closes or is dropped.
+//! The stdio transport's process: a child started in its own process
+//! group, which is killed and reaped when it closes or is dropped (and by
+//! [`kill_all_servers`] when a signal stops mcperr). Its pipes go to the
+//! line connection ([`super::lines`]), which frames and reads them.
 
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, Command};
-use tokio::sync::mpsc;
+use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 
 /// How to start a stdio server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,80 +39,25 @@ impl StdioTarget {
     }
 }
 
-use mcperr_wire::lines::LineDecoder;
-pub use mcperr_wire::lines::StdoutEvent;
-
-/// The last bytes of stderr, with the absolute offset of the first one kept.
-#[derive(Debug, Default)]
-struct StderrBuf {
-    start: usize,
-    bytes: Vec<u8>,
-}
-
-const STDERR_KEEP: usize = 1 << 20;
-
-/// Shared handle on a server's stderr.
-#[derive(Debug, Clone, Default)]
-pub struct StderrLog(Arc<Mutex<StderrBuf>>);
-
-impl StderrLog {
-    /// Appends what the server wrote.
-    pub fn push(&self, chunk: &[u8]) {
-        let mut b = self.0.lock().unwrap();
-        b.bytes.extend_from_slice(chunk);
-        if b.bytes.len() > STDERR_KEEP {
-            let cut = b.bytes.len() - STDERR_KEEP / 2;
-            b.bytes.drain(..cut);
-            b.start += cut;
-        }
-    }
-
-    /// The absolute offset of the end of stderr so far.
-    pub fn mark(&self) -> usize {
-        let b = self.0.lock().unwrap();
-        b.start + b.bytes.len()
-    }
-
-    /// Everything written since `mark` (as much as is still kept).
-    pub fn since(&self, mark: usize) -> String {
-        let b = self.0.lock().unwrap();
-        let from = mark.saturating_sub(b.start).min(b.bytes.len());
-        String::from_utf8_lossy(&b.bytes[from..]).into_owned()
-    }
-
-    /// The last `lines` lines.
-    pub fn tail(&self, lines: usize) -> String {
-        let b = self.0.lock().unwrap();
-        let text = String::from_utf8_lossy(&b.bytes);
-        let all: Vec<&str> = text.lines().collect();
-        all[all.len().saturating_sub(lines)..].join("\n")
-    }
-}
-
-/// A running stdio server.
-pub struct StdioConnection {
+/// A running stdio server's process.
+pub struct ChildProcess {
     child: Child,
     pgid: Option<i32>,
-    stdin: Option<ChildStdin>,
-    events: mpsc::Receiver<StdoutEvent>,
-    /// The server's stderr.
-    pub stderr: StderrLog,
-    /// The task reading stderr into `stderr`, until its end of file.
-    stderr_reader: Option<tokio::task::JoinHandle<()>>,
-    eof: bool,
 }
 
-/// How long, once the server exited, its stderr is read on to its end (a
-/// process it started may hold the pipe open).
-const STDERR_DRAIN: Duration = Duration::from_millis(250);
+/// The pipes of a child just started, for the line connection.
+pub struct ChildPipes {
+    /// Its stdin.
+    pub stdin: Option<ChildStdin>,
+    /// Its stdout.
+    pub stdout: ChildStdout,
+    /// Its stderr.
+    pub stderr: ChildStderr,
+}
 
-/// How a child process ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExitInfo(pub String);
-
-impl StdioConnection {
+impl ChildProcess {
     /// Starts the server. The error names the command and the OS reason.
-    pub fn spawn(target: &StdioTarget) -> Result<StdioConnection, super::ConnectError> {
+    pub fn spawn(target: &StdioTarget) -> Result<(ChildProcess, ChildPipes), super::ConnectError> {
         let mut cmd = Command::new(&target.program);
         cmd.args(&target.args)
             .stdin(Stdio::piped())
@@ -155,119 +95,21 @@ impl StdioConnection {
             registry.insert(g);
         }
         drop(registry);
-        let stdout = child.stdout.take().expect("piped stdout");
-        let stderr_pipe = child.stderr.take().expect("piped stderr");
-        // Bounded: a server that floods stdout is slowed down by its own pipe
-        // instead of growing mcperr's memory.
-        let (tx, events) = mpsc::channel(1024);
-        let max_line = target.max_line;
-        tokio::spawn(async move {
-            let mut reader = BufReader::with_capacity(64 * 1024, stdout);
-            let mut decoder = LineDecoder::new(max_line);
-            while let Ok(buf) = reader.fill_buf().await {
-                if buf.is_empty() {
-                    if let Some(last) = decoder.finish() {
-                        let _ = tx.send(last).await;
-                    }
-                    break;
-                }
-                let (consumed, event) = decoder.push(buf);
-                reader.consume(consumed);
-                if let Some(event) = event {
-                    if tx.send(event).await.is_err() {
-                        return;
-                    }
-                }
-            }
-            let _ = tx.send(StdoutEvent::Eof).await;
-        });
-        let stderr = StderrLog::default();
-        let sink = stderr.clone();
-        let stderr_reader = tokio::spawn(async move {
-            let mut pipe = stderr_pipe;
-            let mut buf = vec![0u8; 16 * 1024];
-            while let Ok(n) = pipe.read(&mut buf).await {
-                if n == 0 {
-                    break;
-                }
-                sink.push(&buf[..n]);
-            }
-        });
-        Ok(StdioConnection {
+        let pipes = ChildPipes {
             stdin: child.stdin.take(),
-            child,
-            pgid,
-            events,
-            stderr,
-            stderr_reader: Some(stderr_reader),
-            eof: false,
-        })
+            stdout: child.stdout.take().expect("piped stdout"),
+            stderr: child.stderr.take().expect("piped stderr"),
+        };
+        Ok((ChildProcess { child, pgid }, pipes))
     }
 
-    /// Writes one line (a newline is appended). A closed stdin is not an
-    /// error here: the death shows up as EOF on stdout.
-    pub async fn send_line(&mut self, line: &[u8]) {
-        if let Some(stdin) = self.stdin.as_mut() {
-            let mut buf = Vec::with_capacity(line.len() + 1);
-            buf.extend_from_slice(line);
-            buf.push(b'\n');
-            if stdin.write_all(&buf).await.is_err() || stdin.flush().await.is_err() {
-                self.stdin = None;
-            }
-        }
-    }
-
-    /// The next stdout event, or `None` after `wait` without one.
-    pub async fn next_event(&mut self, wait: Duration) -> Option<StdoutEvent> {
-        if self.eof {
-            return Some(StdoutEvent::Eof);
-        }
-        match tokio::time::timeout(wait, self.events.recv()).await {
-            Ok(Some(StdoutEvent::Eof)) | Ok(None) => {
-                self.eof = true;
-                Some(StdoutEvent::Eof)
-            }
-            Ok(Some(e)) => Some(e),
-            Err(_) => None,
-        }
-    }
-
-    /// Events already waiting, without blocking.
-    pub fn pending(&mut self) -> Vec<StdoutEvent> {
-        let mut out = Vec::new();
-        while let Ok(e) = self.events.try_recv() {
-            if e == StdoutEvent::Eof {
-                self.eof = true;
-            }
-            out.push(e);
-        }
-        out
-    }
-
-    /// How the process ended, waiting up to `wait` for it.
-    pub async fn exit_status(&mut self, wait: Duration) -> Option<ExitInfo> {
+    /// How the process ended ("exited with code 1"), waiting up to `wait`
+    /// for it; `None` while it still runs.
+    pub async fn exit_status(&mut self, wait: Duration) -> Option<String> {
         match tokio::time::timeout(wait, self.child.wait()).await {
-            Ok(Ok(status)) => {
-                // What it wrote before it exited is read to the end, so a
-                // report of its death carries its last words (a loaded
-                // machine may not have run the reader yet).
-                if let Some(mut reader) = self.stderr_reader.take() {
-                    if tokio::time::timeout(STDERR_DRAIN, &mut reader)
-                        .await
-                        .is_err()
-                    {
-                        self.stderr_reader = Some(reader);
-                    }
-                }
-                Some(ExitInfo(describe_status(status)))
-            }
+            Ok(Ok(status)) => Some(describe_status(status)),
             _ => None,
         }
-    }
-
-    /// Closes the server's stdin (end of file), leaving the process be.
-    pub fn close_stdin(&mut self) {
-        self.stdin = None;
     }
 
     /// The CPU time the server's process group has used so far
@@ -276,10 +118,9 @@ impl StdioConnection {
         super::cpu::group_cpu_time(self.pgid?)
     }
 
-    /// Closes stdin, gives the server [`CLOSE_GRACE`] to exit, then kills
-    /// its process group and reaps it.
+    /// Gives the server, whose stdin the caller has closed, [`CLOSE_GRACE`]
+    /// to exit, then kills its process group and reaps it.
     pub async fn close(mut self) {
-        self.stdin = None;
         if tokio::time::timeout(CLOSE_GRACE, self.child.wait())
             .await
             .is_err()
@@ -321,7 +162,7 @@ pub(crate) fn kill_process_group(pgid: i32) {
     }
 }
 
-impl Drop for StdioConnection {
+impl Drop for ChildProcess {
     fn drop(&mut self) {
         self.kill_group();
     }
