@@ -112,14 +112,23 @@ async fn call_once(client: &mut Client, name: &str, arguments: Value) -> ProbeCa
         // Its answer may still come, during a case: it is nobody's.
         client.ignore([key]);
     }
-    let progress = ex
+    // Steps of work, not lines: a notification repeated (a relay that
+    // writes each line twice) reports no further progress, and a call
+    // counted long by its copies would end before it could be cancelled.
+    let mut steps: Vec<&Value> = ex
         .strays
         .iter()
-        .filter(|s| {
-            matches!(s, Stray::Progress(m) | Stray::ProgressLate(m)
-                if progress_token(m).and_then(Value::as_str) == Some(token.as_str()))
+        .filter_map(|s| match s {
+            Stray::Progress(m) | Stray::ProgressLate(m)
+                if progress_token(m).and_then(Value::as_str) == Some(token.as_str()) =>
+            {
+                Some(m.pointer("/params/progress").unwrap_or(&Value::Null))
+            }
+            _ => None,
         })
-        .count();
+        .collect();
+    steps.dedup();
+    let progress = steps.len();
     let asked_by_request = ex.strays.iter().any(|s| {
         matches!(s, Stray::ServerRequest(m)
             if m.get("method").and_then(Value::as_str) == Some("elicitation/create"))

@@ -16,7 +16,8 @@ pub struct ProbeCall {
     pub tool: String,
     /// The arguments it was called with.
     pub arguments: Value,
-    /// How many progress notifications carried the call's token.
+    /// How many progress notifications carried the call's token (one
+    /// repeated back to back counted once: a step of work, not a line).
     pub progress: usize,
     /// Whether the server asked for input: an `input_required` result, or
     /// an `elicitation/create` request while the call was in flight.
