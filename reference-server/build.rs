@@ -113,7 +113,11 @@ fn blocks(path: &Path, text: &str) -> Vec<String> {
 }
 
 fn main() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    // Read when the script runs, not baked in when it was compiled: a
+    // target directory shared by two checkouts would otherwise read the
+    // sources of the one that compiled the script.
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let src = Path::new(&manifest).join("src");
     println!("cargo:rerun-if-changed={}", src.display());
     let mut files = Vec::new();
     collect(&src, &mut files);
@@ -129,6 +133,11 @@ fn main() {
             body.push('\n');
         }
     }
+    assert!(
+        !body.trim().is_empty(),
+        "no declare_faults! block under {}",
+        src.display()
+    );
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR")).join("faults.rs");
     std::fs::write(out, format!("faults! {{\n{body}}}\n")).expect("writable OUT_DIR");
 }
