@@ -176,13 +176,16 @@ pub(super) async fn get_with_side_post(
     side.session = http.session.clone();
     // The GET listens until the ping is answered, and a little after.
     let heard = std::sync::Arc::new(tokio::sync::Notify::new());
+    let opened = std::sync::Arc::new(tokio::sync::Notify::new());
     http.get_heard = Some(heard.clone());
+    http.get_opened = Some(opened.clone());
     let ping_id = client.fresh_id();
     let ping = Message::request(client.era, &ping_id, "ping", None, false);
     let headers = side.headers_for(client.era, &ping);
     let post = async move {
-        // After the GET is on its way: the stream is open when the ping lands.
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        // Once the GET's answer has its headers (the stream is open when the
+        // ping lands), or after GET_OPENING if it has none by then.
+        let _ = tokio::time::timeout(GET_OPENING, opened.notified()).await;
         let body = ping.bytes;
         let want = ping_id.to_value();
         match side
@@ -199,9 +202,13 @@ pub(super) async fn get_with_side_post(
     let both = tokio::join!(shaped_exchange(client, plan), post);
     if let Conn::Http(http) = &mut client.conn {
         http.get_heard = None;
+        http.get_opened = None;
     }
     both
 }
+
+/// The longest a request POSTed beside a GET waits for the GET's headers.
+const GET_OPENING: std::time::Duration = std::time::Duration::from_millis(300);
 
 /// `resumed-own-stream`: the judged GET resumes the first request step's
 /// SSE stream from its first event id (`Last-Event-ID`); the second step's

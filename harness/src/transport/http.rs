@@ -121,6 +121,10 @@ pub struct HttpConnection {
     /// the listening ends soon after (`GET_LISTEN_AFTER`) instead of at
     /// `GET_LISTEN`.
     pub get_heard: Option<Arc<tokio::sync::Notify>>,
+    /// Set with `get_heard`: notified once the GET's answer has its status
+    /// and headers (the stream is open, or refused), so that the request
+    /// beside it goes out then, not after a fixed wait.
+    pub get_opened: Option<Arc<tokio::sync::Notify>>,
 }
 
 type Bytes = BoxStream<'static, Result<Vec<u8>, HttpFailure>>;
@@ -174,6 +178,7 @@ impl HttpConnection {
             timeout,
             mirrored: Default::default(),
             get_heard: None,
+            get_opened: None,
         })
     }
 
@@ -186,6 +191,7 @@ impl HttpConnection {
             timeout: Duration::from_secs(60),
             mirrored: Default::default(),
             get_heard: None,
+            get_opened: None,
         }
     }
 
@@ -198,6 +204,7 @@ impl HttpConnection {
             timeout: self.timeout,
             mirrored: self.mirrored.clone(),
             get_heard: None,
+            get_opened: None,
         }
     }
 
@@ -285,6 +292,9 @@ impl HttpConnection {
             tracing::debug!(target: "mcperr::wire", "→ {method} {} {final_headers:?} {shown}", self.target.url);
         }
         let (status, headers, bytes) = self.exchange_bytes(method, final_headers, body).await?;
+        if let Some(opened) = self.get_opened.as_ref().filter(|_| method == "GET") {
+            opened.notify_one();
+        }
         let mut answer = HttpAnswer::head(status, headers);
         let is_sse = answer.sse;
         let max = self.target.max_body;
