@@ -1,7 +1,8 @@
 //! Helpers to reach the SDK peers (fixtures/servers/*/peer.toml, read by the
 //! mcperr-peers crate), and what the peers show beyond their baselines: a
 //! server of one era noted as such in every report, rmcp's id-less errors
-//! under fuzzing. Each baseline is its own test in the `cases` binary
+//! under fuzzing, big ids the TypeScript SDK never answers found without a
+//! restart. Each baseline is its own test in the `cases` binary
 //! (tests/cases/peers.rs).
 
 use crate::support::mcperr;
@@ -181,5 +182,56 @@ fn a_made_up_read_refused_without_its_uri_is_found_by_fuzzing_on_two_sdks() {
                 "{found:#}"
             );
         }
+    }
+}
+
+/// A server that never answers an id past 2^53 (the TypeScript SDK, alone
+/// and under mastra) gets its J1 big-id finding as found, without the
+/// server being started again: shrinking that finding sent each simpler
+/// candidate alone, waited out --timeout-ms for it (no re-send proof follows
+/// a silence) and took the silence for a lost server, five times a
+/// campaign. Each start of the server appends a line to a file.
+#[test]
+fn a_big_id_the_server_never_answers_is_not_shrunk_at_a_restart_each() {
+    for (column, era) in [("typescript-sdk", "2025-11-25"), ("mastra", "2026-07-28")] {
+        let dir = crate::support::scratch(&format!("big-id-starts-{column}"));
+        let starts = dir.join("starts");
+        let _ = std::fs::remove_file(&starts);
+        let server = format!(
+            "sh -c 'echo started >> {}; exec {}'",
+            starts.display(),
+            bookshop(column)
+        );
+        let (_, report, stdout) = crate::fuzz::fuzz(
+            &[
+                "-q",
+                "--stdio",
+                &server,
+                "--era",
+                era,
+                "--requests",
+                "5000",
+                "--seed",
+                "1",
+                "--timeout-ms",
+                "2000",
+            ],
+            &dir.join("f.json"),
+        );
+        let big = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["aspect"] == "J1.big-id" && f["response"].is_null());
+        assert!(
+            big.is_some(),
+            "{column}: no unanswered big-id finding\n{stdout}"
+        );
+        let started = std::fs::read_to_string(&starts).unwrap_or_default();
+        assert_eq!(
+            started.lines().count(),
+            1,
+            "{column}: server starts\n{stdout}"
+        );
     }
 }
