@@ -398,15 +398,21 @@ impl Pipe {
         kind: &dyn Fn(&Pending) -> bool,
     ) -> Option<(String, bool)> {
         let provisional = self.provisional.iter().map(|(k, p, _)| (k, p));
-        let mut given_up: Vec<(&String, &Pending)> = self
+        let mut given_up = self
             .stragglers
             .iter()
             .chain(provisional)
-            .filter(|(_, p)| kind(p))
-            .collect();
-        given_up.sort_by_key(|(_, p)| p.sent);
-        let (key, _) = given_up.first()?;
-        Some(((*key).clone(), given_up.len() > 1))
+            .filter(|(_, p)| kind(p));
+        // One pass, no sort: this runs for every id-less error.
+        let mut oldest = given_up.next()?;
+        let mut more = false;
+        for other in given_up {
+            more = true;
+            if other.1.sent < oldest.1.sent {
+                oldest = other;
+            }
+        }
+        Some((oldest.0.clone(), more))
     }
 
     /// Takes a straggler out, keeping its lane's count.
